@@ -1,0 +1,10 @@
+import type { Knex } from 'knex';
+import * as accountsAndSessions from './20261121000000_accounts_and_sessions.js';
+
+/**
+ * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
+ * the daemon runs from TypeScript sources in tests or from compiled JavaScript in production and Docker.
+ */
+export const migrations: Array<{ name: string; module: Knex.Migration }> = [
+  { name: '20261121000000_accounts_and_sessions', module: accountsAndSessions },
+];

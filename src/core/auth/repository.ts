@@ -1,0 +1,209 @@
+import type { Db } from '../kernel/db.js';
+import { toBool, toDate } from '../kernel/db.js';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+  image: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Session {
+  id: string;
+  tokenHash: string;
+  userId: string;
+  expiresAt: Date;
+  rememberMe: boolean;
+  ipAddress: string;
+  userAgent: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Account {
+  id: string;
+  userId: string;
+  providerId: string;
+  accountId: string;
+  password: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Row = Record<string, unknown>;
+
+const USER_COLUMNS = ['id', 'email', 'name', 'email_verified', 'image', 'created_at', 'updated_at'];
+const SESSION_COLUMNS = ['id', 'token_hash', 'user_id', 'expires_at', 'remember_me', 'ip_address', 'user_agent', 'created_at', 'updated_at'];
+
+function userFromRow(row: Row, prefix = ''): User {
+  return {
+    id: row[`${prefix}id`] as string,
+    email: row[`${prefix}email`] as string,
+    name: row[`${prefix}name`] as string,
+    emailVerified: toBool(row[`${prefix}email_verified`]),
+    image: (row[`${prefix}image`] as string | null) ?? null,
+    createdAt: toDate(row[`${prefix}created_at`]),
+    updatedAt: toDate(row[`${prefix}updated_at`]),
+  };
+}
+
+function sessionFromRow(row: Row): Session {
+  return {
+    id: row.id as string,
+    tokenHash: row.token_hash as string,
+    userId: row.user_id as string,
+    expiresAt: toDate(row.expires_at),
+    rememberMe: toBool(row.remember_me),
+    ipAddress: (row.ip_address as string) ?? '',
+    userAgent: (row.user_agent as string) ?? '',
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+function accountFromRow(row: Row): Account {
+  return {
+    id: row.id as string,
+    userId: row.user_id as string,
+    providerId: row.provider_id as string,
+    accountId: row.account_id as string,
+    password: (row.password as string | null) ?? null,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export const CREDENTIAL_PROVIDER = 'credential';
+
+export function usersRepository(db: Db) {
+  return {
+    async insert(user: User): Promise<void> {
+      await db('users').insert({
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        email_verified: user.emailVerified,
+        image: user.image,
+        created_at: user.createdAt,
+        updated_at: user.updatedAt,
+      });
+    },
+    async findById(id: string): Promise<User | null> {
+      const row = await db('users').select(USER_COLUMNS).where({ id }).first();
+      return row ? userFromRow(row) : null;
+    },
+    async findByEmail(email: string): Promise<User | null> {
+      const row = await db('users').select(USER_COLUMNS).where({ email }).first();
+      return row ? userFromRow(row) : null;
+    },
+    async update(id: string, changes: { name?: string; image?: string | null; updatedAt: Date }): Promise<User | null> {
+      const patch: Row = { updated_at: changes.updatedAt };
+      if (changes.name !== undefined) patch.name = changes.name;
+      if (changes.image !== undefined) patch.image = changes.image;
+      const rows = await db('users').where({ id }).update(patch).returning(USER_COLUMNS);
+      return rows[0] ? userFromRow(rows[0]) : null;
+    },
+  };
+}
+
+export function accountsRepository(db: Db) {
+  return {
+    async insert(account: Account): Promise<void> {
+      await db('accounts').insert({
+        id: account.id,
+        user_id: account.userId,
+        provider_id: account.providerId,
+        account_id: account.accountId,
+        password: account.password,
+        created_at: account.createdAt,
+        updated_at: account.updatedAt,
+      });
+    },
+    async findCredential(userId: string): Promise<Account | null> {
+      const row = await db('accounts').where({ user_id: userId, provider_id: CREDENTIAL_PROVIDER }).first();
+      return row ? accountFromRow(row) : null;
+    },
+    async setPassword(accountId: string, password: string, at: Date): Promise<void> {
+      await db('accounts').where({ id: accountId }).update({ password, updated_at: at });
+    },
+  };
+}
+
+export function sessionsRepository(db: Db) {
+  return {
+    async insert(session: Session): Promise<void> {
+      await db('sessions').insert({
+        id: session.id,
+        token_hash: session.tokenHash,
+        user_id: session.userId,
+        expires_at: session.expiresAt,
+        remember_me: session.rememberMe,
+        ip_address: session.ipAddress,
+        user_agent: session.userAgent,
+        created_at: session.createdAt,
+        updated_at: session.updatedAt,
+      });
+    },
+    /** The hot path of every authenticated request: one indexed lookup that also brings the user. */
+    async findWithUserByTokenHash(tokenHash: string): Promise<{ session: Session; user: User } | null> {
+      const row = await db('sessions as s')
+        .join('users as u', 'u.id', 's.user_id')
+        .select([...SESSION_COLUMNS.map((column) => `s.${column}`), ...USER_COLUMNS.map((column) => `u.${column} as u_${column}`)])
+        .where('s.token_hash', tokenHash)
+        .first();
+      if (!row) return null;
+      return { session: sessionFromRow(row), user: userFromRow(row, 'u_') };
+    },
+    async listActiveByUser(userId: string, now: Date): Promise<Session[]> {
+      const rows = await db('sessions').select(SESSION_COLUMNS).where({ user_id: userId }).andWhere('expires_at', '>', now).orderBy('created_at', 'asc');
+      return rows.map(sessionFromRow);
+    },
+    async extend(id: string, expiresAt: Date, updatedAt: Date): Promise<void> {
+      await db('sessions').where({ id }).update({ expires_at: expiresAt, updated_at: updatedAt });
+    },
+    async deleteById(id: string): Promise<void> {
+      await db('sessions').where({ id }).del();
+    },
+    async deleteByTokenHashForUser(userId: string, tokenHash: string): Promise<number> {
+      return db('sessions').where({ user_id: userId, token_hash: tokenHash }).del();
+    },
+    async deleteAllForUser(userId: string): Promise<number> {
+      return db('sessions').where({ user_id: userId }).del();
+    },
+    async deleteOthersForUser(userId: string, keepId: string): Promise<number> {
+      return db('sessions').where({ user_id: userId }).andWhereNot({ id: keepId }).del();
+    },
+    async deleteExpired(now: Date): Promise<number> {
+      return db('sessions').where('expires_at', '<=', now).del();
+    },
+  };
+}
+
+export function signInFailuresRepository(db: Db) {
+  return {
+    async get(email: string): Promise<{ failures: number; windowStartedAt: Date } | null> {
+      const row = await db('sign_in_failures').where({ email }).first();
+      return row ? { failures: Number(row.failures), windowStartedAt: toDate(row.window_started_at) } : null;
+    },
+    /** Counts one failure, opening a new window when the last one started more than windowMs ago. */
+    async record(email: string, now: Date, windowMs: number): Promise<void> {
+      const windowFloor = new Date(now.getTime() - windowMs);
+      await db('sign_in_failures')
+        .insert({ email, failures: 1, window_started_at: now })
+        .onConflict('email')
+        .merge({
+          failures: db.raw('case when sign_in_failures.window_started_at <= ? then 1 else sign_in_failures.failures + 1 end', [windowFloor]),
+          window_started_at: db.raw('case when sign_in_failures.window_started_at <= ? then ? else sign_in_failures.window_started_at end', [
+            windowFloor,
+            now,
+          ]),
+        });
+    },
+    async clear(email: string): Promise<void> {
+      await db('sign_in_failures').where({ email }).del();
+    },
+  };
+}

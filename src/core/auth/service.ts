@@ -1,0 +1,186 @@
+import type { Clock } from '../kernel/clock.js';
+import { HOUR } from '../kernel/clock.js';
+import type { TillConfig } from '../kernel/config.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Db } from '../kernel/db.js';
+import { isUniqueViolation } from '../kernel/db.js';
+import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
+import { isValidEmail, normalizeEmail } from './email.js';
+import { authError, tooManyRequests } from './errors.js';
+import type { PasswordHasher } from './password-hasher.js';
+import type { Session, User } from './repository.js';
+import { CREDENTIAL_PROVIDER, accountsRepository, sessionsRepository, signInFailuresRepository, usersRepository } from './repository.js';
+import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
+
+export interface AuthServiceDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<TillConfig, 'password' | 'accountFailureLimit'>;
+  hasher: PasswordHasher;
+  sessions: SessionService;
+}
+
+export interface SignedIn {
+  user: User;
+  session: Session;
+  token: string;
+}
+
+const FAILURE_WINDOW_MS = HOUR;
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { db, clock, hasher, sessions, config } = deps;
+
+  // Unknown addresses and accounts without a password still pay for one bcrypt comparison, against this hash, so
+  // the answer takes as long as a wrong password does.
+  let dummyHash: Promise<string> | null = null;
+  const equalizeTiming = async (password: string): Promise<void> => {
+    dummyHash ??= hasher.hash(randomAlphanumeric(24));
+    await hasher.verify(password, await dummyHash);
+  };
+
+  function checkPasswordLength(password: string): void {
+    if (password.length < config.password.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
+    if (password.length > config.password.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
+  }
+
+  async function assertBelowFailureCap(email: string): Promise<void> {
+    const state = await signInFailuresRepository(db).get(email);
+    if (!state || state.failures < config.accountFailureLimit) return;
+    const windowEnds = state.windowStartedAt.getTime() + FAILURE_WINDOW_MS;
+    const retryAfter = (windowEnds - clock.now().getTime()) / 1000;
+    if (retryAfter <= 0) return;
+    throw tooManyRequests(retryAfter);
+  }
+
+  async function failSignIn(email: string): Promise<never> {
+    await signInFailuresRepository(db).record(email, clock.now(), FAILURE_WINDOW_MS);
+    throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
+  }
+
+  return {
+    async signUp(input: { name: string; email: string; password: string; image?: string | null; rememberMe?: boolean }, meta: RequestMeta): Promise<SignedIn> {
+      checkPasswordLength(input.password);
+      const email = normalizeEmail(input.email);
+      const users = usersRepository(db);
+      // Hash before looking the address up, so a taken address does not answer faster than a free one.
+      const passwordHash = await hasher.hash(input.password);
+      if (await users.findByEmail(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      const now = clock.now();
+      const user: User = {
+        id: newAuthId(),
+        email,
+        name: input.name,
+        emailVerified: false,
+        image: input.image ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        return await db.transaction(async (trx) => {
+          await usersRepository(trx).insert(user);
+          await accountsRepository(trx).insert({
+            id: newAuthId(),
+            userId: user.id,
+            providerId: CREDENTIAL_PROVIDER,
+            accountId: user.id,
+            password: passwordHash,
+            createdAt: now,
+            updatedAt: now,
+          });
+          const { session, token } = await sessions.create(trx, user.id, { rememberMe: input.rememberMe !== false, meta });
+          return { user, session, token };
+        });
+      } catch (error) {
+        // Two sign-ups for one address at once: the unique index decides, the loser hears what it would have.
+        if (isUniqueViolation(error)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+        throw error;
+      }
+    },
+
+    async signIn(input: { email: string; password: string; rememberMe?: boolean | null }, meta: RequestMeta): Promise<SignedIn> {
+      if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
+      const email = normalizeEmail(input.email);
+      await assertBelowFailureCap(email);
+      const user = await usersRepository(db).findByEmail(email);
+      const account = user ? await accountsRepository(db).findCredential(user.id) : null;
+      if (!user || !account?.password) {
+        await equalizeTiming(input.password);
+        return failSignIn(email);
+      }
+      if (!(await hasher.verify(input.password, account.password))) return failSignIn(email);
+      await signInFailuresRepository(db).clear(email);
+      const { session, token } = await sessions.create(db, user.id, { rememberMe: input.rememberMe !== false, meta });
+      return { user, session, token };
+    },
+
+    async updateUser(actor: AuthActor, input: { name?: string; image?: string | null; email?: unknown }): Promise<User> {
+      if (input.email !== undefined) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
+      if (input.name === undefined && input.image === undefined) throw new DomainError(400, undefined, 'No fields to update');
+      const updated = await usersRepository(db).update(actor.user.id, { name: input.name, image: input.image, updatedAt: clock.now() });
+      if (!updated) throw authError(400, 'USER_NOT_FOUND');
+      return updated;
+    },
+
+    async changePassword(
+      actor: AuthActor,
+      input: { currentPassword: string; newPassword: string; revokeOtherSessions?: boolean | null },
+      meta: RequestMeta,
+    ): Promise<{ user: User; session: Session | null; token: string | null }> {
+      checkPasswordLength(input.newPassword);
+      const account = await accountsRepository(db).findCredential(actor.user.id);
+      if (!account?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+      if (!(await hasher.verify(input.currentPassword, account.password))) throw authError(400, 'INVALID_PASSWORD');
+      const passwordHash = await hasher.hash(input.newPassword);
+      return db.transaction(async (trx) => {
+        await accountsRepository(trx).setPassword(account.id, passwordHash, clock.now());
+        if (!input.revokeOtherSessions) return { user: actor.user, session: null, token: null };
+        // Every session ends, this one included, and a new one replaces it (session fixation, ASVS 7.2.4).
+        await sessionsRepository(trx).deleteAllForUser(actor.user.id);
+        const { session, token } = await sessions.create(trx, actor.user.id, { rememberMe: actor.session.rememberMe, meta });
+        return { user: actor.user, session, token };
+      });
+    },
+
+    async verifyPassword(actor: AuthActor, password: string): Promise<void> {
+      const account = await accountsRepository(db).findCredential(actor.user.id);
+      if (!account?.password) {
+        await equalizeTiming(password);
+        throw authError(400, 'INVALID_PASSWORD');
+      }
+      if (!(await hasher.verify(password, account.password))) throw authError(400, 'INVALID_PASSWORD');
+    },
+
+    /**
+     * Gives a password to a user who has none (signed up through a social provider). Server-side only: Better
+     * Auth does not expose it over HTTP, and neither does /api/auth; the admin API reaches it.
+     */
+    async setPassword(target: { userId?: string; email?: string }, newPassword: string): Promise<User> {
+      checkPasswordLength(newPassword);
+      const users = usersRepository(db);
+      const user = target.userId ? await users.findById(target.userId) : target.email ? await users.findByEmail(normalizeEmail(target.email)) : null;
+      if (!user) throw authError(404, 'USER_NOT_FOUND');
+      const passwordHash = await hasher.hash(newPassword);
+      const now = clock.now();
+      await db.transaction(async (trx) => {
+        const accounts = accountsRepository(trx);
+        const existing = await accounts.findCredential(user.id);
+        if (existing?.password) throw authError(400, 'PASSWORD_ALREADY_SET');
+        if (existing) await accounts.setPassword(existing.id, passwordHash, now);
+        else
+          await accounts.insert({
+            id: newAuthId(),
+            userId: user.id,
+            providerId: CREDENTIAL_PROVIDER,
+            accountId: user.id,
+            password: passwordHash,
+            createdAt: now,
+            updatedAt: now,
+          });
+      });
+      return user;
+    },
+  };
+}

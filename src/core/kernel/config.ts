@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export interface SessionConfig {
+  /** Seconds a session lives (and the cookie's Max-Age). */
+  expiresIn: number;
+  /** Seconds after which get-session slides the expiry forward. */
+  updateAge: number;
+  /** Seconds after creation during which a session counts as fresh; 0 turns the check off. */
+  freshAge: number;
+  cookieCache: { enabled: boolean; maxAge: number };
+}
+
+export interface TillConfig {
+  dataDir: string;
+  databaseUrl: string;
+  host: string;
+  port: number;
+  baseUrl: string;
+  secret: string;
+  trustedOrigins: string[];
+  logLevel: LogLevel;
+  rateLimit: boolean;
+  /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
+  trustProxy: boolean;
+  bcryptCost: number;
+  /** Worker threads that hash passwords; 0 hashes on the event loop (tests only). */
+  hashWorkers: number;
+  cookiePrefix: string;
+  session: SessionConfig;
+  password: { minLength: number; maxLength: number };
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Failed sign-ins allowed per account per hour, across all addresses (ASVS 2.2.1). */
+  accountFailureLimit: number;
+}
+
+export const DEFAULT_SESSION: SessionConfig = {
+  expiresIn: 7 * 24 * 3600,
+  updateAge: 24 * 3600,
+  freshAge: 24 * 3600,
+  cookieCache: { enabled: false, maxAge: 60 },
+};
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TILL_DATA_DIR) return resolve(env.TILL_DATA_DIR);
+  const base = env.XDG_DATA_HOME ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'till');
+}
+
+function flag(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return !['0', 'off', 'false', 'no'].includes(value.toLowerCase());
+}
+
+function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${value}")`);
+  }
+  return parsed;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The embedded setup keeps a generated secret beside its database so a fresh `till daemon run` needs no
+ * configuration. A shared PostgreSQL serves several daemons, which must all sign with the same secret, so there
+ * it has to be given.
+ */
+function loadSecret(env: NodeJS.ProcessEnv, dataDir: string, isPostgres: boolean): string {
+  if (env.TILL_SECRET) {
+    if (env.TILL_SECRET.length < 32) throw new ConfigError('TILL_SECRET must be at least 32 characters');
+    return env.TILL_SECRET;
+  }
+  if (isPostgres) throw new ConfigError('TILL_SECRET is required when TILL_DATABASE_URL points at PostgreSQL');
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<TillConfig> = {}): TillConfig {
+  const dataDir = overrides.dataDir ?? defaultDataDir(env);
+  const databaseUrl = overrides.databaseUrl ?? env.TILL_DATABASE_URL ?? `sqlite:${join(dataDir, 'till.db')}`;
+  const isPostgres = /^postgres(ql)?:/.test(databaseUrl);
+  const host = overrides.host ?? env.TILL_HOST ?? '127.0.0.1';
+  const port = overrides.port ?? integer('TILL_PORT', env.TILL_PORT, 4100, 0, 65535);
+  const baseUrl = (overrides.baseUrl ?? env.TILL_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`TILL_BASE_URL is not a URL: ${baseUrl}`);
+  }
+  const logLevel = (overrides.logLevel ?? env.TILL_LOG_LEVEL ?? 'error') as LogLevel;
+  if (!['error', 'warn', 'info', 'debug'].includes(logLevel)) throw new ConfigError(`TILL_LOG_LEVEL must be error, warn, info or debug`);
+  const cacheEnabled = flag(env.TILL_SESSION_COOKIE_CACHE, false);
+  return {
+    dataDir,
+    databaseUrl,
+    host,
+    port,
+    baseUrl,
+    secret: overrides.secret ?? loadSecret(env, dataDir, isPostgres),
+    trustedOrigins:
+      overrides.trustedOrigins ??
+      (env.TILL_TRUSTED_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    logLevel,
+    rateLimit: overrides.rateLimit ?? flag(env.TILL_RATE_LIMIT, true),
+    trustProxy: overrides.trustProxy ?? flag(env.TILL_TRUST_PROXY, false),
+    bcryptCost: overrides.bcryptCost ?? integer('TILL_BCRYPT_COST', env.TILL_BCRYPT_COST, 10, 4, 31),
+    hashWorkers: overrides.hashWorkers ?? integer('TILL_HASH_WORKERS', env.TILL_HASH_WORKERS, 2, 0, 64),
+    cookiePrefix: overrides.cookiePrefix ?? env.TILL_COOKIE_PREFIX ?? 'better-auth',
+    session: overrides.session ?? {
+      ...DEFAULT_SESSION,
+      cookieCache: {
+        enabled: cacheEnabled,
+        maxAge: integer('TILL_SESSION_COOKIE_CACHE_MAX_AGE', env.TILL_SESSION_COOKIE_CACHE_MAX_AGE, 60, 1, 34560000),
+      },
+    },
+    password: overrides.password ?? { minLength: 8, maxLength: 128 },
+    maxBodyBytes: overrides.maxBodyBytes ?? 1024 * 1024,
+    accountFailureLimit: overrides.accountFailureLimit ?? integer('TILL_ACCOUNT_FAILURE_LIMIT', env.TILL_ACCOUNT_FAILURE_LIMIT, 100, 1, 1_000_000),
+  };
+}

@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type Db = Knex;
+export type Dialect = 'sqlite' | 'postgres';
+
+// int8 (counts, sums) arrives as a string from pg; amounts and counts here stay well inside 2^53.
+pg.types.setTypeParser(20, (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new Error(`int8 value ${value} is outside the safe integer range`);
+  return parsed;
+});
+
+export class DatabaseLockedError extends Error {
+  constructor(readonly file: string) {
+    super(`another Till daemon is already using ${file}; SQLite allows one daemon per database file (use PostgreSQL to run several)`);
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+export function dialectOf(url: string): Dialect {
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  throw new Error(`unsupported database URL "${url}": use postgres://... or sqlite:<path>`);
+}
+
+export function sqlitePath(url: string): string {
+  const rest = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  return rest === ':memory:' ? rest : resolve(rest);
+}
+
+export interface DbOptions {
+  /**
+   * Hold SQLite's file lock for the life of the connection so a second daemon on the same file is refused at once
+   * instead of fighting over writes.
+   */
+  exclusive?: boolean;
+  poolMax?: number;
+}
+
+export function createDb(url: string, options: DbOptions = {}): Db {
+  const dialect = dialectOf(url);
+  if (dialect === 'postgres') {
+    return knexFactory({
+      client: 'pg',
+      connection: url,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  const filename = sqlitePath(url);
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const lockPragmas = options.exclusive
+    ? 'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; BEGIN EXCLUSIVE; COMMIT;'
+    : 'PRAGMA journal_mode = WAL;';
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    // One writer at a time: more connections only add SQLITE_BUSY retries.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) {
+        connection.exec(`${lockPragmas} PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`, (error) => {
+          if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
+            done(new DatabaseLockedError(filename), connection);
+            return;
+          }
+          done(error, connection);
+        });
+      },
+    },
+    acquireConnectionTimeout: 10_000,
+    log: { warn() {}, error() {}, deprecate() {}, debug() {} },
+  });
+}
+
+export function dialect(db: Db): Dialect {
+  const client = (db.client as { config: { client: string } }).config.client;
+  return client === 'pg' ? 'postgres' : 'sqlite';
+}
+
+/** Runs fn in a transaction, or inside the caller's transaction when db already is one. */
+export async function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db as Knex.Transaction);
+  return db.transaction(fn);
+}
+
+// Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds
+// on SQLite, which is what the sqlite3 driver binds a Date as); only repositories call these.
+
+export function toDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  if (typeof value === 'string') {
+    return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+  }
+  throw new Error(`not a timestamp: ${String(value)}`);
+}
+
+export function toDateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : toDate(value);
+}
+
+export function toBool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+export function parseJson<T>(value: unknown): T | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return JSON.parse(value) as T;
+  return value as T;
+}
+
+/** Unique-constraint violations on either dialect, so services can turn races into domain errors. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(e.message ?? '');
+}

@@ -1,0 +1,31 @@
+import Koa from 'koa';
+import type { CoreContext } from '../core/context.js';
+import { createAuthCookies } from './auth-cookies.js';
+import type { Logger } from './logger.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { createRateLimiter } from './middleware/rate-limit.js';
+import { adminRouter } from './routes/admin/index.js';
+import { authRouter } from './routes/auth/index.js';
+import { createSessionAuth } from './session-auth.js';
+import { createTrustedOrigins } from './trusted-origins.js';
+
+/** Builds the Koa application from a core context. Listening and shutdown are server.ts's business. */
+export function createApp(core: CoreContext, logger: Logger): Koa {
+  const app = new Koa({ proxy: core.config.trustProxy });
+  const cookies = createAuthCookies(core.config);
+  const sessionAuth = createSessionAuth(core, cookies);
+  const trusted = createTrustedOrigins(core.config.baseUrl, core.config.trustedOrigins);
+  const rateLimiter = core.config.rateLimit ? createRateLimiter(core.clock) : null;
+
+  app.use(errorMiddleware(logger));
+  const auth = authRouter({ core, cookies, sessionAuth, trusted }, rateLimiter);
+  const admin = adminRouter(core);
+  app.use(auth.routes());
+  app.use(admin.routes());
+  // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
+  app.use(async (ctx) => {
+    ctx.status = 404;
+    ctx.body = null;
+  });
+  return app;
+}

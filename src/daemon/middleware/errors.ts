@@ -1,0 +1,33 @@
+import type { Context, Next } from 'koa';
+import { randomUUID } from 'node:crypto';
+import { isDomainError, NotFoundError } from '../../core/kernel/errors.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * Renders every error in the wire shape of the API it happened under: Better Auth's `{message, code}` for
+ * /api/auth and the admin API. Anything that is not a DomainError is a 500 carrying an error id that is also
+ * logged; no stack trace or internal message leaves the process.
+ */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        ctx.status = 404;
+        ctx.body = null;
+        return;
+      }
+      if (isDomainError(error)) {
+        ctx.status = error.status;
+        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+        ctx.body = error.code === undefined ? { message: error.message } : { message: error.message, code: error.code };
+        return;
+      }
+      const errorId = randomUUID();
+      logger.error('unhandled error', { errorId, method: ctx.method, path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
+      ctx.status = 500;
+      ctx.body = { message: 'Internal Server Error', code: 'INTERNAL_SERVER_ERROR', errorId };
+    }
+  };
+}

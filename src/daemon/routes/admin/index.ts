@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { setPasswordBody } from '../../../core/auth/schemas.js';
+import { userToWire } from '../../../core/auth/wire.js';
+import type { CoreContext } from '../../../core/context.js';
+import { adminToken, safeEqual } from '../../../core/kernel/crypto.js';
+import { DomainError } from '../../../core/kernel/errors.js';
+import { guard } from '../../guard.js';
+import { readBody } from '../../middleware/body.js';
+
+/**
+ * Operator-only operations that Better Auth keeps server-side (set-password). Authenticated by the admin token
+ * derived from TILL_SECRET (`till admin token` prints it on the daemon's machine), never by a user session.
+ */
+export function adminRouter(core: CoreContext): Router {
+  const router = new Router({ prefix: '/api/admin' });
+  const expected = adminToken(core.config.secret);
+
+  router.use(async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const presented = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : '';
+    if (!presented || !safeEqual(presented, expected)) throw new DomainError(401, 'UNAUTHORIZED', 'Unauthorized');
+    if (ctx.method === 'POST') ctx.state.body = await readBody(ctx, { maxBytes: core.config.maxBodyBytes });
+    await next();
+  });
+
+  router.post('/set-password', async (ctx) => {
+    const body = guard(setPasswordBody, ctx.state.body, 'body');
+    if (!body.userId && !body.email) throw new DomainError(400, 'VALIDATION_ERROR', '[body] userId or email is required');
+    const user = await core.auth.setPassword({ userId: body.userId, email: body.email }, body.newPassword);
+    ctx.body = { status: true, user: userToWire(user) };
+  });
+
+  return router;
+}

@@ -1,0 +1,38 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { readBody } from '../../middleware/body.js';
+import { checkOrigin, checkRedirectTargets } from '../../middleware/origin.js';
+import type { createRateLimiter } from '../../middleware/rate-limit.js';
+import type { AuthRouteDeps } from './deps.js';
+import { emailPasswordRoutes } from './email-password.js';
+import { pageRoutes } from './pages.js';
+import { sessionRoutes } from './session.js';
+import { userRoutes } from './user.js';
+
+export const AUTH_BASE_PATH = '/api/auth';
+const FORM_ROUTES = new Set(['/sign-in/email', '/sign-up/email']);
+
+/**
+ * Better Auth's wire contract under /api/auth. Before any route runs: the per-address rate limit, the body (read
+ * once, size-capped), the origin/CSRF rules and the callback URL allow-list.
+ */
+export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof createRateLimiter> | null): Router {
+  const router = new Router({ prefix: AUTH_BASE_PATH });
+
+  router.use(async (ctx: Context, next: Next) => {
+    const path = ctx.path.slice(AUTH_BASE_PATH.length) || '/';
+    if (rateLimiter && path !== '/ok') rateLimiter.hit(ctx.ip ?? '', path);
+    if (ctx.method === 'POST') {
+      ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) });
+    }
+    checkOrigin(ctx, path, deps.trusted);
+    checkRedirectTargets([ctx.state.body, ctx.query], deps.trusted);
+    await next();
+  });
+
+  emailPasswordRoutes(router, deps);
+  sessionRoutes(router, deps);
+  userRoutes(router, deps);
+  pageRoutes(router, deps);
+  return router;
+}

@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCore, type CoreContext } from '../core/context.js';
+import type { Clock } from '../core/kernel/clock.js';
+import { HOUR } from '../core/kernel/clock.js';
+import type { TillConfig } from '../core/kernel/config.js';
+import { createDb } from '../core/kernel/db.js';
+import { migrateLatest } from '../core/kernel/migrate.js';
+import { createApp } from './app.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface RunningDaemon {
+  url: string;
+  port: number;
+  server: Server;
+  core: CoreContext;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: TillConfig;
+  clock?: Clock;
+  logger?: Logger;
+  /** Take the base URL (and so the trusted origin) from the address actually bound, for port 0. */
+  baseUrlFromListener?: boolean;
+}
+
+/**
+ * Opens the database (taking SQLite's file lock), applies pending migrations, and listens. Used by
+ * `till daemon run` and by the API tests, which pass port 0 and their own clock.
+ */
+export async function startDaemon(options: StartOptions): Promise<RunningDaemon> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = createDb(config.databaseUrl, { exclusive: true });
+  try {
+    await migrateLatest(db);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  const server = createServer();
+  server.keepAliveTimeout = 65_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  const core = createCore({ config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config, db, clock: options.clock });
+  server.on('request', createApp(core, logger).callback());
+
+  // Expired sessions are deleted when presented; this sweeps the ones nobody presents again.
+  const sweeper = setInterval(() => {
+    core.sessions.purgeExpired().catch((error) => logger.warn('session sweep failed', { error: String(error) }));
+  }, HOUR);
+  sweeper.unref();
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    server,
+    core,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          // Requests still running get a moment to finish before their connections are cut.
+          setTimeout(() => server.closeAllConnections(), 5_000).unref();
+        });
+        await core.hasher.close();
+        await db.destroy();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Trusted origins: the base URL's origin plus TILL_TRUSTED_ORIGINS. Entries may hold wildcards (`*` any run of
+ * characters within a host, `?` one character) and custom schemes (`myapp://`).
+ */
+export interface TrustedOrigins {
+  isTrustedOrigin(origin: string): boolean;
+  /** A callback or redirect target: a safe relative path, or an absolute URL on a trusted origin. */
+  isAllowedRedirect(url: string): boolean;
+}
+
+// Relative paths that cannot be turned into another host: no `//`, no backslashes, no encoded slashes.
+const SAFE_RELATIVE = /^\/(?!\/|\\|%2f|%5c)[\w\-.+/@]*(\?[\w\-.+/=&%@]*)?$/i;
+
+function originOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
+    // Custom schemes (app deep links) have an opaque origin; compare scheme and host instead.
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return null;
+  }
+}
+
+function patternToRegExp(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+export function createTrustedOrigins(baseUrl: string, extra: string[]): TrustedOrigins {
+  const exact = new Set<string>();
+  const patterns: RegExp[] = [];
+  for (const entry of [new URL(baseUrl).origin, ...extra]) {
+    const trimmed = entry.trim().replace(/\/+$/, '');
+    if (!trimmed) continue;
+    if (/[*?]/.test(trimmed)) patterns.push(patternToRegExp(trimmed));
+    else exact.add((originOf(trimmed) ?? trimmed).toLowerCase());
+  }
+
+  const isTrustedOrigin = (origin: string): boolean => {
+    const normalized = (originOf(origin) ?? origin).toLowerCase();
+    if (exact.has(normalized)) return true;
+    return patterns.some((pattern) => pattern.test(normalized));
+  };
+
+  return {
+    isTrustedOrigin,
+    isAllowedRedirect(url) {
+      if (url.startsWith('/')) return SAFE_RELATIVE.test(url);
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return false;
+      const origin = originOf(url);
+      if (!origin || /^(javascript|data|vbscript|file):/i.test(url)) return false;
+      return isTrustedOrigin(origin);
+    },
+  };
+}
