@@ -24,8 +24,8 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   app.use(admin.routes());
   // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
   app.use(async (ctx) => {
-    ctx.status = 404;
     ctx.body = null;
+    ctx.status = 404;
   });
   return app;
 }

@@ -30,9 +30,16 @@ function patternToRegExp(pattern: string): RegExp {
 export function createTrustedOrigins(baseUrl: string, extra: string[]): TrustedOrigins {
   const exact = new Set<string>();
   const patterns: RegExp[] = [];
+  // `myapp://` alone trusts every deep link of that scheme.
+  const schemes = new Set<string>();
   for (const entry of [new URL(baseUrl).origin, ...extra]) {
     const trimmed = entry.trim().replace(/\/+$/, '');
     if (!trimmed) continue;
+    const bareScheme = /^([a-z][a-z0-9+.-]*):(\/\/)?$/i.exec(trimmed);
+    if (bareScheme && !['http', 'https'].includes(bareScheme[1]!.toLowerCase())) {
+      schemes.add(`${bareScheme[1]!.toLowerCase()}:`);
+      continue;
+    }
     if (/[*?]/.test(trimmed)) patterns.push(patternToRegExp(trimmed));
     else exact.add((originOf(trimmed) ?? trimmed).toLowerCase());
   }
@@ -40,6 +47,8 @@ export function createTrustedOrigins(baseUrl: string, extra: string[]): TrustedO
   const isTrustedOrigin = (origin: string): boolean => {
     const normalized = (originOf(origin) ?? origin).toLowerCase();
     if (exact.has(normalized)) return true;
+    const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(normalized)?.[1];
+    if (scheme && schemes.has(scheme)) return true;
     return patterns.some((pattern) => pattern.test(normalized));
   };
 

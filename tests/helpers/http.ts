@@ -79,3 +79,19 @@ export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
   return `${prefix}.${process.pid}.${counter}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 }
+
+export const DEFAULT_PASSWORD = 'correct horse battery staple';
+
+/** Signs a new user up through the API; the client's jar then holds the session cookie. */
+export async function signUpUser(client: TestClient, fields: { name?: string; email?: string; password?: string; rememberMe?: boolean } = {}) {
+  const email = fields.email ?? uniqueEmail();
+  const password = fields.password ?? DEFAULT_PASSWORD;
+  const response = await client.post('/api/auth/sign-up/email', {
+    name: fields.name ?? 'Test User',
+    email,
+    password,
+    ...(fields.rememberMe === undefined ? {} : { rememberMe: fields.rememberMe }),
+  });
+  if (response.status !== 200) throw new Error(`sign-up failed: ${response.status} ${response.text}`);
+  return { email, password, token: response.json.token as string, user: response.json.user };
+}

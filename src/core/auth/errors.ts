@@ -29,6 +29,7 @@ export const AUTH_ERRORS = {
   VALIDATION_ERROR: 'Validation Error',
   BODY_MUST_BE_AN_OBJECT: 'Body must be an object',
   PASSWORD_ALREADY_SET: 'User already has a password set',
+  METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED: 'POST method requires deferSessionRefresh to be enabled in session config',
   UNAUTHORIZED: 'Unauthorized',
   SESSION_DATA_TOO_LARGE:
     'Session data is too large to store in the cookie. Please disable session cookie caching or reduce the size of the session data',

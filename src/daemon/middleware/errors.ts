@@ -14,8 +14,9 @@ export function errorMiddleware(logger: Logger) {
       await next();
     } catch (error) {
       if (error instanceof NotFoundError) {
-        ctx.status = 404;
+        // Body first: Koa turns a null body into 204 unless the status is set after it.
         ctx.body = null;
+        ctx.status = 404;
         return;
       }
       if (isDomainError(error)) {

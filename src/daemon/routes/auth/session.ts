@@ -45,6 +45,11 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
     ctx.body = { session: sessionToWire(actor.session, actor.token), user: userToWire(actor.user) };
   });
 
+  // Better Auth accepts POST here only with deferred session refresh, which Till does not offer.
+  router.post('/get-session', () => {
+    throw authError(405, 'METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED');
+  });
+
   router.post('/sign-out', async (ctx) => {
     guard(signOutBody, bodyOf(ctx), 'body');
     const actor = await sessionAuth.optionalActor(ctx);

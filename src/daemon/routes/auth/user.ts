@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { authError } from '../../../core/auth/errors.js';
 import { changePasswordBody, updateUserBody, verifyPasswordBody } from '../../../core/auth/schemas.js';
 import { userToWire } from '../../../core/auth/wire.js';
 import { guard } from '../../guard.js';
@@ -10,7 +11,9 @@ export function userRoutes(router: Router, deps: AuthRouteDeps): void {
   const { core, sessionAuth } = deps;
 
   router.post('/update-user', async (ctx) => {
-    const body = guard(updateUserBody, bodyOf(ctx), 'body');
+    const raw = bodyOf(ctx);
+    if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw authError(400, 'BODY_MUST_BE_AN_OBJECT');
+    const body = guard(updateUserBody, raw, 'body');
     const actor = await sessionAuth.requireActor(ctx);
     assertFitsCookieCache(deps, {
       name: body.name ?? actor.user.name,
