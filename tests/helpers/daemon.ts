@@ -17,9 +17,12 @@ export interface TestDaemon extends RunningDaemon {
  * A real daemon on 127.0.0.1, port 0, on a fresh database, with a clock the test moves. Rate limiting is off
  * unless a test turns it on, and bcrypt runs at its lowest cost so suites do not spend minutes hashing.
  */
-export async function startTestDaemon(overrides: Partial<TillConfig> = {}): Promise<TestDaemon> {
-  const database = await createTestDatabase();
-  const clock = new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
+export async function startTestDaemon(overrides: Partial<TillConfig> = {}, options: { clock?: ManualClock } = {}): Promise<TestDaemon> {
+  // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
+  const database: TestDatabase = overrides.databaseUrl
+    ? { url: overrides.databaseUrl, dialect: overrides.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite', drop: async () => undefined }
+    : await createTestDatabase();
+  const clock = options.clock ?? new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
   const base = loadConfig(
     {},
     {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { migrations } from '../../../migrations/index.js';
-import type { Db } from './db.js';
+import { dialect, type Db } from './db.js';
 
 const source: Knex.MigrationSource<{ name: string; module: Knex.Migration }> = {
   getMigrations: async () => migrations,
@@ -10,10 +10,41 @@ const source: Knex.MigrationSource<{ name: string; module: Knex.Migration }> = {
 
 const CONFIG = { migrationSource: source, tableName: 'knex_migrations' };
 
-/** Applies pending migrations; returns the names applied now. Safe to run from several daemons at once (knex locks). */
+// Any constant shared by every Till daemon; it names the PostgreSQL advisory lock that serializes migrations.
+const MIGRATION_LOCK_KEY = 7_174_110_001;
+
+async function runLatest(db: Db): Promise<string[]> {
+  try {
+    const [, applied] = (await db.migrate.latest(CONFIG)) as [number, string[]];
+    return applied;
+  } catch (error) {
+    // Knex's own lock row is left set when a daemon died mid-migration. Whoever reaches this point holds the
+    // advisory lock (or, on SQLite, the database file), so nobody else is migrating: the row is stale.
+    if (!(error instanceof Error && /already locked/i.test(error.message))) throw error;
+    await db.migrate.forceFreeMigrationsLock(CONFIG);
+    const [, applied] = (await db.migrate.latest(CONFIG)) as [number, string[]];
+    return applied;
+  }
+}
+
+/**
+ * Applies pending migrations; returns the names applied now. Several daemons starting together on one
+ * PostgreSQL all call this; a session-level advisory lock lets one migrate while the others wait, after which
+ * they find nothing left to do. (Knex's lock table alone does not cover creating its own tables.)
+ */
 export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest(CONFIG)) as [number, string[]];
-  return applied;
+  if (dialect(db) !== 'postgres') return runLatest(db);
+  const connection = await db.client.acquireConnection();
+  try {
+    await connection.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await runLatest(db);
+    } finally {
+      await connection.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
 }
 
 export async function pendingMigrations(db: Db): Promise<string[]> {

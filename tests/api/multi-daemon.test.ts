@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { DatabaseLockedError } from '../../src/core/kernel/db.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createTestDatabase, testDialect } from '../helpers/database.js';
+import { TestClient, signUpUser } from '../helpers/http.js';
+
+describe('several daemons, one database', () => {
+  // Each case exists only on its dialect (nothing is reported as skipped on the other).
+  if (testDialect === 'postgres') {
+  it('PostgreSQL: daemons starting together migrate once and share sessions', async () => {
+    const database = await createTestDatabase();
+    const daemons = await Promise.all([0, 1, 2].map(() => startTestDaemon({ databaseUrl: database.url })));
+    try {
+      const [a, b, c] = daemons as [(typeof daemons)[0], (typeof daemons)[0], (typeof daemons)[0]];
+      const applied = await a.core.db('knex_migrations').count({ n: '*' });
+      expect(Number(applied[0]!.n)).toBe(1);
+      const { token, user } = await signUpUser(new TestClient(a.url, { origin: a.url }));
+      const viaB = await new TestClient(b.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+      expect(viaB.json.user.id).toBe(user.id);
+      await new TestClient(c.url).post('/api/auth/sign-out', undefined, { headers: { authorization: `Bearer ${token}` } });
+      const afterSignOut = await new TestClient(a.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+      expect(afterSignOut.text).toBe('null');
+    } finally {
+      await Promise.all(daemons.map((daemon) => daemon.close()));
+      await database.drop();
+    }
+  });
+  }
+
+  if (testDialect === 'sqlite') {
+  it('SQLite: a second daemon on the same file is refused with a clear message', async () => {
+    const first = await startTestDaemon();
+    try {
+      const error = await startTestDaemon({ databaseUrl: first.database.url }).then(
+        async (second) => {
+          await second.close();
+          return null;
+        },
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DatabaseLockedError);
+      expect((error as Error).message).toMatch(/another Till daemon is already using .*till\.db/);
+      // The first daemon is unaffected.
+      expect((await new TestClient(first.url).get('/api/auth/ok')).json).toEqual({ ok: true });
+    } finally {
+      await first.stop();
+    }
+  });
+  }
+});
