@@ -85,7 +85,11 @@ function loadSecret(env: NodeJS.ProcessEnv, dataDir: string, isPostgres: boolean
   }
   if (isPostgres) throw new ConfigError('TILL_SECRET is required when TILL_DATABASE_URL points at PostgreSQL');
   const file = join(dataDir, 'secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (stored.length < 32) throw new ConfigError(`${file} holds a secret shorter than 32 characters; remove it to have a new one generated, or set TILL_SECRET`);
+    return stored;
+  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });

@@ -1,0 +1,74 @@
+import { request } from 'undici';
+import { ApiError, CliError, EXIT, NotSignedInError } from './errors.js';
+import type { Target } from './target.js';
+
+/** How a request proves who is asking: a user session, the operator's admin token, or nothing (sign-in). */
+export type Auth = { kind: 'session' } | { kind: 'admin'; token: string } | { kind: 'none' };
+
+export interface CallOptions {
+  body?: unknown;
+  auth?: Auth;
+  /** Seconds to wait for the answer's headers; bcrypt on a busy daemon is the slowest thing here. */
+  timeoutSeconds?: number;
+}
+
+const USER_AGENT = `till-cli (node ${process.version})`;
+
+/** Undici reports "connection refused" on a dual-stack host as an AggregateError whose own message is empty. */
+function describeNetworkError(error: unknown): string {
+  const e = error as { message?: string; code?: string; errors?: Array<{ message?: string }>; cause?: { message?: string; code?: string } };
+  const nested = e.errors?.map((inner) => inner.message).filter(Boolean).join('; ');
+  return e.message || nested || e.cause?.message || e.code || String(error);
+}
+
+export function bearer(target: Target): string {
+  if (!target.token) throw new NotSignedInError();
+  return target.token;
+}
+
+/**
+ * One JSON request to the daemon. A 401 on an authenticated request means "sign in (again)" and exits 4; any
+ * other error answer exits 1 with the server's message and code. `null` (Better Auth's "no session") is returned
+ * as null for the caller to interpret.
+ */
+export async function call<T>(target: Target, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<T> {
+  const auth = options.auth ?? { kind: 'session' };
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
+  if (auth.kind === 'session') headers.authorization = `Bearer ${bearer(target)}`;
+  if (auth.kind === 'admin') headers.authorization = `Bearer ${auth.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  const timeout = (options.timeoutSeconds ?? 60) * 1000;
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(`${target.url}${path}`, { method, headers, body, headersTimeout: timeout, bodyTimeout: timeout });
+  } catch (error) {
+    throw new CliError(`cannot reach the Till daemon at ${target.url}: ${describeNetworkError(error)}`);
+  }
+  const text = await response.body.text();
+  let json: unknown = undefined;
+  if (text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not JSON: a proxy's error page or something that is not Till; reported below.
+    }
+  }
+  if (response.statusCode >= 400) {
+    const error = (json ?? {}) as { message?: unknown; code?: unknown };
+    const message = typeof error.message === 'string' && error.message ? error.message : `${method} ${path} answered HTTP ${response.statusCode}`;
+    const code = typeof error.code === 'string' ? error.code : undefined;
+    if (response.statusCode === 401 && auth.kind === 'session') {
+      throw new ApiError(401, code, `${message}: the session has expired or was revoked; run \`till login\``, EXIT.notSignedIn);
+    }
+    if (response.statusCode === 401 && auth.kind === 'admin') {
+      throw new ApiError(401, code, `${message}: the daemon refused the admin token (see \`till admin token --help\`)`, EXIT.notSignedIn);
+    }
+    throw new ApiError(response.statusCode, code, message, EXIT.failure);
+  }
+  if (json === undefined) throw new CliError(`unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`);
+  return json as T;
+}

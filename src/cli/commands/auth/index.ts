@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { lazy, withJson } from '../../action.js';
+
+const PASSWORD_HELP = `
+The password is read from a hidden prompt at a terminal. In scripts, pipe it in and pass --password-stdin
+(first line of stdin); there is deliberately no flag for it, since flags end up in shell history and \`ps\`.`;
+
+export function registerAuthCommands(program: Command): void {
+  withJson(
+    program
+      .command('signup')
+      .description('create an account with e-mail and password, and sign in to it')
+      .requiredOption('--name <name>', 'display name')
+      .requiredOption('--email <email>', 'e-mail address')
+      .option('--password-stdin', 'read the password from the first line of stdin'),
+  )
+    .addHelpText('after', PASSWORD_HELP)
+    .action(lazy(async () => (await import('./signup.js')).run));
+
+  withJson(
+    program
+      .command('login')
+      .description('sign in with e-mail and password and store the session in the profile')
+      .requiredOption('--email <email>', 'e-mail address')
+      .option('--password-stdin', 'read the password from the first line of stdin'),
+  )
+    .addHelpText('after', PASSWORD_HELP)
+    .action(lazy(async () => (await import('./login.js')).run));
+
+  withJson(program.command('logout').description('end the session on the daemon and forget its token')).action(
+    lazy(async () => (await import('./logout.js')).run),
+  );
+
+  withJson(program.command('whoami').description('show who the current session belongs to (exit 4 when not signed in)')).action(
+    lazy(async () => (await import('./whoami.js')).run),
+  );
+}

@@ -1,0 +1,27 @@
+import type { SignInBody, UserWire } from '../../../core/auth/schemas.js';
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { storeSession } from '../../credentials.js';
+import { info, printJson } from '../../output.js';
+import { readSecrets } from '../../prompt.js';
+import { resolveTarget } from '../../target.js';
+
+interface Options {
+  email: string;
+  passwordStdin?: boolean;
+  json?: boolean;
+}
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  const target = resolveTarget(globals);
+  const [password] = await readSecrets([{ label: 'Password' }], opts);
+  const body: SignInBody = { email: opts.email, password: password! };
+  // A wrong password is a 401 too, but it is a failed attempt (exit 1), not a missing session (exit 4).
+  const result = await call<{ token: string; user: UserWire }>(target, 'POST', '/api/auth/sign-in/email', { auth: { kind: 'none' }, body });
+  storeSession(target, { token: result.token, email: result.user.email });
+  if (opts.json) {
+    printJson({ url: target.url, profile: target.profile, user: result.user });
+    return;
+  }
+  info(`Signed in as ${result.user.name} <${result.user.email}> (profile "${target.profile}", ${target.url})`);
+}

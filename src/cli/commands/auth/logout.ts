@@ -1,0 +1,29 @@
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { forgetSession } from '../../credentials.js';
+import { CliError, NotSignedInError } from '../../errors.js';
+import { info, printJson } from '../../output.js';
+import { resolveTarget } from '../../target.js';
+
+export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
+  const target = resolveTarget(globals);
+  if (!target.token) throw new NotSignedInError(`not signed in (profile "${target.profile}", ${target.url})`);
+  let failure: unknown = null;
+  try {
+    await call(target, 'POST', '/api/auth/sign-out', { body: {} });
+  } catch (error) {
+    failure = error;
+  }
+  // The local token goes even when the daemon cannot be told: logging out must never leave a usable token behind
+  // on this machine. A TILL_TOKEN session is ended on the daemon; the variable itself is the caller's to unset.
+  const forgotten = target.tokenSource === 'profile' ? forgetSession(target) : false;
+  if (failure) {
+    const reason = failure instanceof CliError ? failure.message : String(failure);
+    throw new CliError(`${forgotten ? 'forgot the local session, but ' : ''}the daemon did not end it: ${reason}`, failure instanceof CliError ? failure.exitCode : 1);
+  }
+  if (opts.json) {
+    printJson({ signedOut: true, url: target.url, profile: target.profile, tokenSource: target.tokenSource });
+    return;
+  }
+  info(`Signed out of ${target.url}${target.tokenSource === 'env' ? ' (the session in TILL_TOKEN has ended; unset the variable)' : ` (profile "${target.profile}")`}`);
+}

@@ -1,0 +1,85 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import type { TillConfig } from '../../../core/kernel/config.js';
+
+export interface DaemonFiles {
+  dataDir: string;
+  pidFile: string;
+  logFile: string;
+}
+
+export function daemonFiles(dataDir: string): DaemonFiles {
+  return { dataDir, pidFile: join(dataDir, 'daemon.pid'), logFile: join(dataDir, 'daemon.log') };
+}
+
+export function readPid(pidFile: string): number | null {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+export function removePidFile(pidFile: string): void {
+  rmSync(pidFile, { force: true });
+}
+
+/**
+ * True while the process exists and is not a zombie. A detached daemon is re-parented to whatever reaps orphans;
+ * where that reaper is slow (or, in some containers, absent) the exited process lingers as a zombie, which
+ * `kill(pid, 0)` still reports as present.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** A pid file can outlive its process and the pid be reused; where /proc exists, check it is still a daemon. */
+export function isDaemonProcess(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.some((arg, index) => arg === 'daemon' && argv[index + 1] === 'run');
+  } catch {
+    return true;
+  }
+}
+
+/** Where this machine reaches the daemon: a wildcard listen address is reached over loopback. */
+export function localUrl(config: Pick<TillConfig, 'host' | 'port'>): string {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** Whether a Till daemon answers its health route at url. */
+export async function probe(url: string): Promise<boolean> {
+  try {
+    const response = await request(`${url}/api/auth/ok`, { headersTimeout: 2_000, bodyTimeout: 2_000, reset: true });
+    const body = await response.body.text();
+    return response.statusCode === 200 && body.includes('"ok"');
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until check() is true or the deadline passes; returns whether it became true. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,18 @@
+import { loadConfig } from '../../../core/kernel/config.js';
+import type { Invocation } from '../../action.js';
+import { printJson, printLine } from '../../output.js';
+import { daemonFiles, isDaemonProcess, localUrl, probe, readPid } from './process.js';
+
+export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<number> {
+  // The secret is irrelevant to a status check; passing one keeps loadConfig from generating the secret file.
+  const config = loadConfig(process.env, { secret: 'not-needed-for-status' });
+  const files = daemonFiles(config.dataDir);
+  const pid = readPid(files.pidFile);
+  const running = pid !== null && isDaemonProcess(pid);
+  const url = localUrl(config);
+  const responding = running ? await probe(url) : false;
+  if (opts.json) printJson({ running, pid: running ? pid : null, url, responding, ...files });
+  else if (running) printLine(`running (pid ${pid}) at ${url}${responding ? '' : ', but not answering there'}`);
+  else printLine('stopped');
+  return running ? 0 : 1;
+}

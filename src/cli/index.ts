@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { Command, CommanderError } from 'commander';
+import { registerAdminCommands } from './commands/admin/index.js';
+import { registerAuthCommands } from './commands/auth/index.js';
+import { registerDaemonCommands } from './commands/daemon/index.js';
+import { registerMigrateCommand } from './commands/migrate/index.js';
+import { registerPasswordCommands } from './commands/password/index.js';
+import { registerProfileCommands } from './commands/profile/index.js';
+import { registerSessionCommands } from './commands/sessions/index.js';
+import { registerUserCommands } from './commands/user/index.js';
+import { CliError, EXIT } from './errors.js';
+
+// This module registers commands and nothing else: every implementation is imported inside its action, so
+// `till --help` loads commander and these few files, never undici, Knex, Koa, React or Ink.
+
+const HELP_FOOTER = `
+Environment:
+  TILL_URL          daemon URL (overridden by --url; default: the profile's URL, else http://127.0.0.1:4100)
+  TILL_TOKEN        session token to use instead of the profile's (for CI; prefer \`till login\` elsewhere)
+  TILL_PROFILE      profile to use (overridden by --profile; default: currentProfile in the config file)
+  TILL_ADMIN_TOKEN  admin token for \`till admin\` (see \`till admin token --help\`)
+  XDG_CONFIG_HOME   the config file is $XDG_CONFIG_HOME/till/config.json (default ~/.config/till), mode 0600
+
+Exit codes:
+  0  ok    1  failure (including errors from the daemon)    2  usage error    4  not signed in
+
+Data goes to stdout (as JSON with --json); messages and errors go to stderr.`;
+
+/** The version of the installed package: dist/src/cli when built, src/cli when run from sources. */
+function version(): string {
+  for (const relative of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'till' && pkg.version) return pkg.version;
+    } catch {
+      // Not at this level; try the next.
+    }
+  }
+  return 'unknown';
+}
+
+export function buildProgram(): Command {
+  const program = new Command('till')
+    .description('Till, the self-hosted selling platform: run the daemon and drive it over HTTP.')
+    .version(version(), '-V, --version')
+    .option('--url <url>', 'daemon URL (overrides TILL_URL and the profile)')
+    .option('--profile <name>', 'config profile to use (overrides TILL_PROFILE)')
+    // Set before any subcommand exists: subcommands copy these settings from their parent when created.
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', HELP_FOOTER);
+
+  registerDaemonCommands(program);
+  registerMigrateCommand(program);
+  registerAuthCommands(program);
+  registerSessionCommands(program);
+  registerUserCommands(program);
+  registerPasswordCommands(program);
+  registerAdminCommands(program);
+  registerProfileCommands(program);
+  return program;
+}
+
+/** Maps whatever ended the command to an exit code, saying why on stderr. */
+function report(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed the help, version or parse error itself.
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(`till: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const name = (error as Error | undefined)?.name;
+  const message = error instanceof Error ? error.message : String(error);
+  // Named, not imported: importing core's error classes here would load them for `till --help` too.
+  if (name === 'ConfigError') {
+    process.stderr.write(`till: invalid configuration: ${message}\n`);
+    return EXIT.usage;
+  }
+  process.stderr.write(`till: ${message}\n`);
+  if (process.env.TILL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return EXIT.failure;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return Number(process.exitCode ?? EXIT.ok);
+  } catch (error) {
+    return report(error);
+  }
+}
+
+const code = await main();
+// Exiting explicitly ends idle keep-alive sockets at once instead of after their timeout; stdout is drained
+// first so piped output is never cut short.
+if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+process.exit(code);
