@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SESSION } from '../../src/core/kernel/config.js';
 import { SECOND } from '../../src/core/kernel/clock.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { useTestDaemon } from '../helpers/daemon.js';
 import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 
-let daemon: TestDaemon;
-const client = () => new TestClient(daemon.url, { origin: daemon.url });
-beforeAll(async () => {
-  daemon = await startTestDaemon({ session: { ...DEFAULT_SESSION, cookieCache: { enabled: true, maxAge: 60 } } });
-});
-afterAll(async () => {
-  await daemon?.stop();
-});
+const daemon = useTestDaemon({ session: { ...DEFAULT_SESSION, cookieCache: { enabled: true, maxAge: 60 } } });
+const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
 describe('session cookie cache (optional, 60 s)', () => {
   it('sets a signed session_data cookie with Max-Age 60 and serves get-session from it', async () => {
@@ -20,7 +14,7 @@ describe('session cookie cache (optional, 60 s)', () => {
     const dataCookie = [...c.cookies.keys()].find((name) => name === 'better-auth.session_data');
     expect(dataCookie).toBeDefined();
     // With the row gone, only the cache can answer; disableCookieCache goes to the database.
-    await daemon.core.db('sessions').where({ user_id: user.id }).del();
+    await daemon().core.db('sessions').where({ user_id: user.id }).del();
     expect((await c.get('/api/auth/get-session')).json.user.id).toBe(user.id);
     expect((await c.get('/api/auth/get-session', { query: { disableCookieCache: 'true' } })).text).toBe('null');
   });
@@ -28,8 +22,8 @@ describe('session cookie cache (optional, 60 s)', () => {
   it('stops trusting the cache after its max age', async () => {
     const c = client();
     const { user } = await signUpUser(c);
-    await daemon.core.db('sessions').where({ user_id: user.id }).del();
-    daemon.clock.advance(61 * SECOND);
+    await daemon().core.db('sessions').where({ user_id: user.id }).del();
+    daemon().clock.advance(61 * SECOND);
     expect((await c.get('/api/auth/get-session')).text).toBe('null');
   });
 
@@ -52,12 +46,12 @@ describe('session cookie cache (optional, 60 s)', () => {
       code: 'SESSION_DATA_TOO_LARGE',
       message: 'Session data is too large to store in the cookie. Please disable session cookie caching or reduce the size of the session data',
     });
-    expect(await daemon.core.db('users').where({ email }).first()).toBeUndefined();
+    expect(await daemon().core.db('users').where({ email }).first()).toBeUndefined();
     const c = client();
     const { user } = await signUpUser(c);
     const update = await c.post('/api/auth/update-user', { image: 'https://example.com/' + 'i'.repeat(4000) });
     expect(update.status).toBe(400);
     expect(update.json.code).toBe('SESSION_DATA_TOO_LARGE');
-    expect((await daemon.core.db('users').where({ id: user.id }).first()).image).toBeNull();
+    expect((await daemon().core.db('users').where({ id: user.id }).first()).image).toBeNull();
   });
 });

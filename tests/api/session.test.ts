@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, SECOND } from '../../src/core/kernel/clock.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { useTestDaemon } from '../helpers/daemon.js';
 import { DEFAULT_PASSWORD, TestClient, signUpUser } from '../helpers/http.js';
 
-let daemon: TestDaemon;
-const client = () => new TestClient(daemon.url, { origin: daemon.url });
-beforeAll(async () => {
-  daemon = await startTestDaemon();
-});
-afterAll(async () => {
-  await daemon?.stop();
-});
+const daemon = useTestDaemon();
+const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
 const sessionCookie = (setCookies: string[]) => setCookies.find((value) => value.startsWith('better-auth.session_token='));
 
@@ -54,39 +48,39 @@ describe('GET /api/auth/get-session', () => {
   it('accepts Authorization: Bearer with the raw token or the signed cookie value', async () => {
     const c = client();
     const { token, user } = await signUpUser(c);
-    const raw = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+    const raw = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
     expect(raw.json.user.id).toBe(user.id);
     const signed = c.cookies.get('better-auth.session_token')!;
-    const viaSigned = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${signed}` } });
+    const viaSigned = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${signed}` } });
     expect(viaSigned.json.user.id).toBe(user.id);
-    const bogus = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: 'Bearer nope' } });
+    const bogus = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: 'Bearer nope' } });
     expect(bogus.text).toBe('null');
   });
 
   it('ends a session at expiresAt: null, cookies cleared, row deleted', async () => {
     const c = client();
     const { user } = await signUpUser(c);
-    daemon.clock.advance(7 * DAY + SECOND);
+    daemon().clock.advance(7 * DAY + SECOND);
     const response = await c.get('/api/auth/get-session');
     expect(response.text).toBe('null');
     expect(response.setCookies.filter((value) => /Max-Age=0/.test(value))).toHaveLength(3);
-    expect(await daemon.core.db('sessions').where({ user_id: user.id }).first()).toBeUndefined();
+    expect(await daemon().core.db('sessions').where({ user_id: user.id }).first()).toBeUndefined();
   });
 
   it('slides the expiry once the session is older than the update age, and not before', async () => {
     const c = client();
     await signUpUser(c);
     const first = await c.get('/api/auth/get-session');
-    daemon.clock.advance(DAY - HOUR);
+    daemon().clock.advance(DAY - HOUR);
     const early = await c.get('/api/auth/get-session');
     expect(early.json.session.expiresAt).toBe(first.json.session.expiresAt);
     expect(sessionCookie(early.setCookies)).toBeUndefined();
-    daemon.clock.advance(2 * HOUR);
+    daemon().clock.advance(2 * HOUR);
     const refreshed = await c.get('/api/auth/get-session');
-    expect(new Date(refreshed.json.session.expiresAt).getTime()).toBe(daemon.clock.now().getTime() + 7 * DAY);
+    expect(new Date(refreshed.json.session.expiresAt).getTime()).toBe(daemon().clock.now().getTime() + 7 * DAY);
     expect(sessionCookie(refreshed.setCookies)).toMatch(/Max-Age=604800/);
     // disableRefresh keeps the expiry where it is even when due.
-    daemon.clock.advance(DAY + HOUR);
+    daemon().clock.advance(DAY + HOUR);
     const kept = await c.get('/api/auth/get-session', { query: { disableRefresh: 'true' } });
     expect(kept.json.session.expiresAt).toBe(refreshed.json.session.expiresAt);
   });
@@ -96,10 +90,10 @@ describe('GET /api/auth/get-session', () => {
     const { email } = await signUpUser(client());
     await c.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, rememberMe: false });
     const first = await c.get('/api/auth/get-session');
-    daemon.clock.advance(23 * HOUR);
+    daemon().clock.advance(23 * HOUR);
     const later = await c.get('/api/auth/get-session');
     expect(later.json.session.expiresAt).toBe(first.json.session.expiresAt);
-    daemon.clock.advance(2 * HOUR);
+    daemon().clock.advance(2 * HOUR);
     expect((await c.get('/api/auth/get-session')).text).toBe('null');
   });
 
@@ -118,7 +112,7 @@ describe('sign-out and session lists', () => {
     const out = await c.post('/api/auth/sign-out');
     expect(out.json).toEqual({ success: true });
     expect(out.setCookies.filter((value) => /Max-Age=0/.test(value))).toHaveLength(3);
-    const replay = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+    const replay = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
     expect(replay.text).toBe('null');
     expect((await client().post('/api/auth/sign-out')).json).toEqual({ success: true });
   });
@@ -144,7 +138,7 @@ describe('sign-out and session lists', () => {
   it('requires a fresh session to list sessions', async () => {
     const c = client();
     await signUpUser(c);
-    daemon.clock.advance(DAY + SECOND);
+    daemon().clock.advance(DAY + SECOND);
     const response = await c.get('/api/auth/list-sessions');
     expect(response.status).toBe(403);
     expect(response.json).toEqual({ code: 'SESSION_NOT_FRESH', message: 'Session is not fresh' });
@@ -156,7 +150,7 @@ describe('sign-out and session lists', () => {
     await signUpUser(a);
     expect((await a.post('/api/auth/revoke-session', { token: victimToken })).json).toEqual({ status: true });
     expect((await a.post('/api/auth/revoke-session', { token: 'unknown' })).json).toEqual({ status: true });
-    const victim = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${victimToken}` } });
+    const victim = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${victimToken}` } });
     expect(victim.json.session.token).toBe(victimToken);
   });
 

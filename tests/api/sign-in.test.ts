@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.js';
 import { DEFAULT_PASSWORD, TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 
-let daemon: TestDaemon;
-const client = () => new TestClient(daemon.url, { origin: daemon.url });
-beforeAll(async () => {
-  daemon = await startTestDaemon();
-});
-afterAll(async () => {
-  await daemon?.stop();
-});
+const daemon = useTestDaemon();
+const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
 describe('POST /api/auth/sign-in/email', () => {
   it('signs in with the right password and answers token, user and redirect:false', async () => {
@@ -46,7 +40,7 @@ describe('POST /api/auth/sign-in/email', () => {
   it('answers unknown address, wrong password and missing credential account identically', async () => {
     const { email } = await signUpUser(client());
     const { email: socialOnly, user } = await signUpUser(client());
-    await daemon.core.db('accounts').where({ user_id: user.id }).del();
+    await daemon().core.db('accounts').where({ user_id: user.id }).del();
     const answers = await Promise.all([
       client().post('/api/auth/sign-in/email', { email: uniqueEmail('nobody'), password: DEFAULT_PASSWORD }),
       client().post('/api/auth/sign-in/email', { email, password: 'wrong password here' }),
@@ -90,7 +84,7 @@ describe('POST /api/auth/sign-in/email', () => {
 
   it('stores only a digest of the session token', async () => {
     const { token } = await signUpUser(client());
-    const rows = await daemon.core.db('sessions').select('token_hash');
+    const rows = await daemon().core.db('sessions').select('token_hash');
     expect(rows.some((row) => row.token_hash === token)).toBe(false);
     expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.token_hash))).toBe(true);
   });

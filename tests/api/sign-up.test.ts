@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.js';
 import { DEFAULT_PASSWORD, TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 
-let daemon: TestDaemon;
-let client: () => TestClient;
-beforeAll(async () => {
-  daemon = await startTestDaemon();
-  client = () => new TestClient(daemon.url, { origin: daemon.url });
-});
-afterAll(async () => {
-  await daemon?.stop();
-});
+const daemon = useTestDaemon();
+const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
 describe('POST /api/auth/sign-up/email', () => {
   it('creates the user, signs them in and sets the session cookie', async () => {
@@ -50,7 +43,7 @@ describe('POST /api/auth/sign-up/email', () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => client().post('/api/auth/sign-up/email', { name: 'R', email, password: DEFAULT_PASSWORD })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 422)).toHaveLength(4);
-    const rows = await daemon.core.db('users').where({ email }).count({ n: '*' });
+    const rows = await daemon().core.db('users').where({ email }).count({ n: '*' });
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
@@ -69,7 +62,7 @@ describe('POST /api/auth/sign-up/email', () => {
     const email = uniqueEmail('refused');
     await client().post('/api/auth/sign-up/email', { name: 'S', email, password: 'short' });
     await client().post('/api/auth/sign-up/email', { name: 'S', email, password: DEFAULT_PASSWORD, extra: true });
-    expect(await daemon.core.db('users').where({ email }).first()).toBeUndefined();
+    expect(await daemon().core.db('users').where({ email }).first()).toBeUndefined();
   });
 
   it('validates e-mail syntax per spec: 254 characters in all, 64 in the local part, a real domain', async () => {

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminToken } from '../../src/core/kernel/crypto.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { useTestDaemon } from '../helpers/daemon.js';
 import { DEFAULT_PASSWORD, TestClient, signUpUser } from '../helpers/http.js';
 
-let daemon: TestDaemon;
-const client = () => new TestClient(daemon.url, { origin: daemon.url });
-beforeAll(async () => {
-  daemon = await startTestDaemon();
-});
-afterAll(async () => {
-  await daemon?.stop();
-});
+const daemon = useTestDaemon();
+const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
 describe('POST /api/auth/update-user', () => {
   it('updates name and image, answers status:true and re-issues the cookie', async () => {
     const c = client();
     await signUpUser(c);
-    daemon.clock.advance(1000);
+    daemon().clock.advance(1000);
     const response = await c.post('/api/auth/update-user', { name: 'New Name', image: 'https://example.com/me.png' });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ status: true });
@@ -67,7 +61,7 @@ describe('POST /api/auth/change-password', () => {
     expect(response.json.token).not.toBe(oldToken);
     expect((await other.get('/api/auth/get-session')).text).toBe('null');
     expect((await c.get('/api/auth/get-session')).json.session.token).toBe(response.json.token);
-    const stale = await new TestClient(daemon.url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${oldToken}` } });
+    const stale = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${oldToken}` } });
     expect(stale.text).toBe('null');
   });
 
@@ -81,7 +75,7 @@ describe('POST /api/auth/change-password', () => {
     expect(short.json.code).toBe('PASSWORD_TOO_SHORT');
     const long = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'l'.repeat(129) });
     expect(long.json.code).toBe('PASSWORD_TOO_LONG');
-    await daemon.core.db('accounts').where({ user_id: user.id }).del();
+    await daemon().core.db('accounts').where({ user_id: user.id }).del();
     const none = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'whatever works' });
     expect(none.status).toBe(400);
     expect(none.json).toEqual({ code: 'CREDENTIAL_ACCOUNT_NOT_FOUND', message: 'Credential account not found' });
@@ -111,8 +105,8 @@ describe('set-password', () => {
   it('is reachable through the admin API for a user without a password, once', async () => {
     const c = client();
     const { email, user } = await signUpUser(c);
-    await daemon.core.db('accounts').where({ user_id: user.id }).del();
-    const admin = new TestClient(daemon.url, { headers: { authorization: `Bearer ${adminToken(daemon.config.secret)}` } });
+    await daemon().core.db('accounts').where({ user_id: user.id }).del();
+    const admin = new TestClient(daemon().url, { headers: { authorization: `Bearer ${adminToken(daemon().config.secret)}` } });
     const set = await admin.post('/api/admin/set-password', { email, newPassword: 'set by the operator' });
     expect(set.status).toBe(200);
     expect(set.json.user.id).toBe(user.id);
@@ -130,7 +124,7 @@ describe('set-password', () => {
     await signUpUser(c);
     const response = await c.post('/api/admin/set-password', { email: 'x@example.com', newPassword: 'whatever works' });
     expect(response.status).toBe(401);
-    const wrong = await new TestClient(daemon.url, { headers: { authorization: 'Bearer till_admin_wrong' } }).post('/api/admin/set-password', {
+    const wrong = await new TestClient(daemon().url, { headers: { authorization: 'Bearer till_admin_wrong' } }).post('/api/admin/set-password', {
       email: 'x@example.com',
       newPassword: 'whatever works',
     });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { loadConfig, type TillConfig } from '../../src/core/kernel/config.js';
 import { createLogger } from '../../src/daemon/logger.js';
@@ -58,5 +59,23 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
       await daemon.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * One daemon for a whole test file: started before its tests, stopped after. Returns a getter, since the daemon
+ * exists only once beforeAll has run.
+ */
+export function useTestDaemon(overrides: Partial<TillConfig> = {}): () => TestDaemon {
+  let daemon: TestDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startTestDaemon(overrides);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+  return () => {
+    if (!daemon) throw new Error('the test daemon is not running (use it inside a test)');
+    return daemon;
   };
 }

@@ -8,7 +8,7 @@ import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Session, User } from './repository.js';
+import type { Account, Session, User } from './repository.js';
 import { CREDENTIAL_PROVIDER, accountsRepository, sessionsRepository, signInFailuresRepository, usersRepository } from './repository.js';
 import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
 
@@ -27,6 +27,11 @@ export interface SignedIn {
 }
 
 const FAILURE_WINDOW_MS = HOUR;
+
+/** The e-mail/password account: Better Auth's `credential` provider, whose account id is the user id. */
+function credentialAccount(userId: string, passwordHash: string, now: Date): Account {
+  return { id: newAuthId(), userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now };
+}
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
@@ -81,15 +86,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       try {
         return await db.transaction(async (trx) => {
           await usersRepository(trx).insert(user);
-          await accountsRepository(trx).insert({
-            id: newAuthId(),
-            userId: user.id,
-            providerId: CREDENTIAL_PROVIDER,
-            accountId: user.id,
-            password: passwordHash,
-            createdAt: now,
-            updatedAt: now,
-          });
+          await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, now));
           const { session, token } = await sessions.create(trx, user.id, { rememberMe: input.rememberMe !== false, meta });
           return { user, session, token };
         });
@@ -169,16 +166,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         const existing = await accounts.findCredential(user.id);
         if (existing?.password) throw authError(400, 'PASSWORD_ALREADY_SET');
         if (existing) await accounts.setPassword(existing.id, passwordHash, now);
-        else
-          await accounts.insert({
-            id: newAuthId(),
-            userId: user.id,
-            providerId: CREDENTIAL_PROVIDER,
-            accountId: user.id,
-            password: passwordHash,
-            createdAt: now,
-            updatedAt: now,
-          });
+        else await accounts.insert(credentialAccount(user.id, passwordHash, now));
       });
       return user;
     },
