@@ -57,6 +57,13 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   const core = createCore({ config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config, db, clock: options.clock });
+  try {
+    await core.bus.start();
+  } catch (error) {
+    server.close();
+    await db.destroy();
+    throw error;
+  }
   server.on('request', createApp(core, logger).callback());
 
   // Expired sessions are deleted when presented; this sweeps the ones nobody presents again.
@@ -80,6 +87,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
           // Requests still running get a moment to finish before their connections are cut.
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
+        await core.bus.close();
         await core.hasher.close();
         await db.destroy();
       })();

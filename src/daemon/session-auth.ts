@@ -27,10 +27,14 @@ export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
     return { token: cookie.token, source: 'cookie', dontRemember: cookie.dontRemember };
   }
 
-  async function optionalActor(ctx: Context, options: { refresh?: boolean } = {}): Promise<(AuthActor & { refreshed: boolean; source: PresentedToken['source'] }) | null> {
+  /** `cached` lets a recent answer come from memory: for get-session, not for routes that act on the session. */
+  async function optionalActor(
+    ctx: Context,
+    options: { refresh?: boolean; cached?: boolean } = {},
+  ): Promise<(AuthActor & { refreshed: boolean; source: PresentedToken['source'] }) | null> {
     const found = presented(ctx);
     if (!found.token) return null;
-    const actor = await core.sessions.resolve(found.token, { refresh: options.refresh === true && !found.dontRemember });
+    const actor = await core.sessions.resolve(found.token, { refresh: options.refresh === true && !found.dontRemember, cached: options.cached });
     return actor ? { ...actor, source: found.source } : null;
   }
 

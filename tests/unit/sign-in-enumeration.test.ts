@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/core/kernel/clock.js';
 import { DEFAULT_SESSION } from '../../src/core/kernel/config.js';
 import { createDb, type Db } from '../../src/core/kernel/db.js';
 import { DomainError } from '../../src/core/kernel/errors.js';
+import { InvalidationBus } from '../../src/core/kernel/invalidation.js';
 import { migrateLatest } from '../../src/core/kernel/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -39,7 +40,8 @@ afterAll(async () => {
 describe('sign-in without user enumeration', () => {
   it('verifies one hash for unknown addresses, missing credentials and wrong passwords alike', async () => {
     const clock = new ManualClock();
-    const sessions = createSessionService({ db, clock, session: DEFAULT_SESSION });
+    const bus = new InvalidationBus(database.url, { onKey() {}, onReset() {} });
+    const sessions = createSessionService({ db, clock, session: DEFAULT_SESSION, bus });
     const auth = createAuthService({ db, clock, hasher: countingHasher, sessions, config: { password: { minLength: 8, maxLength: 128 }, accountFailureLimit: 100 } });
     const meta = { ipAddress: '127.0.0.1', userAgent: 'test' };
     const { user } = await auth.signUp({ name: 'A', email: 'known@example.com', password: 'the right password' }, meta);

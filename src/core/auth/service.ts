@@ -9,7 +9,7 @@ import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Account, Session, User } from './repository.js';
-import { CREDENTIAL_PROVIDER, accountsRepository, sessionsRepository, signInFailuresRepository, usersRepository } from './repository.js';
+import { CREDENTIAL_PROVIDER, accountsRepository, signInFailuresRepository, usersRepository } from './repository.js';
 import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
 
 export interface AuthServiceDeps {
@@ -116,7 +116,9 @@ export function createAuthService(deps: AuthServiceDeps) {
     async updateUser(actor: AuthActor, input: { name?: string; image?: string | null; email?: unknown }): Promise<User> {
       if (input.email !== undefined) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
       if (input.name === undefined && input.image === undefined) throw new DomainError(400, undefined, 'No fields to update');
-      const updated = await usersRepository(db).update(actor.user.id, { name: input.name, image: input.image, updatedAt: clock.now() });
+      const updated = await sessions.userChanging(actor.user.id, (trx) =>
+        usersRepository(trx).update(actor.user.id, { name: input.name, image: input.image, updatedAt: clock.now() }),
+      );
       if (!updated) throw authError(400, 'USER_NOT_FOUND');
       return updated;
     },
@@ -135,7 +137,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         await accountsRepository(trx).setPassword(account.id, passwordHash, clock.now());
         if (!input.revokeOtherSessions) return { user: actor.user, session: null, token: null };
         // Every session ends, this one included, and a new one replaces it (session fixation, ASVS 7.2.4).
-        await sessionsRepository(trx).deleteAllForUser(actor.user.id);
+        await sessions.revokeAll(actor.user.id, trx);
         const { session, token } = await sessions.create(trx, actor.user.id, { rememberMe: actor.session.rememberMe, meta });
         return { user: actor.user, session, token };
       });

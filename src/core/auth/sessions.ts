@@ -1,11 +1,14 @@
+import type { Knex } from 'knex';
 import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import type { SessionConfig } from '../kernel/config.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../kernel/db.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
+import type { InvalidationBus } from '../kernel/invalidation.js';
 import type { Session, User } from './repository.js';
 import { sessionsRepository } from './repository.js';
+import { SessionCache } from './session-cache.js';
 
 /** Who is asking: the resolved session, its user, and the bearer token the request presented. */
 export interface AuthActor {
@@ -23,17 +26,59 @@ export function hashSessionToken(token: string): string {
   return sha256Hex(token);
 }
 
+// Invalidation keys, shared with other daemons through the bus.
+const sessionKey = (tokenHash: string) => `session:${tokenHash}`;
+const userKey = (userId: string) => `user:${userId}`;
+
+/** How long a cached session may be served before it is read again, should an invalidation ever be lost. */
+const CACHE_MAX_AGE_MS = 60_000;
+
 export type SessionService = ReturnType<typeof createSessionService>;
 
-export function createSessionService(deps: { db: Db; clock: Clock; session: SessionConfig }) {
-  const { clock, session: config } = deps;
+export function createSessionService(deps: { db: Db; clock: Clock; session: SessionConfig; bus: InvalidationBus }) {
+  const { clock, session: config, bus } = deps;
+  const cache = new SessionCache(CACHE_MAX_AGE_MS);
 
-  function isDueForRefresh(session: Session, now: Date): boolean {
+  function isDueForRefresh(session: Session, now: number): boolean {
     // Better Auth's rule: slide once the session is older than updateAge, measured from its last extension.
-    return session.expiresAt.getTime() - config.expiresIn * 1000 + config.updateAge * 1000 <= now.getTime();
+    return session.expiresAt.getTime() - config.expiresIn * 1000 + config.updateAge * 1000 <= now;
+  }
+
+  /** Applies an invalidation key announced by any daemon (this one included). */
+  function forgetKey(key: string): void {
+    if (key.startsWith('session:')) cache.forgetSession(key.slice('session:'.length));
+    else if (key.startsWith('user:')) cache.forgetUser(key.slice('user:'.length));
+  }
+
+  /**
+   * Runs a change to sessions or users and makes every daemon forget what it cached about them: the keys are
+   * announced inside the change's transaction and forgotten here once it has committed.
+   */
+  async function changing<T>(keys: string[], work: (db: Db) => Promise<T>, db: Db = deps.db): Promise<T> {
+    const forget = () => keys.forEach(forgetKey);
+    if (db.isTransaction) {
+      // Inside the caller's transaction: forget now, and again at commit, so that a read which slipped in
+      // between (and saw the old rows) cannot leave them cached.
+      const value = await work(db);
+      await bus.announce(db, keys);
+      forget();
+      (db as Knex.Transaction).executionPromise.then(forget, () => undefined);
+      return value;
+    }
+    const value = await db.transaction(async (trx) => {
+      const result = await work(trx);
+      await bus.announce(trx, keys);
+      return result;
+    });
+    forget();
+    return value;
   }
 
   return {
+    forgetKey,
+    clearCache: () => cache.clear(),
+    cacheSize: () => cache.size,
+
     /** Creates a session; pass a transaction as db to make it part of a larger change. */
     async create(db: Db, userId: string, options: { rememberMe: boolean; meta: RequestMeta }): Promise<{ session: Session; token: string }> {
       const now = clock.now();
@@ -59,21 +104,36 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     /**
      * Resolves a token to its session and user. Expired sessions are deleted and answer null. With refresh
      * allowed, a session past its update age is extended; `refreshed` tells the caller to re-issue the cookie.
+     * With `cached`, a recent answer may come from memory (get-session, the hot path); sensitive routes read the
+     * database every time.
      */
-    async resolve(token: string, options: { refresh: boolean }): Promise<(AuthActor & { refreshed: boolean }) | null> {
+    async resolve(token: string, options: { refresh: boolean; cached?: boolean }): Promise<(AuthActor & { refreshed: boolean }) | null> {
+      const tokenHash = hashSessionToken(token);
+      const now = clock.now().getTime();
+      const useCache = options.cached === true && bus.coherent;
+      if (useCache) {
+        const hit = cache.get(tokenHash, now);
+        if (hit && hit.session.expiresAt.getTime() > now && !(options.refresh && hit.session.rememberMe && isDueForRefresh(hit.session, now))) {
+          return { session: hit.session, user: hit.user, token, refreshed: false };
+        }
+      }
       const repo = sessionsRepository(deps.db);
-      const found = await repo.findWithUserByTokenHash(hashSessionToken(token));
+      const readEpoch = cache.beginRead();
+      const found = await repo.findWithUserByTokenHash(tokenHash);
       if (!found) return null;
-      const now = clock.now();
-      if (found.session.expiresAt.getTime() <= now.getTime()) {
-        await repo.deleteById(found.session.id);
+      if (found.session.expiresAt.getTime() <= now) {
+        await changing([sessionKey(tokenHash)], (db) => sessionsRepository(db).deleteById(found.session.id));
         return null;
       }
       if (options.refresh && found.session.rememberMe && isDueForRefresh(found.session, now)) {
-        const expiresAt = new Date(now.getTime() + config.expiresIn * 1000);
-        await repo.extend(found.session.id, expiresAt, now);
-        return { ...found, session: { ...found.session, expiresAt, updatedAt: now }, token, refreshed: true };
+        const expiresAt = new Date(now + config.expiresIn * 1000);
+        const updatedAt = new Date(now);
+        await changing([sessionKey(tokenHash)], (db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt));
+        const session = { ...found.session, expiresAt, updatedAt };
+        if (useCache) cache.replace(tokenHash, session, found.user, now);
+        return { ...found, session, token, refreshed: true };
       }
+      if (useCache) cache.fill(readEpoch, tokenHash, found.session, found.user, now);
       return { ...found, token, refreshed: false };
     },
 
@@ -91,21 +151,28 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
      * list-sessions shows for sessions other than the caller's; unknown handles succeed silently (Better Auth).
      */
     async revoke(userId: string, handle: string): Promise<void> {
-      const repo = sessionsRepository(deps.db);
-      const removed = await repo.deleteByTokenHashForUser(userId, hashSessionToken(handle));
-      if (removed === 0 && /^[0-9a-f]{64}$/.test(handle)) await repo.deleteByTokenHashForUser(userId, handle);
+      await changing([userKey(userId)], async (db) => {
+        const repo = sessionsRepository(db);
+        const removed = await repo.deleteByTokenHashForUser(userId, hashSessionToken(handle));
+        if (removed === 0 && /^[0-9a-f]{64}$/.test(handle)) await repo.deleteByTokenHashForUser(userId, handle);
+      });
     },
 
-    async revokeAll(userId: string): Promise<void> {
-      await sessionsRepository(deps.db).deleteAllForUser(userId);
+    async revokeAll(userId: string, db?: Db): Promise<void> {
+      await changing([userKey(userId)], (trx) => sessionsRepository(trx).deleteAllForUser(userId), db);
     },
 
     async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
-      await sessionsRepository(deps.db).deleteOthersForUser(userId, keepSessionId);
+      await changing([userKey(userId)], (db) => sessionsRepository(db).deleteOthersForUser(userId, keepSessionId));
     },
 
-    async end(sessionId: string): Promise<void> {
-      await sessionsRepository(deps.db).deleteById(sessionId);
+    async end(session: Session): Promise<void> {
+      await changing([sessionKey(session.tokenHash)], (db) => sessionsRepository(db).deleteById(session.id));
+    },
+
+    /** Any change to a user that cached sessions carry (profile, e-mail, deletion) goes through here. */
+    userChanging<T>(userId: string, work: (db: Db) => Promise<T>, db?: Db): Promise<T> {
+      return changing([userKey(userId)], work, db);
     },
 
     async purgeExpired(): Promise<number> {

@@ -35,7 +35,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
         return;
       }
     }
-    const actor = await sessionAuth.optionalActor(ctx, { refresh: query.disableRefresh !== 'true' });
+    const actor = await sessionAuth.optionalActor(ctx, { refresh: query.disableRefresh !== 'true', cached: query.disableCookieCache !== 'true' });
     if (!actor) {
       if (presented.source === 'cookie') cookies.clear(ctx);
       respondNull(ctx);
@@ -53,7 +53,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
   router.post('/sign-out', async (ctx) => {
     guard(signOutBody, bodyOf(ctx), 'body');
     const actor = await sessionAuth.optionalActor(ctx);
-    if (actor) await core.sessions.end(actor.session.id);
+    if (actor) await core.sessions.end(actor.session);
     cookies.clear(ctx);
     ctx.body = { success: true };
   });
