@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import * as accountsAndSessions from './20261121000000_accounts_and_sessions.js';
+import * as apiKeys from './20261121020000_api_keys.js';
+import * as jwks from './20261121030000_jwks.js';
+import * as mail from './20261121040000_mail.js';
 
 /**
  * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
@@ -7,4 +10,7 @@ import * as accountsAndSessions from './20261121000000_accounts_and_sessions.js'
  */
 export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121000000_accounts_and_sessions', module: accountsAndSessions },
+  { name: '20261121020000_api_keys', module: apiKeys },
+  { name: '20261121030000_jwks', module: jwks },
+  { name: '20261121040000_mail', module: mail },
 ];

@@ -13,6 +13,8 @@ export interface CallOptions {
 }
 
 const USER_AGENT = `till-cli (node ${process.version})`;
+/** 401s about an API key in TILL_TOKEN, which say what is wrong themselves and which `till login` would not fix. */
+const API_KEY_REFUSALS = new Set(['INVALID_API_KEY', 'KEY_DISABLED', 'KEY_EXPIRED', 'INVALID_REFERENCE_ID_FROM_API_KEY']);
 
 /** Undici reports "connection refused" on a dual-stack host as an AggregateError whose own message is empty. */
 function describeNetworkError(error: unknown): string {
@@ -62,7 +64,8 @@ export async function call<T>(target: Target, method: 'GET' | 'POST', path: stri
     const message = typeof error.message === 'string' && error.message ? error.message : `${method} ${path} answered HTTP ${response.statusCode}`;
     const code = typeof error.code === 'string' ? error.code : undefined;
     if (response.statusCode === 401 && auth.kind === 'session') {
-      throw new ApiError(401, code, `${message}: the session has expired or was revoked; run \`till login\``, EXIT.notSignedIn);
+      const explained = code && API_KEY_REFUSALS.has(code) ? message : `${message}: the session has expired or was revoked; run \`till login\``;
+      throw new ApiError(401, code, explained, EXIT.notSignedIn);
     }
     if (response.statusCode === 401 && auth.kind === 'admin') {
       throw new ApiError(401, code, `${message}: the daemon refused the admin token (see \`till admin token --help\`)`, EXIT.notSignedIn);

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './commands/account/index.js';
 import { registerAdminCommands } from './commands/admin/index.js';
+import { registerApiKeyCommands } from './commands/api-keys/index.js';
 import { registerAuthCommands } from './commands/auth/index.js';
 import { registerDaemonCommands } from './commands/daemon/index.js';
+import { registerEmailCommands } from './commands/email/index.js';
+import { registerMailCommands } from './commands/mail/index.js';
 import { registerMigrateCommand } from './commands/migrate/index.js';
 import { registerPasswordCommands } from './commands/password/index.js';
 import { registerProfileCommands } from './commands/profile/index.js';
@@ -17,7 +21,7 @@ import { CliError, EXIT } from './errors.js';
 const HELP_FOOTER = `
 Environment:
   TILL_URL          daemon URL (overridden by --url; default: the profile's URL, else http://127.0.0.1:4100)
-  TILL_TOKEN        session token to use instead of the profile's (for CI; prefer \`till login\` elsewhere)
+  TILL_TOKEN        session token or API key to use instead of the profile's (for CI: \`till api-keys create\`)
   TILL_PROFILE      profile to use (overridden by --profile; default: currentProfile in the config file)
   TILL_ADMIN_TOKEN  admin token for \`till admin\` (see \`till admin token --help\`)
   XDG_CONFIG_HOME   the config file is $XDG_CONFIG_HOME/till/config.json (default ~/.config/till), mode 0600
@@ -55,9 +59,13 @@ export function buildProgram(): Command {
   registerMigrateCommand(program);
   registerAuthCommands(program);
   registerSessionCommands(program);
+  registerApiKeyCommands(program);
   registerUserCommands(program);
   registerPasswordCommands(program);
+  registerEmailCommands(program);
+  registerAccountCommands(program);
   registerAdminCommands(program);
+  registerMailCommands(program);
   registerProfileCommands(program);
   return program;
 }

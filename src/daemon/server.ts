@@ -2,12 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCore, type CoreContext } from '../core/context.js';
 import type { Clock } from '../core/kernel/clock.js';
-import { HOUR } from '../core/kernel/clock.js';
+import { HOUR, MINUTE } from '../core/kernel/clock.js';
 import type { TillConfig } from '../core/kernel/config.js';
 import { createDb } from '../core/kernel/db.js';
 import { migrateLatest } from '../core/kernel/migrate.js';
 import { createApp } from './app.js';
 import { createLogger, type Logger } from './logger.js';
+import { startMailDelivery } from './workers/mail-delivery.js';
 
 export interface RunningDaemon {
   url: string;
@@ -65,12 +66,19 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     throw error;
   }
   server.on('request', createApp(core, logger).callback());
+  const mailDelivery = startMailDelivery(core, logger);
 
-  // Expired sessions are deleted when presented; this sweeps the ones nobody presents again.
+  // Expired sessions and API keys are deleted when presented; this sweeps the ones nobody presents again.
   const sweeper = setInterval(() => {
     core.sessions.purgeExpired().catch((error) => logger.warn('session sweep failed', { error: String(error) }));
+    core.apiKeys.purgeExpired().catch((error) => logger.warn('API key sweep failed', { error: String(error) }));
   }, HOUR);
   sweeper.unref();
+  // API key use counted in memory reaches the database at least once a minute.
+  const usageWriter = setInterval(() => {
+    core.apiKeys.flushUsage().catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
+  }, MINUTE);
+  usageWriter.unref();
 
   let closing: Promise<void> | null = null;
   return {
@@ -81,12 +89,15 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(usageWriter);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
           // Requests still running get a moment to finish before their connections are cut.
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
+        await core.apiKeys.flushUsage().catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
+        await mailDelivery.stop();
         await core.bus.close();
         await core.hasher.close();
         await db.destroy();

@@ -1,24 +1,29 @@
 import type { Context } from 'koa';
 import { authError } from '../core/auth/errors.js';
 import type { AuthActor, RequestMeta } from '../core/auth/sessions.js';
+import { looksLikeApiKey } from '../core/api-keys/keys.js';
 import type { CoreContext } from '../core/context.js';
 import type { AuthCookies } from './auth-cookies.js';
 
 export interface PresentedToken {
   token: string | null;
-  source: 'cookie' | 'bearer' | null;
+  source: 'cookie' | 'bearer' | 'api-key' | null;
   dontRemember: boolean;
 }
 
 /**
  * Finds the session a request presents: `Authorization: Bearer <token>` (raw, or the signed cookie value) for the
- * CLI and scripts, else the signed session cookie.
+ * CLI and scripts, else the signed session cookie. An API key (`x-api-key`, or a key-shaped bearer value, so that
+ * TILL_TOKEN may hold one) stands for its user, as with Better Auth's api-key plugin.
  */
 export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
   function presented(ctx: Context): PresentedToken {
+    const apiKey = ctx.get('x-api-key');
+    if (apiKey) return { token: apiKey, source: 'api-key', dontRemember: false };
     const authorization = ctx.get('authorization');
     if (authorization.toLowerCase().startsWith('bearer ')) {
       const value = authorization.slice(7).trim();
+      if (looksLikeApiKey(value)) return { token: value, source: 'api-key', dontRemember: false };
       const token = value.includes('.') || value.includes('%') ? cookies.unsign(value) : value;
       return { token: token || null, source: 'bearer', dontRemember: false };
     }
@@ -34,6 +39,8 @@ export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
   ): Promise<(AuthActor & { refreshed: boolean; source: PresentedToken['source'] }) | null> {
     const found = presented(ctx);
     if (!found.token) return null;
+    // A key that does not verify is an error (Better Auth's 401/403/429), not an absent session.
+    if (found.source === 'api-key') return { ...(await core.apiKeys.authenticate(found.token, { cached: options.cached })), source: found.source };
     const actor = await core.sessions.resolve(found.token, { refresh: options.refresh === true && !found.dontRemember, cached: options.cached });
     return actor ? { ...actor, source: found.source } : null;
   }

@@ -35,10 +35,10 @@ export interface Account {
 
 type Row = Record<string, unknown>;
 
-const USER_COLUMNS = ['id', 'email', 'name', 'email_verified', 'image', 'created_at', 'updated_at'];
+export const USER_COLUMNS = ['id', 'email', 'name', 'email_verified', 'image', 'created_at', 'updated_at'];
 const SESSION_COLUMNS = ['id', 'token_hash', 'user_id', 'expires_at', 'remember_me', 'ip_address', 'user_agent', 'created_at', 'updated_at'];
 
-function userFromRow(row: Row, prefix = ''): User {
+export function userFromRow(row: Row, prefix = ''): User {
   return {
     id: row[`${prefix}id`] as string,
     email: row[`${prefix}email`] as string,
@@ -99,12 +99,21 @@ export function usersRepository(db: Db) {
       const row = await db('users').select(USER_COLUMNS).where({ email }).first();
       return row ? userFromRow(row) : null;
     },
-    async update(id: string, changes: { name?: string; image?: string | null; updatedAt: Date }): Promise<User | null> {
+    async update(
+      id: string,
+      changes: { name?: string; image?: string | null; email?: string; emailVerified?: boolean; updatedAt: Date },
+    ): Promise<User | null> {
       const patch: Row = { updated_at: changes.updatedAt };
       if (changes.name !== undefined) patch.name = changes.name;
       if (changes.image !== undefined) patch.image = changes.image;
+      if (changes.email !== undefined) patch.email = changes.email;
+      if (changes.emailVerified !== undefined) patch.email_verified = changes.emailVerified;
       const rows = await db('users').where({ id }).update(patch).returning(USER_COLUMNS);
       return rows[0] ? userFromRow(rows[0]) : null;
+    },
+    /** Sessions, accounts and mails go with the user (foreign keys cascade). */
+    async delete(id: string): Promise<number> {
+      return db('users').where({ id }).del();
     },
   };
 }
@@ -204,6 +213,64 @@ export function signInFailuresRepository(db: Db) {
     },
     async clear(email: string): Promise<void> {
       await db('sign_in_failures').where({ email }).del();
+    },
+  };
+}
+
+/** A single-use token's record: `identifier` names the purpose and carries a digest of the token, never the token. */
+export interface Verification {
+  id: string;
+  identifier: string;
+  value: string;
+  expiresAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function verificationsRepository(db: Db) {
+  return {
+    async insert(verification: Verification): Promise<void> {
+      await db('verifications').insert({
+        id: verification.id,
+        identifier: verification.identifier,
+        value: verification.value,
+        expires_at: verification.expiresAt,
+        created_at: verification.createdAt,
+        updated_at: verification.updatedAt,
+      });
+    },
+    async findActive(identifier: string, now: Date): Promise<Verification | null> {
+      const row = await db('verifications').where({ identifier }).andWhere('expires_at', '>', now).orderBy('created_at', 'desc').first();
+      if (!row) return null;
+      return {
+        id: row.id,
+        identifier: row.identifier,
+        value: row.value,
+        expiresAt: toDate(row.expires_at),
+        createdAt: toDate(row.created_at),
+        updatedAt: toDate(row.updated_at),
+      };
+    },
+    /**
+     * Uses up an unexpired record: true for exactly one of any number of concurrent callers. With `value`, only a
+     * record bound to that value (a user id) is used, so a stranger's token is neither accepted nor burnt.
+     */
+    async consume(where: { id?: string; identifier?: string; value?: string }, now: Date): Promise<boolean> {
+      if (where.id === undefined && where.identifier === undefined) throw new Error('consume needs an id or an identifier');
+      const query = db('verifications').andWhere('expires_at', '>', now);
+      if (where.id !== undefined) query.where('id', where.id);
+      if (where.identifier !== undefined) query.where('identifier', where.identifier);
+      if (where.value !== undefined) query.where('value', where.value);
+      return (await query.del()) > 0;
+    },
+    /** Drops the user's outstanding reset and deletion tokens. */
+    async deleteForUser(userId: string, prefixes: string[]): Promise<void> {
+      await db('verifications')
+        .where('value', userId)
+        .andWhere((any) => {
+          for (const prefix of prefixes) any.orWhere('identifier', 'like', `${prefix}%`);
+        })
+        .del();
     },
   };
 }

@@ -100,3 +100,32 @@ export const signUpResponse = z.object({ token: z.string().nullable(), user: use
 export const statusResponse = z.object({ status: z.boolean() });
 export const changePasswordResponse = z.object({ token: z.string().nullable(), user: userWire });
 export const authErrorBody = z.object({ message: z.string(), code: z.string().optional() });
+
+// E-mail flows (reference §4.2, §4.3).
+
+export const sendVerificationEmailBody = z.strictObject({ email, callbackURL: z.string().optional() });
+export type SendVerificationEmailBody = z.infer<typeof sendVerificationEmailBody>;
+
+export const verifyEmailQuery = z.object({ token: z.string(), callbackURL: z.string().optional() });
+
+export const requestPasswordResetBody = z.strictObject({ email, redirectTo: z.string().optional() });
+export type RequestPasswordResetBody = z.infer<typeof requestPasswordResetBody>;
+export const requestPasswordResetResponse = z.object({ status: z.boolean(), message: z.string() });
+
+export const resetPasswordCallbackQuery = z.object({ callbackURL: z.string() });
+
+// The token may also come in the query string, as Better Auth allows.
+export const resetPasswordBody = z.strictObject({ newPassword: z.string(), token: z.string().optional() });
+export type ResetPasswordBody = z.infer<typeof resetPasswordBody>;
+export const resetPasswordQuery = z.object({ token: z.string().optional() });
+
+export const changeEmailBody = z.strictObject({ newEmail: email, callbackURL: z.string().optional() });
+export type ChangeEmailBody = z.infer<typeof changeEmailBody>;
+
+export const deleteUserBody = z
+  .strictObject({ password: z.string().optional(), token: z.string().optional(), callbackURL: z.string().optional() })
+  .optional();
+export type DeleteUserBody = z.infer<typeof deleteUserBody>;
+export const deleteUserResponse = z.object({ success: z.boolean(), message: z.string() });
+
+export const deleteUserCallbackQuery = z.object({ token: z.string(), callbackURL: z.string().optional() });

@@ -8,8 +8,9 @@ import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Account, Session, User } from './repository.js';
-import { CREDENTIAL_PROVIDER, accountsRepository, signInFailuresRepository, usersRepository } from './repository.js';
+import { checkPasswordLength as checkPasswordRules, credentialAccount } from './password-rules.js';
+import type { Session, User } from './repository.js';
+import { accountsRepository, signInFailuresRepository, usersRepository } from './repository.js';
 import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
 
 export interface AuthServiceDeps {
@@ -18,6 +19,22 @@ export interface AuthServiceDeps {
   config: Pick<TillConfig, 'password' | 'accountFailureLimit'>;
   hasher: PasswordHasher;
   sessions: SessionService;
+  /** Verification mail on sign-up and sign-in; without it (unit tests) addresses are never checked. */
+  emailVerification?: EmailVerificationHooks;
+}
+
+export interface EmailVerificationHooks {
+  requireEmailVerification: boolean;
+  sendOnSignUp: boolean;
+  /** Writes a verification mail for the user in the given transaction. */
+  send(db: Db, user: User, callbackURL?: string): Promise<void>;
+}
+
+/** A sign-up that requires verification signs nobody in: no session, no token. */
+export interface SignedUp {
+  user: User;
+  session: Session | null;
+  token: string | null;
 }
 
 export interface SignedIn {
@@ -27,11 +44,6 @@ export interface SignedIn {
 }
 
 const FAILURE_WINDOW_MS = HOUR;
-
-/** The e-mail/password account: Better Auth's `credential` provider, whose account id is the user id. */
-function credentialAccount(userId: string, passwordHash: string, now: Date): Account {
-  return { id: newAuthId(), userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now };
-}
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
@@ -46,10 +58,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     await hasher.verify(password, await dummyHash);
   };
 
-  function checkPasswordLength(password: string): void {
-    if (password.length < config.password.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
-    if (password.length > config.password.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
-  }
+  const checkPasswordLength = (password: string): void => checkPasswordRules(config, password);
 
   async function assertBelowFailureCap(email: string): Promise<void> {
     const state = await signInFailuresRepository(db).get(email);
@@ -66,14 +75,29 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
-    async signUp(input: { name: string; email: string; password: string; image?: string | null; rememberMe?: boolean }, meta: RequestMeta): Promise<SignedIn> {
+    async signUp(
+      input: { name: string; email: string; password: string; image?: string | null; rememberMe?: boolean; callbackURL?: string },
+      meta: RequestMeta,
+    ): Promise<SignedUp> {
       checkPasswordLength(input.password);
       const email = normalizeEmail(input.email);
       const users = usersRepository(db);
+      const verification = deps.emailVerification;
+      const requireVerification = verification?.requireEmailVerification === true;
       // Hash before looking the address up, so a taken address does not answer faster than a free one.
       const passwordHash = await hasher.hash(input.password);
-      if (await users.findByEmail(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       const now = clock.now();
+      // When sign-up signs nobody in, Better Auth answers a taken address with a made-up user, so the answer
+      // does not say whether the address has an account.
+      const synthetic = (): SignedUp => ({
+        user: { id: newAuthId(), email, name: input.name, emailVerified: false, image: input.image ?? null, createdAt: now, updatedAt: now },
+        session: null,
+        token: null,
+      });
+      if (await users.findByEmail(email)) {
+        if (requireVerification) return synthetic();
+        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      }
       const user: User = {
         id: newAuthId(),
         email,
@@ -87,17 +111,23 @@ export function createAuthService(deps: AuthServiceDeps) {
         return await db.transaction(async (trx) => {
           await usersRepository(trx).insert(user);
           await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, now));
+          // In the sign-up's transaction: the account and its verification mail exist together or not at all.
+          if (verification?.sendOnSignUp) await verification.send(trx, user, input.callbackURL);
+          if (requireVerification) return { user, session: null, token: null };
           const { session, token } = await sessions.create(trx, user.id, { rememberMe: input.rememberMe !== false, meta });
           return { user, session, token };
         });
       } catch (error) {
         // Two sign-ups for one address at once: the unique index decides, the loser hears what it would have.
-        if (isUniqueViolation(error)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+        if (isUniqueViolation(error)) {
+          if (requireVerification) return synthetic();
+          throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+        }
         throw error;
       }
     },
 
-    async signIn(input: { email: string; password: string; rememberMe?: boolean | null }, meta: RequestMeta): Promise<SignedIn> {
+    async signIn(input: { email: string; password: string; rememberMe?: boolean | null; callbackURL?: string }, meta: RequestMeta): Promise<SignedIn> {
       if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
       const email = normalizeEmail(input.email);
       await assertBelowFailureCap(email);
@@ -109,6 +139,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       if (!(await hasher.verify(input.password, account.password))) return failSignIn(email);
       await signInFailuresRepository(db).clear(email);
+      if (deps.emailVerification?.requireEmailVerification && !user.emailVerified) {
+        // Only after the right password: the mail goes to the address's owner, and reveals nothing to anyone else.
+        await deps.emailVerification.send(db, user, input.callbackURL);
+        throw authError(403, 'EMAIL_NOT_VERIFIED');
+      }
       const { session, token } = await sessions.create(db, user.id, { rememberMe: input.rememberMe !== false, meta });
       return { user, session, token };
     },

@@ -55,7 +55,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
    * announced inside the change's transaction and forgotten here once it has committed.
    */
   async function changing<T>(keys: string[], work: (db: Db) => Promise<T>, db: Db = deps.db): Promise<T> {
-    const forget = () => keys.forEach(forgetKey);
+    const forget = () => bus.forgetHere(keys);
     if (db.isTransaction) {
       // Inside the caller's transaction: forget now, and again at commit, so that a read which slipped in
       // between (and saw the old rows) cannot leave them cached.

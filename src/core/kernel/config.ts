@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail-config.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -37,7 +38,29 @@ export interface TillConfig {
   maxBodyBytes: number;
   /** Failed sign-ins allowed per account per hour, across all addresses (ASVS 2.2.1). */
   accountFailureLimit: number;
+  jwt: JwtConfig;
+  /** TILL_MAIL_URL and TILL_MAIL_FROM (mail-config.ts). */
+  mail: MailConfig;
+  /** E-mail verification, password reset, change-email and delete-user switches (mail-config.ts). */
+  emailFlows: EmailFlowsConfig;
 }
+
+/** Signing algorithms offered for /api/auth/token; Better Auth's default (EdDSA) first. */
+export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256', 'PS256'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+export interface JwtConfig {
+  /** Algorithm of newly created signing keys. */
+  alg: JwtAlgorithm;
+  /** Modulus length of new RSA keys (RS256, PS256); the spec refuses anything under 2048. */
+  rsaBits: number;
+  /** Seconds a token lives; also how long a retired key stays in the JWKS, so its last tokens still verify. */
+  expiresIn: number;
+  /** Seconds a key signs before a new one replaces it; 0 keeps the first key for ever. */
+  rotationInterval: number;
+}
+
+export const DEFAULT_JWT: JwtConfig = { alg: 'EdDSA', rsaBits: 2048, expiresIn: 15 * 60, rotationInterval: 30 * 24 * 3600 };
 
 export const DEFAULT_SESSION: SessionConfig = {
   expiresIn: 7 * 24 * 3600,
@@ -71,6 +94,27 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+/** Checked for the environment and for overrides alike, so no code path creates a short RSA key. */
+function checkJwt(jwt: JwtConfig): JwtConfig {
+  if (!(JWT_ALGORITHMS as readonly string[]).includes(jwt.alg)) throw new ConfigError(`TILL_JWT_ALG must be one of ${JWT_ALGORITHMS.join(', ')} (got "${jwt.alg}")`);
+  if (!Number.isInteger(jwt.rsaBits) || jwt.rsaBits < 2048 || jwt.rsaBits > 16384) {
+    throw new ConfigError(`TILL_JWT_RSA_BITS must be an integer from 2048 to 16384: RSA keys under 2048 bits are refused (got ${jwt.rsaBits})`);
+  }
+  if (!Number.isInteger(jwt.expiresIn) || jwt.expiresIn < 1) throw new ConfigError('TILL_JWT_EXPIRES_IN must be a positive number of seconds');
+  if (!Number.isInteger(jwt.rotationInterval) || jwt.rotationInterval < 0) throw new ConfigError('TILL_JWT_ROTATION_INTERVAL must be 0 or a positive number of seconds');
+  return jwt;
+}
+
+function loadJwt(env: NodeJS.ProcessEnv): JwtConfig {
+  const rsaBits = env.TILL_JWT_RSA_BITS === undefined || env.TILL_JWT_RSA_BITS === '' ? DEFAULT_JWT.rsaBits : Number(env.TILL_JWT_RSA_BITS);
+  return {
+    alg: (env.TILL_JWT_ALG || DEFAULT_JWT.alg) as JwtAlgorithm,
+    rsaBits,
+    expiresIn: integer('TILL_JWT_EXPIRES_IN', env.TILL_JWT_EXPIRES_IN, DEFAULT_JWT.expiresIn, 1, 365 * 24 * 3600),
+    rotationInterval: integer('TILL_JWT_ROTATION_INTERVAL', env.TILL_JWT_ROTATION_INTERVAL, DEFAULT_JWT.rotationInterval, 0, 10 * 365 * 24 * 3600),
+  };
 }
 
 /**
@@ -141,5 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     password: overrides.password ?? { minLength: 8, maxLength: 128 },
     maxBodyBytes: overrides.maxBodyBytes ?? 1024 * 1024,
     accountFailureLimit: overrides.accountFailureLimit ?? integer('TILL_ACCOUNT_FAILURE_LIMIT', env.TILL_ACCOUNT_FAILURE_LIMIT, 100, 1, 1_000_000),
+    jwt: checkJwt(overrides.jwt ?? loadJwt(env)),
+    mail: overrides.mail ? { ...overrides.mail, url: checkMailUrl(overrides.mail.url) } : loadMailConfig(env),
+    emailFlows: overrides.emailFlows ?? loadEmailFlows(env),
   };
 }

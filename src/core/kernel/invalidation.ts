@@ -40,6 +40,14 @@ export class InvalidationBus {
     return /^postgres(ql)?:/.test(this.databaseUrl);
   }
 
+  /**
+   * Forgets keys in this daemon's own caches at once, through the same handler as notifications from others, so
+   * every cache (sessions, API keys) hears of a change whichever service made it.
+   */
+  forgetHere(keys: string[]): void {
+    for (const key of keys) this.handlers.onKey(key);
+  }
+
   async announce(db: Db, keys: string[]): Promise<void> {
     if (keys.length === 0 || dialect(db) !== 'postgres') return;
     await db.raw(`select pg_notify('${CHANNEL}', key) from unnest(?::text[]) as key`, [keys]);

@@ -31,6 +31,13 @@ export function registerAuthCommands(program: Command): void {
     lazy(async () => (await import('./logout.js')).run),
   );
 
+  withJson(
+    program
+      .command('verify-email')
+      .description("mail a verification link to the signed-in user's address")
+      .option('--callback-url <url>', 'where the link lands after verifying (a path or a trusted origin)'),
+  ).action(lazy(async () => (await import('./verify-email.js')).run));
+
   withJson(program.command('whoami').description('show who the current session belongs to (exit 4 when not signed in)')).action(
     lazy(async () => (await import('./whoami.js')).run),
   );

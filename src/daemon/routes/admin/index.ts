@@ -7,10 +7,13 @@ import { adminToken, safeEqual } from '../../../core/kernel/crypto.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import { guard } from '../../guard.js';
 import { readBody } from '../../middleware/body.js';
+import { adminApiKeyRoutes } from './api-keys.js';
+import { adminMailRoutes } from './mails.js';
 
 /**
- * Operator-only operations that Better Auth keeps server-side (set-password). Authenticated by the admin token
- * derived from TILL_SECRET (`till admin token` prints it on the daemon's machine), never by a user session.
+ * Operator-only operations that Better Auth keeps server-side (set-password, API keys' server-only fields).
+ * Authenticated by the admin token derived from TILL_SECRET (`till admin token` prints it on the daemon's machine),
+ * never by a user session.
  */
 export function adminRouter(core: CoreContext): Router {
   const router = new Router({ prefix: '/api/admin' });
@@ -31,5 +34,7 @@ export function adminRouter(core: CoreContext): Router {
     ctx.body = { status: true, user: userToWire(user) };
   });
 
+  adminApiKeyRoutes(router, core);
+  adminMailRoutes(router, core);
   return router;
 }

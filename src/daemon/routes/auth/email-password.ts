@@ -13,9 +13,10 @@ export function emailPasswordRoutes(router: Router, deps: AuthRouteDeps): void {
   router.post('/sign-up/email', async (ctx) => {
     const body = guard(signUpBody, bodyOf(ctx), 'body');
     assertFitsCookieCache(deps, { name: body.name, email: body.email, image: body.image ?? null });
-    const signedIn = await core.auth.signUp(body, requestMeta(ctx));
-    issueSessionCookie(deps, ctx, signedIn);
-    ctx.body = { token: signedIn.token, user: userToWire(signedIn.user) };
+    const signedUp = await core.auth.signUp(body, requestMeta(ctx));
+    // With required verification nobody is signed in yet: no cookie, `token: null`.
+    if (signedUp.session && signedUp.token) issueSessionCookie(deps, ctx, { session: signedUp.session, user: signedUp.user, token: signedUp.token });
+    ctx.body = { token: signedUp.token, user: userToWire(signedUp.user) };
   });
 
   router.post('/sign-in/email', async (ctx) => {

@@ -3,11 +3,16 @@ import type { Context, Next } from 'koa';
 import { readBody } from '../../middleware/body.js';
 import { checkOrigin, checkRedirectTargets } from '../../middleware/origin.js';
 import type { createRateLimiter } from '../../middleware/rate-limit.js';
+import { accountRoutes } from './account.js';
+import { apiKeyRoutes } from './api-keys.js';
 import type { AuthRouteDeps } from './deps.js';
 import { emailPasswordRoutes } from './email-password.js';
+import { jwtRoutes } from './jwt.js';
 import { pageRoutes } from './pages.js';
+import { passwordResetRoutes } from './password-reset.js';
 import { sessionRoutes } from './session.js';
 import { userRoutes } from './user.js';
+import { verificationRoutes } from './verification.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
 const FORM_ROUTES = new Set(['/sign-in/email', '/sign-up/email']);
@@ -33,6 +38,11 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   emailPasswordRoutes(router, deps);
   sessionRoutes(router, deps);
   userRoutes(router, deps);
+  verificationRoutes(router, deps);
+  passwordResetRoutes(router, deps);
+  accountRoutes(router, deps);
+  apiKeyRoutes(router, deps);
+  jwtRoutes(router, deps);
   pageRoutes(router, deps);
   return router;
 }

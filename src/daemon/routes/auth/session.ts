@@ -6,6 +6,7 @@ import { hashSessionToken } from '../../../core/auth/sessions.js';
 import { sessionToWire, userToWire } from '../../../core/auth/wire.js';
 import { guard } from '../../guard.js';
 import { bodyOf, issueSessionCookie, type AuthRouteDeps } from './deps.js';
+import { setAuthJwtHeader } from './jwt.js';
 
 /** Better Auth answers a missing session with a literal JSON `null` and status 200. */
 function respondNull(ctx: Context): void {
@@ -32,6 +33,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
       const cached = cookies.readSessionData(ctx, core.clock.now().getTime());
       if (cached && cached.session.token === presented.token) {
         ctx.body = cached;
+        await setAuthJwtHeader(ctx, core, cached.user);
         return;
       }
     }
@@ -43,6 +45,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
     }
     if (actor.source === 'cookie' && (actor.refreshed || core.config.session.cookieCache.enabled)) issueSessionCookie(deps, ctx, actor);
     ctx.body = { session: sessionToWire(actor.session, actor.token), user: userToWire(actor.user) };
+    await setAuthJwtHeader(ctx, core, userToWire(actor.user));
   });
 
   // Better Auth accepts POST here only with deferred session refresh, which Till does not offer.

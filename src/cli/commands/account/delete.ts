@@ -1,0 +1,71 @@
+import { createInterface } from 'node:readline/promises';
+import type { DeleteUserBody, SessionAndUserWire } from '../../../core/auth/schemas.js';
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { forgetSession } from '../../credentials.js';
+import { ApiError, CliError, EXIT, NotSignedInError, UsageError } from '../../errors.js';
+import { info, printJson } from '../../output.js';
+import { readSecrets } from '../../prompt.js';
+import { resolveTarget, type Target } from '../../target.js';
+
+interface Options {
+  yes?: boolean;
+  passwordStdin?: boolean;
+  token?: string;
+  callbackUrl?: string;
+  json?: boolean;
+}
+
+async function confirm(email: string): Promise<void> {
+  if (!process.stdin.isTTY) throw new UsageError('refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(`This deletes ${email} and everything in it for good. Type the address to confirm: `);
+    if (answer.trim().toLowerCase() !== email.toLowerCase()) throw new CliError('not confirmed; nothing was deleted', EXIT.usage);
+  } finally {
+    prompt.close();
+  }
+}
+
+async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<{ success: boolean; message: string }> {
+  try {
+    return await call<{ success: boolean; message: string }>(target, 'POST', '/api/auth/delete-user', { body });
+  } catch (error) {
+    // Better Auth answers a turned-off route with a bare 404.
+    if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon does not allow deleting accounts (TILL_DELETE_USER=off)');
+    throw error;
+  }
+}
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  const target = resolveTarget(globals);
+  const session = await call<SessionAndUserWire | null>(target, 'GET', '/api/auth/get-session');
+  if (!session) throw new NotSignedInError('not signed in: the session has expired or was revoked; run `till login`');
+  const { email } = session.user;
+  if (!opts.yes) await confirm(email);
+  const body: NonNullable<DeleteUserBody> = {};
+  if (opts.token) body.token = opts.token;
+  if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;
+  if (opts.passwordStdin) [body.password] = await readSecrets([{ label: 'Password' }], opts);
+  let answer: { success: boolean; message: string };
+  try {
+    answer = await deleteUser(target, body);
+  } catch (error) {
+    // The session is too old to delete on its own say-so: a terminal can still supply the password.
+    if (!(error instanceof ApiError && error.code === 'SESSION_EXPIRED') || body.password) throw error;
+    if (!process.stdin.isTTY) throw new UsageError(`${error.serverMessage} Pass the password with --password-stdin`);
+    [body.password] = await readSecrets([{ label: 'Password' }], {});
+    answer = await deleteUser(target, body);
+  }
+  const deleted = answer.message === 'User deleted';
+  if (deleted && target.tokenSource === 'profile') forgetSession(target);
+  if (opts.json) {
+    printJson({ deleted, verificationSent: !deleted, email });
+    return;
+  }
+  info(
+    deleted
+      ? `Deleted the account ${email}`
+      : `A confirmation link was mailed to ${email}; open it while signed in, or run \`till account delete --token <token>\``,
+  );
+}

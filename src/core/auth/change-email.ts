@@ -1,0 +1,44 @@
+import type { Db } from '../kernel/db.js';
+import { DomainError } from '../kernel/errors.js';
+import type { EmailFlowsConfig } from '../kernel/mail-config.js';
+import type { AccountMail } from './account-mail.js';
+import { normalizeEmail } from './email.js';
+import type { EmailTokens } from './email-tokens.js';
+import { authError } from './errors.js';
+import { usersRepository } from './repository.js';
+import type { AuthActor } from './sessions.js';
+
+export interface ChangeEmailDeps {
+  db: Db;
+  flows: Pick<EmailFlowsConfig, 'changeEmail'>;
+  tokens: EmailTokens;
+  accountMail: AccountMail;
+}
+
+export type ChangeEmailService = ReturnType<typeof createChangeEmailService>;
+
+/**
+ * Better Auth's change of address with `sendChangeEmailConfirmation`: a verified address must first approve the
+ * change (a link to the current mailbox), then the new address must be proven (a link to the new mailbox); an
+ * unverified address skips the approval. The account keeps its current address, and that address's verified
+ * state, until the new one is proven; it then arrives verified. Nothing is changed before that, so a mistyped or
+ * hostile new address never locks anyone out.
+ */
+export function createChangeEmailService(deps: ChangeEmailDeps) {
+  const { db, tokens, accountMail } = deps;
+
+  return {
+    async request(actor: AuthActor, input: { newEmail: string; callbackURL?: string }): Promise<void> {
+      if (!deps.flows.changeEmail) throw authError(400, 'CHANGE_EMAIL_DISABLED');
+      const newEmail = normalizeEmail(input.newEmail);
+      if (newEmail === actor.user.email) throw new DomainError(400, undefined, 'Email is the same');
+      if (await usersRepository(db).findByEmail(newEmail)) {
+        // Taken: the same answer as a free address, after signing the token a real request would sign.
+        await tokens.sign({ email: actor.user.email, updateTo: newEmail, userId: actor.user.id });
+        return;
+      }
+      if (actor.user.emailVerified) await accountMail.sendChangeConfirmation(db, actor.user, newEmail, input.callbackURL);
+      else await accountMail.sendChangeVerification(db, actor.user, newEmail, input.callbackURL);
+    },
+  };
+}

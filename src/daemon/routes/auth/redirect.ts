@@ -1,0 +1,28 @@
+import type { Context } from 'koa';
+
+/** A 302 with an empty body, as Better Auth's redirecting routes answer. */
+export function redirect(ctx: Context, location: string): void {
+  // Body first: Koa turns a null body into 204 unless the status is set after it.
+  ctx.body = null;
+  ctx.status = 302;
+  ctx.set('Location', location);
+}
+
+/**
+ * Adds query parameters to an absolute or root-relative URL, keeping what its query already holds and where it
+ * is relative (Better Auth's appendQueryParams, used by /verify-email).
+ */
+export function appendQuery(url: string, params: Record<string, string>): string {
+  const relative = url.startsWith('/');
+  const parsed = new URL(url, 'https://till.invalid');
+  const query = new URLSearchParams(params).toString();
+  parsed.search = parsed.search ? `${parsed.search}&${query}` : query;
+  return relative ? parsed.href.slice(parsed.origin.length) : parsed.href;
+}
+
+/** Resolves a callback against the base URL and sets parameters on it (Better Auth's reset-password redirect). */
+export function absoluteWith(url: string, base: string, params: Record<string, string>): string {
+  const parsed = new URL(url, base);
+  for (const [name, value] of Object.entries(params)) parsed.searchParams.set(name, value);
+  return parsed.href;
+}
