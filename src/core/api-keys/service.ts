@@ -7,7 +7,8 @@ import type { SessionConfig } from '../kernel/config.js';
 import type { Db } from '../kernel/db.js';
 import { newAuthId } from '../kernel/ids.js';
 import type { InvalidationBus } from '../kernel/invalidation.js';
-import { ApiKeyCache } from './cache.js';
+import { CoherentCache } from '../kernel/coherent-cache.js';
+import type { CachedKey } from './verify.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey, newApiKey } from './keys.js';
 import type { ApiKeyChanges, ApiKeyRecord } from './repository.js';
@@ -66,13 +67,13 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
 export function createApiKeyService(deps: { db: Db; clock: Clock; bus: InvalidationBus; session: SessionConfig }) {
   const { db, clock, bus } = deps;
-  const cache = new ApiKeyCache(CACHE_MAX_AGE_MS);
+  const cache = new CoherentCache<CachedKey>(CACHE_MAX_AGE_MS);
   const usage = new UsageRecorder((keyId, uses, lastRequest) => apiKeysRepository(db).addUsage(keyId, uses, lastRequest));
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   function forgetKey(key: string): void {
-    if (key.startsWith('apikey:')) cache.forgetKey(key.slice('apikey:'.length));
-    else if (key.startsWith('user:')) cache.forgetUser(key.slice('user:'.length));
+    if (key.startsWith('apikey:')) cache.forget(key.slice('apikey:'.length));
+    else if (key.startsWith('user:')) cache.forgetOwner(key.slice('user:'.length));
   }
 
   /** As sessions' `changing`: announced inside the transaction, forgotten here once it has committed. */

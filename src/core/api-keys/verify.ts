@@ -3,7 +3,7 @@ import type { AuthActor } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
 import type { InvalidationBus } from '../kernel/invalidation.js';
-import type { ApiKeyCache } from './cache.js';
+import type { CoherentCache } from '../kernel/coherent-cache.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey } from './keys.js';
 import type { ApiKeyRecord } from './repository.js';
@@ -15,7 +15,8 @@ export interface VerifierDeps {
   db: Db;
   clock: Clock;
   bus: InvalidationBus;
-  cache: ApiKeyCache;
+  /** Verified keys by hash, owned by their user; usage counters are never decided from it. */
+  cache: CoherentCache<CachedKey>;
   usage: UsageRecorder;
   /** Seconds a session lives: the mock session of a key without expiry ends that far ahead, as in Better Auth. */
   sessionExpiresIn: number;
@@ -41,6 +42,11 @@ function refillDue(key: ApiKeyRecord, now: number): boolean {
  * counted in memory and written at most once a minute. Keys with `remaining` or a rate limit are counted exactly,
  * by one atomic UPDATE per use.
  */
+export interface CachedKey {
+  key: ApiKeyRecord;
+  user: User;
+}
+
 export function createVerifier(deps: VerifierDeps) {
   const { clock, cache, bus } = deps;
 
@@ -50,7 +56,7 @@ export function createVerifier(deps: VerifierDeps) {
     const readEpoch = cache.beginRead();
     const found = await apiKeysRepository(deps.db).findWithUserByHash(keyHash);
     if (!found) throw apiKeyError(401, 'INVALID_API_KEY');
-    if (useCache && found.user && found.key.referenceType === 'user') cache.fill(readEpoch, found.key, found.user, now);
+    if (useCache && found.user && found.key.referenceType === 'user') cache.fill(readEpoch, keyHash, found.user.id, { key: found.key, user: found.user }, now);
     return found;
   }
 

@@ -5,10 +5,10 @@ import type { SessionConfig } from '../kernel/config.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../kernel/db.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
+import { CoherentCache } from '../kernel/coherent-cache.js';
 import type { InvalidationBus } from '../kernel/invalidation.js';
 import type { Session, User } from './repository.js';
 import { sessionsRepository } from './repository.js';
-import { SessionCache } from './session-cache.js';
 
 /** Who is asking: the resolved session, its user, and the bearer token the request presented. */
 export interface AuthActor {
@@ -37,7 +37,8 @@ export type SessionService = ReturnType<typeof createSessionService>;
 
 export function createSessionService(deps: { db: Db; clock: Clock; session: SessionConfig; bus: InvalidationBus }) {
   const { clock, session: config, bus } = deps;
-  const cache = new SessionCache(CACHE_MAX_AGE_MS);
+  // Resolved sessions by token hash, owned by their user (a change to the user drops them all).
+  const cache = new CoherentCache<{ session: Session; user: User }>(CACHE_MAX_AGE_MS);
 
   function isDueForRefresh(session: Session, now: number): boolean {
     // Better Auth's rule: slide once the session is older than updateAge, measured from its last extension.
@@ -46,8 +47,8 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   function forgetKey(key: string): void {
-    if (key.startsWith('session:')) cache.forgetSession(key.slice('session:'.length));
-    else if (key.startsWith('user:')) cache.forgetUser(key.slice('user:'.length));
+    if (key.startsWith('session:')) cache.forget(key.slice('session:'.length));
+    else if (key.startsWith('user:')) cache.forgetOwner(key.slice('user:'.length));
   }
 
   /**
@@ -130,10 +131,10 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
         const updatedAt = new Date(now);
         await changing([sessionKey(tokenHash)], (db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt));
         const session = { ...found.session, expiresAt, updatedAt };
-        if (useCache) cache.replace(tokenHash, session, found.user, now);
+        if (useCache) cache.put(tokenHash, found.user.id, { session, user: found.user }, now);
         return { ...found, session, token, refreshed: true };
       }
-      if (useCache) cache.fill(readEpoch, tokenHash, found.session, found.user, now);
+      if (useCache) cache.fill(readEpoch, tokenHash, found.user.id, found, now);
       return { ...found, token, refreshed: false };
     },
 
