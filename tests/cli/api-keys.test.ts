@@ -49,6 +49,12 @@ describe('till api-keys', () => {
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.json).toMatchObject({ name: null, expiresAt: null, key: expect.stringMatching(/^[A-Za-z]{64}$/) });
 
+    // logout cannot end a key, and says so instead of claiming a signed-out session.
+    const logout = await ci.run(['logout']);
+    expect(logout.exitCode).toBe(1);
+    expect(logout.stderr).toMatch(/TILL_TOKEN holds an API key/);
+    expect((await ci.run(['whoami'])).exitCode).toBe(0);
+
     const list = await ci.run(['api-keys', 'list', '--json']);
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.json).toHaveLength(2);

@@ -1,3 +1,4 @@
+import { looksLikeApiKey } from '../../../core/api-keys/keys.js';
 import type { Invocation } from '../../action.js';
 import { call } from '../../client.js';
 import { forgetSession } from '../../credentials.js';
@@ -8,6 +9,10 @@ import { resolveTarget } from '../../target.js';
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = resolveTarget(globals);
   if (!target.token) throw new NotSignedInError(`not signed in (profile "${target.profile}", ${target.url})`);
+  // An API key is not a session: signing out would end nothing, and saying otherwise would leave it live unnoticed.
+  if (target.tokenSource === 'env' && looksLikeApiKey(target.token)) {
+    throw new CliError('TILL_TOKEN holds an API key, which logout does not end; revoke it with `till api-keys revoke <id>` or unset TILL_TOKEN', 1);
+  }
   let failure: unknown = null;
   try {
     await call(target, 'POST', '/api/auth/sign-out', { body: {} });
