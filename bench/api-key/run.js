@@ -23,7 +23,10 @@ function options(argv) {
   const flags = { duration: 10, warmup: 2, connections: 32, rounds: 3, pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, rounds: 1 });
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write('Usage: node bench/api-key/run.js [--duration <s>] [--warmup <s>] [--connections <n>] [--rounds <n>] [--pg-url <url>] [--quick]\n');
+      process.exit(0);
+    } else if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, rounds: 1 });
     else if (arg === '--pg-url') flags.pgUrl = argv[++i];
     else if (/^--(duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) > 0) flags[arg.slice(2)] = Number(argv[++i]);
     else {

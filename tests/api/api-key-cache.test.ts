@@ -4,6 +4,7 @@ import { adminKey, adminPost, keyClient, keyOwner } from '../helpers/api-keys.js
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, testDialect } from '../helpers/database.js';
 import type { TestClient } from '../helpers/http.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Verified keys are kept in memory like sessions. Every change Till makes to a key or its user must be visible
 // on the very next request, on this daemon, and on every daemon sharing the PostgreSQL database.
@@ -66,19 +67,6 @@ describe('in-memory API key cache', () => {
     expect(await status(second.byKey)).toBe('401 INVALID_API_KEY');
   });
 });
-
-/**
- * Another daemon hears of a change through PostgreSQL's NOTIFY a few milliseconds after it commits: poll a
- * bounded number of times instead of sleeping for a guessed delay.
- */
-async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 200 && value !== expected; attempt++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    value = await read();
-  }
-  return value;
-}
 
 // Only PostgreSQL lets several daemons share a database (nothing is reported as skipped on SQLite).
 if (testDialect === 'postgres') {

@@ -4,19 +4,7 @@ import { DatabaseLockedError } from '../../src/core/kernel/db.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, testDialect } from '../helpers/database.js';
 import { TestClient, signUpUser } from '../helpers/http.js';
-
-/**
- * Another daemon hears of a change through PostgreSQL's NOTIFY, a few milliseconds after it commits: poll for
- * the expected value a bounded number of times instead of sleeping for a guessed delay.
- */
-async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
-  let value = await read();
-  for (let attempt = 0; attempt < 200 && value !== expected; attempt++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    value = await read();
-  }
-  return value;
-}
+import { eventually } from '../helpers/eventually.js';
 
 describe('several daemons, one database', () => {
   // Each case exists only on its dialect (nothing is reported as skipped on the other).

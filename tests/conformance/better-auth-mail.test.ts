@@ -1,52 +1,13 @@
-import { createAuthClient } from 'better-auth/client';
 import { describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/http.js';
 import { linkIn } from '../helpers/mail.js';
 import { MAIL_MODES, useMailHarness, type MailHarness } from '../helpers/mail-harness.js';
+import { PASSWORD, makeClient } from './client.js';
 
-// Better Auth's own client (1.7.25, pinned in better-auth-client.test.ts) driving the mail flows against Till,
+// Better Auth's own client (1.7.25, pinned in client.ts) driving the mail flows against Till,
 // with the mail read where a user would read it: an SMTP mailbox, or the outbox.
 
-const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new password';
-
-/** A cookie jar as a browser keeps one: Set-Cookie is stored, Max-Age=0 deletes, Cookie is sent back. */
-class CookieJar {
-  readonly cookies = new Map<string, string>();
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-
-  absorb(headers: Headers): void {
-    for (const cookie of headers.getSetCookie()) {
-      const [pair, ...attributes] = cookie.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      if (attributes.some((attribute) => /^\s*max-age\s*=\s*0\s*$/i.test(attribute))) this.cookies.delete(name);
-      else this.cookies.set(name, pair!.slice(eq + 1).trim());
-    }
-  }
-}
-
-/** The client as a browser app on the daemon's origin uses it: a cookie jar, and its Origin on every request. */
-function makeClient(baseUrl: string) {
-  const jar = new CookieJar();
-  const client = createAuthClient({
-    baseURL: baseUrl,
-    fetchOptions: {
-      customFetchImpl: async (input: string | URL | Request, init: RequestInit = {}) => {
-        const headers = new Headers(init.headers);
-        if (jar.cookies.size > 0) headers.set('cookie', jar.header());
-        headers.set('origin', baseUrl);
-        const response = await fetch(input, { ...init, headers });
-        jar.absorb(response.headers);
-        return response;
-      },
-    },
-  });
-  return { client, jar };
-}
 
 async function signedUp(h: MailHarness) {
   const c = makeClient(h.daemon.url);
