@@ -1,22 +1,37 @@
 #!/usr/bin/env node
 // API-key benchmark: GET /api/auth/get-session authenticated by an API key against the same route authenticated by
-// a session, on one Till daemon, in one run, on PostgreSQL. Reuses bench/auth's daemon launcher (till-server.mjs)
-// and load generator (load.mjs). Scenarios are interleaved over rounds and the median round of each is reported.
+// a session, on one Till daemon, in one run, on PostgreSQL. Runs on bench/auth's harness (harness.mjs: processes,
+// database, load generator load.mjs, clean-up), daemon launcher (till-server.mjs) and table helpers (report.mjs).
+// Scenarios are interleaved over rounds and the median round of each is reported.
 // Prints a table, the ratios against the goal (key ≥ 0.8 × session) and, last, one JSON line.
 // `npm run build && npm run bench:api-key [-- --quick | --rounds 5 | --duration 10 | --connections 32 | --pg-url URL]`
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
-import { request } from 'undici';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import {
+  BenchError,
+  EXIT_WITH_PARENT,
+  HERE as AUTH_BENCH,
+  ROOT,
+  cleanup,
+  cookiesFrom,
+  createDatabase,
+  freePort,
+  log,
+  logServerOutput,
+  makeTempDir,
+  requestText,
+  sleep,
+  startChild,
+  startLoad,
+  stopChild,
+  tillEnv,
+  waitUntilReady,
+  withAdmin,
+} from '../auth/harness.mjs';
+import { fmt, median, row } from '../auth/report.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '../..');
-const AUTH_BENCH = join(ROOT, 'bench/auth');
 const GOAL = 0.8; // API-key get-session req/s ≥ 80 % of session get-session req/s
 
 function options(argv) {
@@ -37,87 +52,30 @@ function options(argv) {
   return flags;
 }
 
-const log = (message) => process.stderr.write(`[bench] ${message}\n`);
-const freePort = () =>
-  new Promise((done, fail) => {
-    const server = createServer().once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
+const query = (pgUrl, sql) => withAdmin(pgUrl, (client) => client.query(sql));
 
-/** CPU seconds (user + system, all threads) a process has used so far, from /proc; null elsewhere. */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-async function admin(pgUrl, sql) {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function startTill(dbUrl, dataDir) {
+async function startTill(dbUrl) {
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    TILL_DATABASE_URL: dbUrl,
-    TILL_SECRET: randomBytes(32).toString('base64url'),
-    TILL_HOST: '127.0.0.1',
-    TILL_PORT: String(port),
-    TILL_RATE_LIMIT: 'off',
-    TILL_DATA_DIR: dataDir,
-    TILL_LOG_LEVEL: 'error',
-  };
-  const execArgv = ['--import', pathToFileURL(join(AUTH_BENCH, 'exit-with-parent.mjs')).href];
-  const child = fork(join(AUTH_BENCH, 'till-server.mjs'), [], { env, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  await new Promise((done, fail) => {
-    child.once('message', (message) => (message?.type === 'ready' ? done() : fail(new Error(`unexpected ${JSON.stringify(message)}`))));
-    child.once('exit', (code) => fail(new Error(`till exited (${code}) before it was ready`)));
-  });
-  return { child, baseUrl: `http://127.0.0.1:${port}` };
+  const env = tillEnv({ dbUrl, port, dataDir: makeTempDir('till-bench-apikey-') });
+  const child = startChild('till (bench/auth/till-server.mjs)', join(AUTH_BENCH, 'till-server.mjs'), [], { env, execArgv: EXIT_WITH_PARENT });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntilReady(child, baseUrl);
+  return { child, baseUrl };
 }
 
-async function json(baseUrl, path, { method = 'GET', headers = {}, body } = {}) {
-  const response = await request(`${baseUrl}${path}`, {
-    method,
-    headers: { origin: baseUrl, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`${method} ${path} answered ${response.statusCode} ${text.slice(0, 300)}`);
-  return { json: JSON.parse(text), headers: response.headers };
+/** A request that must answer 200 with JSON. */
+async function json(baseUrl, path, init = {}) {
+  const { status, headers, text } = await requestText(baseUrl, path, init);
+  if (status !== 200) throw new Error(`${init.method ?? 'GET'} ${path} answered ${status} ${text.slice(0, 300)}`);
+  return { json: JSON.parse(text), headers };
 }
 
-/** One load run (bench/auth/load.mjs in its own process), with the server's CPU over the measured window. */
-function load(spec, serverPid) {
-  const child = fork(join(AUTH_BENCH, 'load.mjs'), [], { execArgv: ['--max-semi-space-size=32'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let cpu0 = null;
-  return new Promise((done, fail) => {
-    child.on('message', (message) => {
-      if (message.type === 'measuring') cpu0 = cpuSeconds(serverPid);
-      else if (message.type === 'failed') fail(new Error(message.error));
-      else if (message.type === 'result') {
-        const result = message.result;
-        const cpu1 = cpuSeconds(serverPid);
-        if (cpu0 !== null && cpu1 !== null && result.requests > 0) result.serverCpuMicrosPerRequest = ((cpu1 - cpu0) * 1e6) / result.requests;
-        done(result);
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`load exited (${code}) without a result`)));
-    child.send({ type: 'run', spec });
-  });
+/** One load run on Till, with the figures this benchmark reports (startLoad also reads CPU percentages: left out). */
+async function load(label, spec, till) {
+  const result = await startLoad(label, spec, till).result;
+  delete result.serverCpuPercent;
+  delete result.machineBusyPercent;
+  return result;
 }
 
 const KEY = 'API key  x-api-key';
@@ -127,8 +85,7 @@ const BEARER_SESSION = 'session  Authorization: Bearer <token>';
 
 /** Prints the table, the ratios and one JSON line; returns the exit status. */
 function report(flags, pgVersion, rounds, keyRowUpdates) {
-  const median = (list) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor((list.length - 1) / 2)];
-  const results = Object.fromEntries([...rounds].map(([label, list]) => [label, median(list)]));
+  const results = Object.fromEntries([...rounds].map(([label, list]) => [label, median(list, (r) => r.rps)]));
   const failed = [...rounds].flatMap(([label, list]) =>
     list.filter((r) => r.errors > 0 || r.requests === 0).map((r) => `${label}: ${r.errors} errors ${r.badSamples.join(' | ')}`),
   );
@@ -139,17 +96,15 @@ function report(flags, pgVersion, rounds, keyRowUpdates) {
     cpuXApiKeyOverCookie: results[KEY].serverCpuMicrosPerRequest / results[COOKIE].serverCpuMicrosPerRequest,
   };
   const requests = [...rounds.values()].flat().reduce((n, r) => n + r.requests, 0);
-  const fmt = (value, digits = 0) => (value === undefined || value === null ? '-' : value.toFixed(digits));
-  const row = (cells, widths) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('');
   const widths = [42, 9, 9, 9, 12, 8];
   const lines = [
     '',
     `API-key benchmark: GET /api/auth/get-session, ${flags.connections} connections, ${flags.warmup} s warm-up + ${flags.duration} s, ` +
       `median of ${flags.rounds} round(s); Node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${pgVersion}`,
     '',
-    row(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'errors'], widths),
+    row(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'errors'], widths, ''),
     ...Object.entries(results).map(([label, r]) =>
-      row([label, fmt(r.rps), fmt(r.latencyMs.p50, 2), fmt(r.latencyMs.p99, 2), fmt(r.serverCpuMicrosPerRequest), String(r.errors)], widths),
+      row([label, fmt(r.rps, 0), fmt(r.latencyMs.p50, 2), fmt(r.latencyMs.p99, 2), fmt(r.serverCpuMicrosPerRequest, 0), String(r.errors)], widths, ''),
     ),
     '',
     `API key (x-api-key) / session (cookie), req/s:           ${fmt(ratios.xApiKeyOverCookie, 2)}   goal >= ${GOAL}   ${ratios.xApiKeyOverCookie >= GOAL ? 'MET' : 'MISSED'}`,
@@ -169,19 +124,15 @@ function report(flags, pgVersion, rounds, keyRowUpdates) {
 async function main(flags) {
   if (!existsSync(join(ROOT, 'dist/src/daemon/server.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   const name = `bench_apikey_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const pgVersion = (await admin(flags.pgUrl, 'SHOW server_version')).rows[0].server_version;
-  await admin(flags.pgUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(flags.pgUrl);
-  url.pathname = `/${name}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'till-bench-apikey-'));
-  let till = null;
+  const pgVersion = (await query(flags.pgUrl, 'SHOW server_version')).rows[0].server_version;
+  const dbUrl = await createDatabase(flags.pgUrl, name);
+  const till = await startTill(dbUrl);
   try {
-    till = await startTill(url.toString(), dataDir);
     const { baseUrl } = till;
     log(`till at ${baseUrl} (pid ${till.child.pid}), PostgreSQL ${pgVersion}`);
     const email = `bench-${name}@example.com`;
     const signUp = await json(baseUrl, '/api/auth/sign-up/email', { method: 'POST', body: { name: 'Bench', email, password: 'correct horse battery staple' } });
-    const cookie = [].concat(signUp.headers['set-cookie']).map((line) => line.split(';')[0]).join('; ');
+    const cookie = cookiesFrom(signUp.headers);
     const token = signUp.json.token;
     const bearer = { authorization: `Bearer ${token}` };
     const created = await json(baseUrl, '/api/auth/api-key/create', { method: 'POST', headers: bearer, body: { name: 'bench' } });
@@ -210,30 +161,30 @@ async function main(flags) {
           expectStatus: 200,
           expectText: '"session"',
         };
-        rounds.get(label).push(await load(spec, till.child.pid));
+        rounds.get(label).push(await load(label, spec, till.child));
       }
     }
     // Row updates on api_keys while the key was hammered: the proof that a use costs no write (at most one a minute).
-    await new Promise((done) => setTimeout(done, 1500)); // PostgreSQL publishes table statistics about once a second
-    const stats = await admin(url.toString(), "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'api_keys'");
+    await sleep(1500); // PostgreSQL publishes table statistics about once a second
+    const stats = await query(dbUrl, "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'api_keys'");
     const keyRowUpdates = Number(stats.rows[0]?.n_tup_upd ?? NaN);
 
     return report(flags, pgVersion, rounds, keyRowUpdates);
   } finally {
-    if (till) {
-      till.child.kill('SIGTERM');
-      await new Promise((done) => (till.child.exitCode !== null ? done() : till.child.once('exit', done)));
-    }
-    const drop = `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`;
-    await admin(flags.pgUrl, drop).catch((error) => log(`could not drop ${name}: ${error.message}`));
-    rmSync(dataDir, { recursive: true, force: true });
+    // Anything Till said beyond its start-up line (errors, warnings) goes to stderr, for a look.
+    await stopChild(till.child);
+    logServerOutput(till.child);
   }
 }
 
-main(options(process.argv.slice(2))).then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`bench:api-key: ${error.stack ?? error}\n`);
-    process.exit(1);
-  },
-);
+// The daemon, the loads, the database and the data directory go whatever happens (harness.mjs cleanup()).
+const flags = options(process.argv.slice(2));
+let code = 1;
+try {
+  code = await main(flags);
+} catch (error) {
+  process.stderr.write(`bench:api-key: ${error instanceof BenchError ? error.message : error.stack ?? error}\n`);
+} finally {
+  await cleanup(flags.pgUrl);
+}
+process.exit(code);

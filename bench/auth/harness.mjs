@@ -1,12 +1,13 @@
-// What the auth benchmark (bench/auth/run.js) runs on: CPU and memory readings from /proc, child processes and
-// PostgreSQL databases that are cleaned up whatever happens, waiting for a server, small HTTP helpers, and the load
-// processes (load.mjs).
+// What the auth and API-key benchmarks (bench/auth/run.js, bench/api-key/run.js) run on: CPU and memory readings
+// from /proc, child processes and PostgreSQL databases that are cleaned up whatever happens, Till's environment,
+// waiting for a server, small HTTP helpers, and the load processes (load.mjs).
 import { execFileSync, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { request } from 'undici';
 
@@ -181,6 +182,32 @@ export function cleanup(pgUrl) {
 // ---------------------------------------------------------------------------------------------------------------
 // Servers and HTTP
 
+/** node options that make a forked server exit when the benchmark that forked it goes away (exit-with-parent.mjs). */
+export const EXIT_WITH_PARENT = Object.freeze(['--import', pathToFileURL(join(HERE, 'exit-with-parent.mjs')).href]);
+
+/** The environment a benchmarked Till daemon runs with: production, on 127.0.0.1:<port>, rate limits off. */
+export function tillEnv({ dbUrl, port, dataDir }) {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    TILL_DATABASE_URL: dbUrl,
+    TILL_SECRET: randomBytes(32).toString('base64url'),
+    TILL_PORT: String(port),
+    TILL_HOST: '127.0.0.1',
+    TILL_RATE_LIMIT: 'off',
+    TILL_DATA_DIR: dataDir,
+    TILL_LOG_LEVEL: 'error',
+  };
+}
+
+/** Logs anything a stopped server said beyond its start-up and shut-down lines (errors, warnings), for a look. */
+export function logServerOutput(child) {
+  const said = child.output
+    .split('\n')
+    .filter((line) => line.trim() && !/listening on|SIGTERM received|^(till: )?stopped$/i.test(line.trim()));
+  if (said.length) log(`${child.benchName} said:\n  ${said.slice(-20).join('\n  ')}`);
+}
+
 export async function waitUntilReady(child, baseUrl, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
@@ -214,15 +241,18 @@ export function cookiesFrom(headers) {
   return jar.join('; ');
 }
 
-export async function postJson(baseUrl, path, body, headers = {}) {
+/** One request from the server's own origin, with `body` (if any) sent as JSON; answers {status, headers, text}. */
+export async function requestText(baseUrl, path, { method = 'GET', headers = {}, body } = {}) {
   const response = await request(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: baseUrl, ...headers },
-    body: JSON.stringify(body),
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), origin: baseUrl, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.body.text();
   return { status: response.statusCode, headers: response.headers, text };
 }
+
+export const postJson = (baseUrl, path, body, headers = {}) => requestText(baseUrl, path, { method: 'POST', headers, body });
 
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The auth benchmark's report (bench/auth/run.js): the results table, the goals and whether they were met, and the
-// check that too many requests did not fail.
+// check that too many requests did not fail. fmt, pad, row and median serve bench/api-key/run.js too.
 import { cpus } from 'node:os';
 import { log } from './harness.mjs';
 
@@ -9,13 +9,19 @@ const GOALS = {
   mixedP99Ms: 25, // Till get-session p99 while sign-ins run flat out < 25 ms
 };
 
-const fmt = (value, digits = 1) => (value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
-const pad = (text, width, right = false) => (right ? String(text).padStart(width) : String(text).padEnd(width));
+export const fmt = (value, digits = 1) => (value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
+export const pad = (text, width, right = false) => (right ? String(text).padStart(width) : String(text).padEnd(width));
+
+/** One table line: the first cell left-aligned, the others right-aligned, each in its width. */
+export const row = (cells, widths, separator = ' ') => cells.map((cell, i) => pad(cell, widths[i], i > 0)).join(separator);
+
+/** The median result of a list of rounds by `score` (the lower one of the middle two); undefined for none. */
+export const median = (list, score) => (list.length ? [...list].sort((a, b) => score(a) - score(b))[Math.floor((list.length - 1) / 2)] : undefined);
 
 function table(rows) {
   const header = ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'CPU us/req', 'loader CPU', 'machine busy'];
   const widths = [46, 9, 8, 8, 8, 8, 7, 11, 11, 11, 13];
-  const line = (cells) => cells.map((cell, i) => pad(cell, widths[i], i > 0)).join(' ');
+  const line = (cells) => row(cells, widths);
   const out = [line(header), line(widths.map((w) => '-'.repeat(w)))];
   for (const [label, r] of rows) {
     if (!r) continue;

@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import {
   BenchError,
+  EXIT_WITH_PARENT,
   HERE,
   ROOT,
   cleanup,
@@ -26,6 +26,7 @@ import {
   dropStaleDatabases,
   freePort,
   log,
+  logServerOutput,
   makeTempDir,
   memoryOf,
   postJson,
@@ -34,12 +35,13 @@ import {
   startLoad,
   stopChild,
   systemCpu,
+  tillEnv,
   waitUntilReady,
   withAdmin,
 } from './harness.mjs';
 import { parseOptions } from './options.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
-import { assessGoals, failuresOf, summaryLines } from './report.mjs';
+import { assessGoals, failuresOf, median, summaryLines } from './report.mjs';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers
@@ -59,24 +61,14 @@ async function startTill(options, dbUrl) {
   const port = await freePort();
   const dataDir = makeTempDir('till-bench-');
   const launch = options.tillLaunch === 'auto' ? (cliAvailable() ? 'cli' : 'module') : options.tillLaunch;
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    TILL_DATABASE_URL: dbUrl,
-    TILL_SECRET: randomBytes(32).toString('base64url'),
-    TILL_PORT: String(port),
-    TILL_HOST: '127.0.0.1',
-    TILL_RATE_LIMIT: 'off',
-    TILL_DATA_DIR: dataDir,
-    TILL_LOG_LEVEL: 'error',
-  };
+  const env = tillEnv({ dbUrl, port, dataDir });
   // Defaults on purpose: bcrypt cost 10 and the default number of hash workers (what users get).
   delete env.TILL_BCRYPT_COST;
   delete env.TILL_HASH_WORKERS;
   delete env.TILL_BASE_URL;
   delete env.TILL_SESSION_COOKIE_CACHE;
   Object.assign(env, options.tillEnv);
-  const execArgv = ['--import', pathToFileURL(join(HERE, 'exit-with-parent.mjs')).href];
+  const execArgv = [...EXIT_WITH_PARENT];
   if (options.cpuProf) execArgv.push('--cpu-prof', '--cpu-prof-dir', options.cpuProf);
   const child =
     launch === 'cli'
@@ -266,17 +258,11 @@ async function main(options) {
   if (ba) memory.betterAuthAfterLoad = memoryOf(ba.child.pid);
   await Promise.all([till, ba, koa].filter(Boolean).map((server) => stopChild(server.child)));
   // Anything a server said beyond its start-up line (errors, warnings) goes to stderr, for a look.
-  for (const server of [till, ba, koa].filter(Boolean)) {
-    const said = server.child.output
-      .split('\n')
-      .filter((line) => line.trim() && !/listening on|SIGTERM received|^(till: )?stopped$/i.test(line.trim()));
-    if (said.length) log(`${server.child.benchName} said:\n  ${said.slice(-20).join('\n  ')}`);
-  }
+  for (const server of [till, ba, koa].filter(Boolean)) logServerOutput(server.child);
   await dropDatabases(options.pgUrl);
 
   // One round stands for each scenario: the median one (by req/s; by p99 for the mixed run, whose goal is p99), so
   // its figures belong together. Every round is in the JSON.
-  const median = (list, score) => (list.length ? [...list].sort((a, b) => score(a) - score(b))[Math.floor((list.length - 1) / 2)] : undefined);
   results.till = median(rounds.till, (r) => r.rps);
   results.betterAuth = median(rounds.betterAuth, (r) => r.rps);
   results.koa = median(rounds.koa, (r) => r.rps);
