@@ -11,6 +11,7 @@ import type { Db } from './kernel/db.js';
 import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
 import { createJwtService, type JwtService } from './jwt/service.js';
 import { createMailService, type MailService } from './mail/service.js';
+import { createOAuthService, type OAuthService } from './oauth/service.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -30,6 +31,8 @@ export interface CoreContext {
   mail: MailService;
   /** Verification, password reset, change of address and deletion, all through mail. */
   emailFlows: EmailFlows;
+  /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
+  oauth: OAuthService;
 }
 
 export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher }): CoreContext {
@@ -56,5 +59,6 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const emailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
   const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
-  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows };
+  const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
+  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth };
 }

@@ -5,11 +5,13 @@ import { hmacSha256Base64, hmacSha256Base64Url, safeEqual } from '../core/kernel
 
 const MAX_COOKIE_AGE = 34_560_000; // 400 days, the browsers' cap
 export const COOKIE_CACHE_LIMIT = 4093;
+const STATE_COOKIE_MAX_AGE = 300;
 
 export interface CookieNames {
   sessionToken: string;
   sessionData: string;
   dontRemember: string;
+  state: string;
 }
 
 /**
@@ -23,6 +25,7 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
     sessionToken: `${prefix}${config.cookiePrefix}.session_token`,
     sessionData: `${prefix}${config.cookiePrefix}.session_data`,
     dontRemember: `${prefix}${config.cookiePrefix}.dont_remember`,
+    state: `${prefix}${config.cookiePrefix}.state`,
   };
 
   function serialize(name: string, value: string, maxAge: number | null): string {
@@ -122,6 +125,17 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
       // Clients that cannot keep cookies (mobile apps, scripts) read the signed token here, as with Better Auth's bearer plugin.
       ctx.set('set-auth-token', sign(token));
       ctx.set('Access-Control-Expose-Headers', 'set-auth-token');
+    },
+    /** Binds an OAuth state to this browser; Max-Age 300 as Better Auth (the state row itself lives 10 minutes). */
+    setState(ctx: Context, state: string): void {
+      append(ctx, serialize(names.state, sign(state), STATE_COOKIE_MAX_AGE));
+    },
+    readState(ctx: Context): string | null {
+      const raw = parse(ctx.get('cookie')).get(names.state);
+      return raw === undefined ? null : unsign(raw);
+    },
+    clearState(ctx: Context): void {
+      append(ctx, serialize(names.state, '', 0));
     },
     clear(ctx: Context): void {
       for (const name of [names.sessionToken, names.sessionData, names.dontRemember]) append(ctx, serialize(name, '', 0));

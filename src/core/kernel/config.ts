@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail-config.js';
+import { loadOAuthConfig, type OAuthConfig } from './oauth-config.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -43,6 +44,8 @@ export interface TillConfig {
   mail: MailConfig;
   /** E-mail verification, password reset, change-email and delete-user switches (mail-config.ts). */
   emailFlows: EmailFlowsConfig;
+  /** Social sign-in providers and linking rules (oauth-config.ts). */
+  oauth: OAuthConfig;
 }
 
 /** Signing algorithms offered for /api/auth/token; Better Auth's default (EdDSA) first. */
@@ -188,5 +191,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwt: checkJwt(overrides.jwt ?? loadJwt(env)),
     mail: overrides.mail ? { ...overrides.mail, url: checkMailUrl(overrides.mail.url) } : loadMailConfig(env),
     emailFlows: overrides.emailFlows ?? loadEmailFlows(env),
+    oauth: overrides.oauth ?? loadOAuthConfig(env),
   };
 }

@@ -11,11 +11,14 @@ import { jwtRoutes } from './jwt.js';
 import { pageRoutes } from './pages.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { sessionRoutes } from './session.js';
+import { socialAccountRoutes } from './social-accounts.js';
+import { socialRoutes } from './social.js';
 import { userRoutes } from './user.js';
 import { verificationRoutes } from './verification.js';
 
 export const AUTH_BASE_PATH = '/api/auth';
 const FORM_ROUTES = new Set(['/sign-in/email', '/sign-up/email']);
+const isCallback = (path: string) => path.startsWith('/callback/');
 
 /**
  * Better Auth's wire contract under /api/auth. Before any route runs: the per-address rate limit, the body (read
@@ -28,9 +31,10 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
     const path = ctx.path.slice(AUTH_BASE_PATH.length) || '/';
     if (rateLimiter && path !== '/ok') rateLimiter.hit(ctx.ip ?? '', path);
     if (ctx.method === 'POST') {
-      ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) });
+      ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) || isCallback(path) });
     }
-    checkOrigin(ctx, path, deps.trusted);
+    // A provider's form_post comes from the provider's origin; the route only turns it into a GET.
+    if (!isCallback(path)) checkOrigin(ctx, path, deps.trusted);
     checkRedirectTargets([ctx.state.body, ctx.query], deps.trusted);
     await next();
   });
@@ -43,6 +47,8 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   accountRoutes(router, deps);
   apiKeyRoutes(router, deps);
   jwtRoutes(router, deps);
+  socialRoutes(router, deps);
+  socialAccountRoutes(router, deps);
   pageRoutes(router, deps);
   return router;
 }

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Better Auth's sign-in/social body (reference §4.4); additionalParams/additionalData are accepted and ignored. */
+export const socialSignInBody = z.strictObject({
+  provider: z.string().min(1),
+  callbackURL: z.string().optional(),
+  newUserCallbackURL: z.string().optional(),
+  errorCallbackURL: z.string().optional(),
+  disableRedirect: z.boolean().optional(),
+  scopes: z.array(z.string()).optional(),
+  requestSignUp: z.boolean().optional(),
+  loginHint: z.string().optional(),
+  idToken: z
+    .object({
+      token: z.string().min(1),
+      nonce: z.string().optional(),
+      accessToken: z.string().optional(),
+      refreshToken: z.string().optional(),
+      expiresAt: z.number().optional(),
+      user: z.unknown().optional(),
+    })
+    .optional(),
+  additionalParams: z.record(z.string(), z.string()).optional(),
+  additionalData: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type SocialSignInBody = z.infer<typeof socialSignInBody>;
+
+export const linkSocialBody = z.strictObject({
+  provider: z.string().min(1),
+  callbackURL: z.string().optional(),
+  errorCallbackURL: z.string().optional(),
+  disableRedirect: z.boolean().optional(),
+  scopes: z.array(z.string()).optional(),
+  requestSignUp: z.boolean().optional(),
+  loginHint: z.string().optional(),
+  idToken: z
+    .object({ token: z.string().min(1), nonce: z.string().optional(), accessToken: z.string().optional(), refreshToken: z.string().optional() })
+    .optional(),
+  additionalParams: z.record(z.string(), z.string()).optional(),
+  additionalData: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** `accountId` is the account row's id (list-accounts' `id`); Better Auth's older `{providerId, accountId?}` works too. */
+export const unlinkAccountBody = z.strictObject({ accountId: z.string().min(1).optional(), providerId: z.string().min(1).optional() });
+
+/** Better Auth 1.7's strict union: an account row id, or the account cookie (which Till does not set). */
+export const accountTokenBody = z.union([
+  z.strictObject({ accountId: z.string().min(1), userId: z.string().optional() }),
+  z.strictObject({ useAccountCookie: z.literal(true), userId: z.string().optional() }),
+]);
+
+export const accountInfoQuery = z.object({ accountId: z.string().min(1).optional(), useAccountCookie: z.string().optional() });
