@@ -153,6 +153,56 @@ describe('get-access-token, refresh-token, account-info', () => {
     expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(refreshed.json.accessToken);
   });
 
+  it('without a refresh token: refresh-token says REFRESH_TOKEN_NOT_FOUND; without any token: ACCESS_TOKEN_NOT_FOUND', async () => {
+    // An ID-token sign-in stores what the client holds: here an access token but no refresh token.
+    const c = client();
+    const who = account();
+    const idToken = await obtainIdToken(idp, who, 'n', callbackPrefix());
+    expect((await c.post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token: idToken, nonce: 'n', accessToken: 'client-held' } })).status).toBe(200);
+    const accountRowId = (await c.get('/api/auth/list-accounts')).json[0].id as string;
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json).toEqual({ accessToken: 'client-held', scopes: [], idToken });
+    const refresh = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
+    expect(refresh.status).toBe(400);
+    expect(refresh.json).toEqual({ code: 'REFRESH_TOKEN_NOT_FOUND', message: 'Refresh token not found' });
+    // The provider's userinfo endpoint refuses an access token it never issued.
+    const refused = await c.get(`/api/auth/account-info?accountId=${accountRowId}`);
+    expect(refused.status).toBe(401);
+    expect(refused.json.code).toBe('FAILED_TO_GET_USER_INFO');
+
+    // An account row with no provider tokens at all (say, imported).
+    await daemon.core.db('accounts').where({ id: accountRowId }).update({ access_token: null, id_token: null });
+    const info = await c.get(`/api/auth/account-info?accountId=${accountRowId}`);
+    expect(info.status).toBe(400);
+    expect(info.json).toEqual({ code: 'ACCESS_TOKEN_NOT_FOUND', message: 'Access token not found' });
+    const token = await c.post('/api/auth/get-access-token', { accountId: accountRowId });
+    expect(token.status).toBe(400);
+    expect(token.json).toEqual({ code: 'FAILED_TO_GET_ACCESS_TOKEN', message: 'Failed to get a valid access token' });
+  });
+
+  it('answers FAILED_TO_REFRESH_ACCESS_TOKEN when the provider refuses the refresh token, and keeps the stored tokens', async () => {
+    const { c, accountRowId } = await socialUser();
+    const first = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
+    expect(first.status).toBe(200);
+    const stored = await idp.provider.RefreshToken.find(first.json.refreshToken);
+    expect(stored).toBeDefined();
+    await stored!.destroy();
+    const refused = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ code: 'FAILED_TO_REFRESH_ACCESS_TOKEN', message: 'Failed to refresh access token' });
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(first.json.accessToken);
+  });
+
+  it('account-info refuses credential accounts (PROVIDER_NOT_CONFIGURED) and unknown ones', async () => {
+    const c = client();
+    await signUpUser(c);
+    const credentialId = (await c.get('/api/auth/list-accounts')).json[0].id;
+    const info = await c.get(`/api/auth/account-info?accountId=${credentialId}`);
+    expect(info.status).toBe(400);
+    expect(info.json).toEqual({ code: 'PROVIDER_NOT_CONFIGURED', message: 'Account is not associated with a configured social provider.' });
+    expect((await c.get('/api/auth/account-info?accountId=nope')).json.code).toBe('ACCOUNT_NOT_FOUND');
+    expect((await c.post('/api/auth/refresh-token', { accountId: credentialId })).json.code).toBe('PROVIDER_NOT_SUPPORTED');
+  });
+
   // Moves the daemon's clock, so it runs last.
   it('refreshes by itself when under 5 s remain, and unlinking then needs a fresh session', async () => {
     const { c, accountRowId } = await socialUser();

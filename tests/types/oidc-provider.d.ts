@@ -19,5 +19,6 @@ declare module 'oidc-provider' {
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     get Grant(): typeof Grant;
+    get RefreshToken(): { find(value: string): Promise<{ destroy(): Promise<void> } | undefined> };
   }
 }

@@ -125,6 +125,7 @@ describe('OAuth configuration', () => {
       ]),
       TILL_OAUTH_TRUSTED_PROVIDERS: 'github, keycloak',
       TILL_OAUTH_DISABLE_SIGNUP: 'true',
+      TILL_OAUTH_ALLOW_UNLINKING_ALL: 'on',
     });
     expect(config.providers).toEqual([
       { id: 'github', clientId: 'gh-id', clientSecret: 'gh-secret' },
@@ -135,6 +136,8 @@ describe('OAuth configuration', () => {
     expect(config.trustedProviders).toEqual(['github', 'keycloak']);
     expect(config.disableSignUp).toBe(true);
     expect(config.disableImplicitSignUp).toBe(false);
+    expect(config.allowDifferentEmails).toBe(false);
+    expect(config.allowUnlinkingAll).toBe(true);
   });
 
   it('refuses malformed generic providers', () => {

@@ -25,6 +25,10 @@ export interface OAuthConfig {
   disableSignUp: boolean;
   /** Social sign-up only when the client asks for it (`requestSignUp: true`). */
   disableImplicitSignUp: boolean;
+  /** Better Auth's `accountLinking.allowDifferentEmails`: link-social accepts an identity with another address. */
+  allowDifferentEmails?: boolean;
+  /** Better Auth's `accountLinking.allowUnlinkingAll`: unlink-account may remove a user's last account. */
+  allowUnlinkingAll?: boolean;
 }
 
 export const CATALOGUED_PROVIDER_IDS = [
@@ -142,7 +146,9 @@ export function loadOAuthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
       .filter(Boolean),
     disableSignUp: flag(env.TILL_OAUTH_DISABLE_SIGNUP),
     disableImplicitSignUp: flag(env.TILL_OAUTH_DISABLE_IMPLICIT_SIGNUP),
+    allowDifferentEmails: flag(env.TILL_OAUTH_ALLOW_DIFFERENT_EMAILS),
+    allowUnlinkingAll: flag(env.TILL_OAUTH_ALLOW_UNLINKING_ALL),
   };
 }
 
-export const DEFAULT_OAUTH: OAuthConfig = { providers: [], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false };
+export const DEFAULT_OAUTH: OAuthConfig = { providers: [], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false, allowDifferentEmails: false, allowUnlinkingAll: false };

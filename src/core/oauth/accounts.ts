@@ -22,7 +22,7 @@ export interface AccountWire {
 }
 
 /** The signed-in user's accounts (Better Auth's list-accounts, unlink-account, get-access-token, refresh-token, account-info). */
-export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox; registry: ProviderRegistry }) {
+export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox; registry: ProviderRegistry; allowUnlinkingAll?: boolean }) {
   const { db, clock, box, registry } = deps;
   const repo = () => socialAccountsRepository(db, box);
 
@@ -63,7 +63,7 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
           ? accounts.find((account) => account.providerId === input.providerId && (!input.accountId || account.accountId === input.accountId))
           : accounts.find((account) => account.id === input.accountId);
         if (!target) throw fail(400, 'ACCOUNT_NOT_FOUND', 'Account not found');
-        if (accounts.length <= 1) throw fail(400, 'FAILED_TO_UNLINK_LAST_ACCOUNT', "You can't unlink your last account");
+        if (accounts.length <= 1 && !deps.allowUnlinkingAll) throw fail(400, 'FAILED_TO_UNLINK_LAST_ACCOUNT', "You can't unlink your last account");
         await socialAccountsRepository(trx, box).delete(userId, target.id);
       });
     },

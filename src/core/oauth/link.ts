@@ -97,8 +97,9 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
           await accounts.updateTokens(existing.id, tokens, now);
           return;
         }
-        if (!profile.email || normalizeEmail(profile.email) !== target.email) throw new OAuthFlowError('email_does_not_match');
+        // Better Auth's order: an unvouched address refuses linking before a different address does.
         if (!config.trustedProviders.includes(providerId) && !profile.emailVerified) throw new OAuthFlowError('unable_to_link_account');
+        if (!profile.email || (!config.allowDifferentEmails && normalizeEmail(profile.email) !== target.email)) throw new OAuthFlowError('email_does_not_match');
         await accounts.insert({ id: newAuthId(), userId: target.userId, providerId, accountId: profile.id, at: now }, tokens);
       });
     },
