@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/account/index.js';
+import { registerAccountsCommands } from './commands/accounts/index.js';
 import { registerAdminCommands } from './commands/admin/index.js';
 import { registerApiKeyCommands } from './commands/api-keys/index.js';
 import { registerAuthCommands } from './commands/auth/index.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerPasswordCommands(program);
   registerEmailCommands(program);
   registerAccountCommands(program);
+  registerAccountsCommands(program);
   registerAdminCommands(program);
   registerMailCommands(program);
   registerProfileCommands(program);

@@ -8,7 +8,7 @@ const cli = new Sandbox();
 afterAll(() => cli.cleanup());
 
 describe('fast start', () => {
-  it.each(['--help', 'daemon --help', 'daemon run --help', 'admin set-password --help', 'sessions list --help', 'api-keys create --help'])(
+  it.each(['--help', 'daemon --help', 'daemon run --help', 'admin set-password --help', 'sessions list --help', 'api-keys create --help', 'login --help', 'accounts unlink --help'])(
     'till %s loads no Ink, React, Koa, Knex or daemon code',
     async (command) => {
       const result = await cli.run(command.split(' '), { nodeArgs });

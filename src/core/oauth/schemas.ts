@@ -10,6 +10,8 @@ export const socialSignInBody = z.strictObject({
   scopes: z.array(z.string()).optional(),
   requestSignUp: z.boolean().optional(),
   loginHint: z.string().optional(),
+  /** Till's extension for `till login --provider`: base64url SHA-256 of the verifier the CLI keeps (RFC 7636 S256). */
+  cliChallenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected a base64url SHA-256 digest').optional(),
   idToken: z
     .object({
       token: z.string().min(1),
@@ -51,3 +53,9 @@ export const accountTokenBody = z.union([
 ]);
 
 export const accountInfoQuery = z.object({ accountId: z.string().min(1).optional(), useAccountCookie: z.string().optional() });
+
+/** The CLI redeems the loopback's code with the verifier behind its cliChallenge (RFC 7636's verifier alphabet). */
+export const cliExchangeBody = z.strictObject({
+  code: z.string().min(1).max(200),
+  codeVerifier: z.string().regex(/^[A-Za-z0-9\-._~]{43,128}$/, 'expected 43 to 128 unreserved characters'),
+});

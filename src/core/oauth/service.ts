@@ -8,6 +8,7 @@ import { DomainError } from '../kernel/errors.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { createOAuthAccounts } from './accounts.js';
+import { createCliHandoff } from './cli-handoff.js';
 import { createProviderRegistry, OAuthFlowError, type ResolvedProvider, type TokenSet } from './client.js';
 import { createAccountLinker, type LinkTarget, type SocialSignIn } from './link.js';
 import type { ProviderProfile } from './providers.js';
@@ -28,6 +29,8 @@ interface StoredState {
   newUserURL: string | null;
   requestSignUp: boolean;
   link: LinkTarget | null;
+  /** A `till login` flow: the CLI's S256 challenge; the browser then gets an exchange code, not a cookie. */
+  cliChallenge?: string;
 }
 
 export interface StartInput {
@@ -39,6 +42,7 @@ export interface StartInput {
   requestSignUp?: boolean;
   loginHint?: string;
   link?: LinkTarget;
+  cliChallenge?: string;
 }
 
 export interface CallbackInput {
@@ -64,6 +68,8 @@ export interface IdTokenInput {
 export interface CallbackOutcome {
   location: string;
   signedIn: SocialSignIn | null;
+  /** True for a CLI flow: the session went into an exchange code, and the browser must not get a cookie. */
+  handedOff?: boolean;
 }
 
 export function withQuery(url: string, params: Record<string, string | undefined>): string {
@@ -81,6 +87,7 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
   const linker = createAccountLinker({ db, clock, box, sessions: deps.sessions, config: config.oauth });
   const defaultErrorURL = `${config.baseUrl}/api/auth/error`;
   const redirectUri = (providerId: string) => `${config.baseUrl}/api/auth/callback/${providerId}`;
+  const cliHandoff = createCliHandoff({ db, clock, box, sessions: deps.sessions });
 
   async function provider(id: string): Promise<ResolvedProvider> {
     const found = await registry.get(id);
@@ -97,11 +104,18 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
     const now = clock.now();
     const row = await verifications.findActive(STATE_PREFIX + state, now);
     if (!row) return 'unknown';
-    if (cookieState !== state) return 'mismatch';
+    let stored: StoredState;
+    try {
+      stored = JSON.parse(row.value) as StoredState;
+    } catch {
+      return 'unknown';
+    }
+    // The CLI, not the browser, started a CLI flow, so no cookie vouches for it; the CLI's verifier binds it
+    // instead, and such a flow never signs the browser in, so a forged callback signs nobody in anywhere.
+    if (!stored.cliChallenge && cookieState !== state) return 'mismatch';
     // Single use: of two callbacks racing with one state, only one gets past this line.
     if (!(await verifications.consume({ id: row.id }, now))) return 'unknown';
     try {
-      const stored = JSON.parse(row.value) as StoredState;
       return { ...stored, codeVerifier: box.open(stored.codeVerifier, STATE_PREFIX + state) };
     } catch {
       return 'unknown';
@@ -131,7 +145,8 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
   return {
     registry,
     redirectUri,
-    accounts: createOAuthAccounts({ db, clock, box, registry }),
+    cliHandoff,
+    accounts: createOAuthAccounts({ db, clock, box, registry, allowUnlinkingAll: config.oauth.allowUnlinkingAll }),
 
     /** link-social with an ID token: adds the identity to the signed-in user at once. */
     async linkWithIdToken(target: LinkTarget, input: { provider: string; idToken: IdTokenInput }): Promise<void> {
@@ -158,10 +173,12 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         providerId: found.id,
         codeVerifier: box.seal(codeVerifier, STATE_PREFIX + state),
         callbackURL: input.callbackURL || config.baseUrl,
-        errorURL: input.errorCallbackURL || null,
+        // The CLI learns of failures on its loopback too, with the state so it can tell them from strays.
+        errorURL: input.cliChallenge && input.callbackURL ? withQuery(input.callbackURL, { state }) : input.errorCallbackURL || null,
         newUserURL: input.newUserCallbackURL || null,
         requestSignUp: input.requestSignUp === true,
         link: input.link ?? null,
+        ...(input.cliChallenge ? { cliChallenge: input.cliChallenge } : {}),
       };
       await verificationsRepository(db).insert({
         id: newAuthId(),
@@ -202,6 +219,10 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
           return { location: stored.callbackURL, signedIn: null };
         }
         const signedIn = await linker.signIn(found.id, profile, tokens, { requestSignUp: stored.requestSignUp }, meta);
+        if (stored.cliChallenge) {
+          const code = await cliHandoff.issue(signedIn, stored.cliChallenge);
+          return { location: withQuery(stored.callbackURL, { code, state: input.state }), signedIn: null, handedOff: true };
+        }
         const location = signedIn.isNewUser && stored.newUserURL ? stored.newUserURL : stored.callbackURL;
         return { location, signedIn };
       } catch (error) {

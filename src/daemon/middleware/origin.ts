@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { authError, type AuthErrorCode } from '../../core/auth/errors.js';
 import { DomainError } from '../../core/kernel/errors.js';
+import { isLoopbackCallback } from '../../core/oauth/cli-handoff.js';
 import type { TrustedOrigins } from '../trusted-origins.js';
 
 const REDIRECT_FIELDS: Array<[string, AuthErrorCode]> = [
@@ -56,11 +57,23 @@ export function checkOrigin(ctx: Context, routePath: string, trusted: TrustedOri
   if (ctx.get('origin') || ctx.get('referer')) assertTrustedOrigin(ctx, trusted);
 }
 
-/** Callback and redirect targets in a body or query must be safe relative paths or on a trusted origin. */
-export function checkRedirectTargets(sources: unknown[], trusted: TrustedOrigins): void {
-  for (const source of sources) {
+/**
+ * Callback and redirect targets in a body or query must be safe relative paths or on a trusted origin. The one
+ * exception is a CLI sign-in (a body with cliChallenge, on /sign-in/social only): its callbackURL must instead be
+ * the CLI's loopback, which is safe because what lands there is useless without the CLI's verifier.
+ */
+export function checkRedirectTargets(sources: unknown[], trusted: TrustedOrigins, cliSignIn = false): void {
+  for (const [index, source] of sources.entries()) {
     if (!source || typeof source !== 'object') continue;
+    const cli = cliSignIn && index === 0 && (source as Record<string, unknown>).cliChallenge !== undefined;
+    if (cli) {
+      const callback = (source as Record<string, unknown>).callbackURL;
+      if (typeof callback !== 'string' || !isLoopbackCallback(callback)) {
+        throw new DomainError(403, 'INVALID_CALLBACK_URL', 'Invalid callbackURL: a CLI sign-in needs an http://127.0.0.1:<port>/ or http://[::1]:<port>/ callbackURL');
+      }
+    }
     for (const [field, code] of REDIRECT_FIELDS) {
+      if (cli && field === 'callbackURL') continue;
       const value = (source as Record<string, unknown>)[field];
       if (value === undefined || value === null || value === '') continue;
       if (typeof value !== 'string') throw new DomainError(403, code, `Invalid ${field}: expected a string`);

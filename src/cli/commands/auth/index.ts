@@ -20,11 +20,21 @@ export function registerAuthCommands(program: Command): void {
   withJson(
     program
       .command('login')
-      .description('sign in with e-mail and password and store the session in the profile')
-      .requiredOption('--email <email>', 'e-mail address')
-      .option('--password-stdin', 'read the password from the first line of stdin'),
+      .description('sign in (e-mail and password, or a social provider in the browser) and store the session in the profile')
+      .option('--email <email>', 'e-mail address')
+      .option('--password-stdin', 'read the password from the first line of stdin')
+      .option('--provider <id>', 'sign in with a social provider configured on the daemon, in the browser')
+      .option('--no-browser', 'with --provider: only print the URL to open, do not start a browser')
+      .option('--timeout <seconds>', 'with --provider: how long to wait for the browser', '300'),
   )
     .addHelpText('after', PASSWORD_HELP)
+    .addHelpText(
+      'after',
+      `
+With --provider, the CLI listens on 127.0.0.1 on a random port, opens the provider's sign-in in the browser (or
+prints its URL when there is no display, no terminal, or --no-browser), and stores the session once the browser
+comes back. Exit 1 on timeout or failure, 2 on Ctrl-C.`,
+    )
     .action(lazy(async () => (await import('./login.js')).run));
 
   withJson(program.command('logout').description('end the session on the daemon and forget its token')).action(

@@ -6,6 +6,7 @@ import type { createRateLimiter } from '../../middleware/rate-limit.js';
 import { accountRoutes } from './account.js';
 import { apiKeyRoutes } from './api-keys.js';
 import type { AuthRouteDeps } from './deps.js';
+import { cliExchangeRoutes } from './cli-exchange.js';
 import { emailPasswordRoutes } from './email-password.js';
 import { jwtRoutes } from './jwt.js';
 import { pageRoutes } from './pages.js';
@@ -35,7 +36,7 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
     }
     // A provider's form_post comes from the provider's origin; the route only turns it into a GET.
     if (!isCallback(path)) checkOrigin(ctx, path, deps.trusted);
-    checkRedirectTargets([ctx.state.body, ctx.query], deps.trusted);
+    checkRedirectTargets([ctx.state.body, ctx.query], deps.trusted, path === '/sign-in/social');
     await next();
   });
 
@@ -49,6 +50,7 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   jwtRoutes(router, deps);
   socialRoutes(router, deps);
   socialAccountRoutes(router, deps);
+  cliExchangeRoutes(router, deps);
   pageRoutes(router, deps);
   return router;
 }
