@@ -3,6 +3,7 @@ import * as accountsAndSessions from './20261121000000_accounts_and_sessions.js'
 import * as apiKeys from './20261121020000_api_keys.js';
 import * as jwks from './20261121030000_jwks.js';
 import * as mail from './20261121040000_mail.js';
+import * as organizations from './20261121050000_organizations.js';
 
 /**
  * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
@@ -13,4 +14,5 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121020000_api_keys', module: apiKeys },
   { name: '20261121030000_jwks', module: jwks },
   { name: '20261121040000_mail', module: mail },
+  { name: '20261121050000_organizations', module: organizations },
 ];

@@ -12,6 +12,7 @@ import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
 import { createJwtService, type JwtService } from './jwt/service.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createOAuthService, type OAuthService } from './oauth/service.js';
+import { createOrganizationService, type OrganizationService } from './organizations/service.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -33,6 +34,8 @@ export interface CoreContext {
   emailFlows: EmailFlows;
   /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
   oauth: OAuthService;
+  /** Better Auth's organization plugin: organizations, members and their roles. */
+  organizations: OrganizationService;
 }
 
 export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher }): CoreContext {
@@ -60,5 +63,6 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
-  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth };
+  const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl });
+  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations };
 }

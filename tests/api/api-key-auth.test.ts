@@ -35,6 +35,7 @@ describe('authenticating with an API key', () => {
           updatedAt: now.toISOString(),
           ipAddress: '',
           userAgent: '',
+          activeOrganizationId: null,
         },
         user,
       });

@@ -96,12 +96,12 @@ describe('POST /api-key/create', () => {
     expect((await client.post('/api/auth/api-key/create', { remaining: null })).status).toBe(200);
   });
 
-  it('needs a session, and answers organization-owned keys as Better Auth does without its organization plugin', async () => {
+  it('needs a session, and refuses organization-owned keys to non-members', async () => {
     expect(pick(await anonymous().post('/api/auth/api-key/create', {}))).toMatchObject(error(401, 'UNAUTHORIZED_SESSION', 'Unauthorized or invalid session'));
     const { client } = await keyOwner(daemon());
-    const message = 'Organization plugin is required for organization-owned API keys. Please install and configure the organization plugin.';
-    expect(pick(await client.post('/api/auth/api-key/create', { organizationId: 'org_1' }))).toMatchObject(error(400, 'ORGANIZATION_PLUGIN_REQUIRED', message));
-    expect(pick(await client.get('/api/auth/api-key/list', { query: { organizationId: 'org_1' } }))).toMatchObject(error(400, 'ORGANIZATION_PLUGIN_REQUIRED'));
+    const message = 'You are not a member of the organization that owns this API key.';
+    expect(pick(await client.post('/api/auth/api-key/create', { organizationId: 'org_1' }))).toMatchObject(error(403, 'USER_NOT_MEMBER_OF_ORGANIZATION', message));
+    expect(pick(await client.get('/api/auth/api-key/list', { query: { organizationId: 'org_1' } }))).toMatchObject(error(403, 'USER_NOT_MEMBER_OF_ORGANIZATION'));
   });
 });
 

@@ -178,3 +178,27 @@ if (testDialect === 'postgres') {
     });
   });
 }
+
+describe('delete-user and organizations', () => {
+  const harness = useMailHarness('outbox', { deleteUser: 'on' });
+
+  it('refuses while the user is the only owner of an organization, and deletes once another owner exists', async () => {
+    const h = harness();
+    const owner = await member(h);
+    const org = await owner.client.post('/api/auth/organization/create', { name: 'Solo', slug: `solo-${owner.user.id.toLowerCase()}` });
+    expect(org.status).toBe(200);
+    const refused = await owner.client.post('/api/auth/delete-user', { password: owner.password });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({
+      code: 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER',
+      message: 'You are the only owner of an organization: make another member an owner or delete the organization first',
+    });
+    expect(await rowsOf(h, owner.user.id)).toEqual([1, 1, 1]);
+
+    const second = await member(h);
+    await h.daemon.core.db('members').insert({ id: 'm'.repeat(32), organization_id: org.json.id, user_id: second.user.id, role: 'admin,owner', created_at: h.daemon.clock.now() });
+    const deleted = await owner.client.post('/api/auth/delete-user', { password: owner.password });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await rowsOf(h, owner.user.id)).toEqual([0, 0, 0]);
+  });
+});

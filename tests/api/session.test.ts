@@ -31,6 +31,7 @@ describe('GET /api/auth/get-session', () => {
         updatedAt: expect.any(String),
         ipAddress: expect.any(String),
         userAgent: expect.any(String),
+        activeOrganizationId: null,
       },
       user,
     });

@@ -135,7 +135,7 @@ describe('Better Auth client against Till', () => {
     expect(data).not.toBeNull();
     const { session, user } = data!;
     expect(Object.keys(session).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'id', 'ipAddress', 'token', 'updatedAt', 'userAgent', 'userId'].sort(),
+      ['activeOrganizationId', 'createdAt', 'expiresAt', 'id', 'ipAddress', 'token', 'updatedAt', 'userAgent', 'userId'].sort(),
     );
     expect(session.id).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(session.token).toBe(c.token);

@@ -184,6 +184,10 @@ export function apiKeysRepository(db: Db) {
       return db('api_keys').where({ reference_type: 'user', reference_id: userId }).del();
     },
 
+    async deleteOwnedByOrganization(organizationId: string): Promise<number> {
+      return db('api_keys').where({ reference_type: 'organization', reference_id: organizationId }).del();
+    },
+
     /** Expired keys, and keys of users who no longer exist (the owner is not a foreign key, see the migration). */
     async deleteExpiredAndOrphaned(now: Date): Promise<number> {
       const expired = await db('api_keys').where('expires_at', '<=', now).del();

@@ -5,13 +5,16 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY, MINUTE } from '../kernel/clock.js';
 import type { SessionConfig } from '../kernel/config.js';
 import type { Db } from '../kernel/db.js';
+import { DomainError } from '../kernel/errors.js';
 import { newAuthId } from '../kernel/ids.js';
+import { CREATOR_ROLE, hasRole, roleAllows } from '../organizations/permissions.js';
+import { membersRepository, organizationsRepository } from '../organizations/repository.js';
 import type { InvalidationBus } from '../kernel/invalidation.js';
 import { CoherentCache } from '../kernel/coherent-cache.js';
 import type { CachedKey } from './verify.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey, newApiKey } from './keys.js';
-import type { ApiKeyChanges, ApiKeyRecord } from './repository.js';
+import type { ApiKeyChanges, ApiKeyRecord, ReferenceType } from './repository.js';
 import { apiKeysRepository } from './repository.js';
 import type { AdminCreateApiKeyBody, AdminUpdateApiKeyBody, CreateApiKeyBody, ListApiKeysQuery, UpdateApiKeyBody } from './schemas.js';
 import { API_KEY_RULES, SERVER_ONLY_FIELDS } from './schemas.js';
@@ -89,9 +92,18 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
 
   const verifier = createVerifier({ db, clock, bus, cache, usage, sessionExpiresIn: deps.session.expiresIn, changing });
 
-  async function insert(owner: { userId: string }, settings: Settings, organizationId: string | undefined) {
-    // Organizations do not exist yet: answered as Better Auth answers without its organization plugin.
-    if (organizationId !== undefined) throw apiKeyError(400, 'ORGANIZATION_PLUGIN_REQUIRED');
+  /**
+   * Organization-owned keys (Better Auth's api-key plugin with the organization plugin): the caller must be a
+   * member whose role grants `apiKey:<action>`. The default roles name no apiKey resource, so only the creator role
+   * (owner), which Better Auth lets do everything, qualifies.
+   */
+  async function authorizeOrganization(userId: string, organizationId: string, action: 'create' | 'read'): Promise<void> {
+    const member = await membersRepository(db).find(organizationId, userId);
+    if (!member) throw apiKeyError(403, 'USER_NOT_MEMBER_OF_ORGANIZATION');
+    if (!hasRole(member.role, CREATOR_ROLE) && !roleAllows(member.role, { apiKey: [action] })) throw apiKeyError(403, 'INSUFFICIENT_API_KEY_PERMISSIONS');
+  }
+
+  async function insert(owner: { referenceType: ReferenceType; referenceId: string }, settings: Settings) {
     const metadata = checkMetadata(settings.metadata);
     checkRefill(settings);
     const now = clock.now();
@@ -108,8 +120,8 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
       start: plaintext.slice(0, API_KEY_RULES.startLength),
       prefix: settings.prefix ?? null,
       keyHash: hashApiKey(plaintext),
-      referenceType: 'user',
-      referenceId: owner.userId,
+      referenceType: owner.referenceType,
+      referenceId: owner.referenceId,
       enabled: true,
       // Off unless the operator sets a limit: Better Auth's default of 10 requests a day does not suit CI keys.
       rateLimitEnabled: settings.rateLimitEnabled ?? (window !== null && max !== null),
@@ -177,14 +189,22 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
       refuseServerOnly(body);
       if (!actor) throw apiKeyError(401, 'UNAUTHORIZED_SESSION');
       const { name, expiresIn, prefix, metadata } = body;
-      return insert({ userId: actor.user.id }, { name, expiresIn, prefix, metadata }, body.organizationId);
+      if (body.organizationId !== undefined) {
+        await authorizeOrganization(actor.user.id, body.organizationId, 'create');
+        return insert({ referenceType: 'organization', referenceId: body.organizationId }, { name, expiresIn, prefix, metadata });
+      }
+      return insert({ referenceType: 'user', referenceId: actor.user.id }, { name, expiresIn, prefix, metadata });
     },
 
     /** The operator's create, which may set usage limits, refill, rate limits and permissions. */
     async createForAdmin(body: AdminCreateApiKeyBody) {
       const { userId, organizationId, ...settings } = body;
-      if (organizationId === undefined && !(await usersRepository(db).findById(userId))) throw authError(404, 'USER_NOT_FOUND');
-      return insert({ userId }, settings, organizationId);
+      if (organizationId !== undefined) {
+        if (!(await organizationsRepository(db).findById(organizationId))) throw new DomainError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found');
+        return insert({ referenceType: 'organization', referenceId: organizationId }, settings);
+      }
+      if (!(await usersRepository(db).findById(userId))) throw authError(404, 'USER_NOT_FOUND');
+      return insert({ referenceType: 'user', referenceId: userId }, settings);
     },
 
     async get(actor: AuthActor, id: string): Promise<ApiKeyRecord> {
@@ -192,7 +212,10 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     },
 
     async list(actor: AuthActor, query: ListApiKeysQuery) {
-      if (query.organizationId !== undefined) throw apiKeyError(400, 'ORGANIZATION_PLUGIN_REQUIRED');
+      if (query.organizationId !== undefined) {
+        await authorizeOrganization(actor.user.id, query.organizationId, 'read');
+        return apiKeysRepository(db).listByReference('organization', query.organizationId, query);
+      }
       return apiKeysRepository(db).listByReference('user', actor.user.id, query);
     },
 

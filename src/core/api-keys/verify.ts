@@ -105,6 +105,9 @@ export function createVerifier(deps: VerifierDeps) {
         userAgent: '',
         createdAt: at,
         updatedAt: at,
+        // Better Auth's mock session for an API key carries no organization either.
+        activeOrganizationId: null,
+        activeTeamId: null,
       };
       return { session, user, token: presented, refreshed: false };
     },

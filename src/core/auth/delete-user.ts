@@ -8,6 +8,7 @@ import { DomainError, NotFoundError } from '../kernel/errors.js';
 import { newAuthId, randomDigitsAndLowercase } from '../kernel/ids.js';
 import type { EmailFlowsConfig } from '../kernel/mail-config.js';
 import type { AccountMail } from './account-mail.js';
+import { assertNotLastOwner } from '../organizations/members.js';
 import { authError } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { accountsRepository, usersRepository, verificationsRepository } from './repository.js';
@@ -51,6 +52,7 @@ export function createDeleteUserService(deps: DeleteUserDeps) {
     await sessions.userChanging(
       userId,
       async (inner) => {
+        await assertNotLastOwner(inner, userId);
         await verificationsRepository(inner).deleteForUser(userId, ['reset-password:', 'delete-account-']);
         await apiKeysRepository(inner).deleteOwnedByUser(userId);
         await usersRepository(inner).delete(userId);

@@ -21,6 +21,8 @@ export interface Session {
   userAgent: string;
   createdAt: Date;
   updatedAt: Date;
+  activeOrganizationId: string | null;
+  activeTeamId: string | null;
 }
 
 export interface Account {
@@ -36,7 +38,7 @@ export interface Account {
 type Row = Record<string, unknown>;
 
 export const USER_COLUMNS = ['id', 'email', 'name', 'email_verified', 'image', 'created_at', 'updated_at'];
-const SESSION_COLUMNS = ['id', 'token_hash', 'user_id', 'expires_at', 'remember_me', 'ip_address', 'user_agent', 'created_at', 'updated_at'];
+const SESSION_COLUMNS = ['id', 'token_hash', 'user_id', 'expires_at', 'remember_me', 'ip_address', 'user_agent', 'created_at', 'updated_at', 'active_organization_id', 'active_team_id'];
 
 export function userFromRow(row: Row, prefix = ''): User {
   return {
@@ -61,6 +63,8 @@ function sessionFromRow(row: Row): Session {
     userAgent: (row.user_agent as string) ?? '',
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
+    activeOrganizationId: (row.active_organization_id as string | null) ?? null,
+    activeTeamId: (row.active_team_id as string | null) ?? null,
   };
 }
 
@@ -154,6 +158,8 @@ export function sessionsRepository(db: Db) {
         user_agent: session.userAgent,
         created_at: session.createdAt,
         updated_at: session.updatedAt,
+        active_organization_id: session.activeOrganizationId,
+        active_team_id: session.activeTeamId,
       });
     },
     /** The hot path of every authenticated request: one indexed lookup that also brings the user. */
@@ -187,6 +193,20 @@ export function sessionsRepository(db: Db) {
     },
     async deleteExpired(now: Date): Promise<number> {
       return db('sessions').where('expires_at', '<=', now).del();
+    },
+    async setActiveOrganization(id: string, organizationId: string | null, teamId: string | null): Promise<void> {
+      await db('sessions').where({ id }).update({ active_organization_id: organizationId, active_team_id: teamId });
+    },
+    /** Owners of the sessions that had the organization active, so their cached sessions can be dropped. */
+    async userIdsWithActiveOrganization(organizationId: string, userId?: string): Promise<string[]> {
+      const query = db('sessions').distinct('user_id').where({ active_organization_id: organizationId });
+      if (userId) query.andWhere({ user_id: userId });
+      return (await query).map((row: Row) => row.user_id as string);
+    },
+    async clearActiveOrganization(organizationId: string, userId?: string): Promise<void> {
+      const query = db('sessions').where({ active_organization_id: organizationId });
+      if (userId) query.andWhere({ user_id: userId });
+      await query.update({ active_organization_id: null, active_team_id: null });
     },
   };
 }

@@ -84,6 +84,8 @@ export const sessionWire = z.object({
   updatedAt: z.string(),
   ipAddress: z.string(),
   userAgent: z.string(),
+  activeOrganizationId: z.string().nullable(),
+  activeTeamId: z.string().nullable().optional(),
 });
 export type SessionWire = z.infer<typeof sessionWire>;
 

@@ -97,6 +97,8 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
         userAgent: options.meta.userAgent,
         createdAt: now,
         updatedAt: now,
+        activeOrganizationId: null,
+        activeTeamId: null,
       };
       await sessionsRepository(db).insert(session);
       return { session, token };
@@ -174,6 +176,18 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     /** Any change to a user that cached sessions carry (profile, e-mail, deletion) goes through here. */
     userChanging<T>(userId: string, work: (db: Db) => Promise<T>, db?: Db): Promise<T> {
       return changing([userKey(userId)], work, db);
+    },
+
+    /** Sets the organization (and team) a session works in; cached copies of the session are dropped at commit. */
+    setActiveOrganization(session: Session, organizationId: string | null, teamId: string | null, db?: Db): Promise<void> {
+      return changing([sessionKey(session.tokenHash)], (trx) => sessionsRepository(trx).setActiveOrganization(session.id, organizationId, teamId), db);
+    },
+
+    /** Clears an organization from the sessions that have it active (all of them, or one user's). */
+    async clearActiveOrganization(db: Db, organizationId: string, userId?: string): Promise<void> {
+      const userIds = await sessionsRepository(db).userIdsWithActiveOrganization(organizationId, userId);
+      if (userIds.length === 0) return;
+      await changing(userIds.map(userKey), (trx) => sessionsRepository(trx).clearActiveOrganization(organizationId, userId), db);
     },
 
     async purgeExpired(): Promise<number> {

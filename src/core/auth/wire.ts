@@ -24,5 +24,8 @@ export function sessionToWire(session: Session, token: string): SessionWire {
     updatedAt: session.updatedAt.toISOString(),
     ipAddress: session.ipAddress,
     userAgent: session.userAgent,
+    activeOrganizationId: session.activeOrganizationId,
+    // Only sessions of daemons with teams on ever hold a team, so the field appears with teams, as in Better Auth.
+    ...(session.activeTeamId === null ? {} : { activeTeamId: session.activeTeamId }),
   };
 }

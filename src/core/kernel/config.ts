@@ -46,6 +46,18 @@ export interface TillConfig {
   emailFlows: EmailFlowsConfig;
   /** Social sign-in providers and linking rules (oauth-config.ts). */
   oauth: OAuthConfig;
+  /** Organization plugin switches: TILL_ORG_ALLOW_CREATE (on), TILL_ORG_LIMIT (organizations a user may create; 0 = no limit). */
+  organizations: OrganizationsConfig;
+}
+
+export interface OrganizationsConfig {
+  allowCreate: boolean;
+  /** Organizations a user may belong to before create is refused; null is no limit (Better Auth's default). */
+  limit: number | null;
+  /** TILL_ORG_TEAMS: team routes, and a default team named after each new organization. */
+  teams: boolean;
+  /** TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: remove-team may remove an organization's last team. */
+  allowRemovingAllTeams: boolean;
 }
 
 /** Signing algorithms offered for /api/auth/token; Better Auth's default (EdDSA) first. */
@@ -192,5 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mail: overrides.mail ? { ...overrides.mail, url: checkMailUrl(overrides.mail.url) } : loadMailConfig(env),
     emailFlows: overrides.emailFlows ?? loadEmailFlows(env),
     oauth: overrides.oauth ?? loadOAuthConfig(env),
+    organizations: overrides.organizations ?? {
+      allowCreate: flag(env.TILL_ORG_ALLOW_CREATE, true),
+      limit: integer('TILL_ORG_LIMIT', env.TILL_ORG_LIMIT, 0, 0, 1_000_000) || null,
+      teams: flag(env.TILL_ORG_TEAMS, false),
+      allowRemovingAllTeams: flag(env.TILL_ORG_ALLOW_REMOVING_ALL_TEAMS, false),
+    },
   };
 }

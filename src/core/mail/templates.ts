@@ -87,3 +87,13 @@ export function deleteAccountMail(input: { name: string; url: string; token: str
     tail: [`With the till command line: till account delete --token ${input.token}`, 'If you did not ask for this, do not open the link, and change your password.'],
   });
 }
+
+export function organizationInvitationMail(input: { inviterName: string; organizationName: string; url: string; invitationId: string }): MailContent {
+  return render({
+    subject: `${input.inviterName} invited you to ${input.organizationName}`,
+    greeting: 'Hello,',
+    lead: [`${input.inviterName} invited you to join ${input.organizationName}. Sign in with this address and open the invitation (valid for 48 hours):`],
+    link: { url: input.url, label: 'View the invitation' },
+    tail: [`To accept it, sign in and accept invitation ${input.invitationId}.`, IGNORE],
+  });
+}

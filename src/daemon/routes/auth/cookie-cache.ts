@@ -11,7 +11,7 @@ export function assertFitsCookieCache(deps: AuthRouteDeps, user: { name: string;
   const iso = now.toISOString();
   const id = 'x'.repeat(32);
   const value = deps.cookies.sessionDataValue(
-    { id, token: id, userId: id, expiresAt: iso, createdAt: iso, updatedAt: iso, ipAddress: 'x'.repeat(45), userAgent: 'x'.repeat(256) },
+    { id, token: id, userId: id, expiresAt: iso, createdAt: iso, updatedAt: iso, ipAddress: 'x'.repeat(45), userAgent: 'x'.repeat(256), activeOrganizationId: id },
     { id, name: user.name, email: user.email, emailVerified: false, image: user.image, createdAt: iso, updatedAt: iso },
     now.getTime(),
   );

@@ -9,6 +9,7 @@ import type { AuthRouteDeps } from './deps.js';
 import { cliExchangeRoutes } from './cli-exchange.js';
 import { emailPasswordRoutes } from './email-password.js';
 import { jwtRoutes } from './jwt.js';
+import { organizationRoutes } from './organization/index.js';
 import { pageRoutes } from './pages.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { sessionRoutes } from './session.js';
@@ -51,6 +52,7 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   socialRoutes(router, deps);
   socialAccountRoutes(router, deps);
   cliExchangeRoutes(router, deps);
+  organizationRoutes(router, deps);
   pageRoutes(router, deps);
   return router;
 }
