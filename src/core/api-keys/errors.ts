@@ -2,8 +2,8 @@ import { DomainError } from '../kernel/errors.js';
 
 /**
  * The api-key plugin's error codes and messages (@better-auth/api-key 1.7.5, reference §7), so Better Auth's client
- * and scripts written against it see the same `code`. Codes Till cannot raise yet (organization-owned keys) are kept
- * so the organization work uses the same table.
+ * and scripts written against it see the same `code`. Codes Till never raises are kept so the table stays
+ * Better Auth's whole.
  */
 export const API_KEY_ERRORS = {
   INVALID_METADATA_TYPE: 'metadata must be an object or undefined',

@@ -84,15 +84,21 @@ const operatorFields = {
   permissions: z.record(z.string(), z.array(z.string())).nullish(),
 };
 
-export const adminCreateApiKeyBody = z.strictObject({
-  userId: z.string().min(1),
-  name: z.string().optional(),
-  expiresIn,
-  prefix: prefix.optional(),
-  metadata: z.unknown().optional(),
-  organizationId: z.string().optional(),
-  ...operatorFields,
-});
+/** The owner is a user or an organization: exactly one of userId and organizationId, so no key has two owners. */
+export const adminCreateApiKeyBody = z
+  .strictObject({
+    userId: z.string().min(1).optional(),
+    name: z.string().optional(),
+    expiresIn,
+    prefix: prefix.optional(),
+    metadata: z.unknown().optional(),
+    organizationId: z.string().min(1).optional(),
+    ...operatorFields,
+  })
+  .refine((body) => (body.userId === undefined) !== (body.organizationId === undefined), {
+    message: 'Exactly one of userId and organizationId is required',
+    path: ['userId'],
+  });
 export type AdminCreateApiKeyBody = z.infer<typeof adminCreateApiKeyBody>;
 
 export const adminUpdateApiKeyBody = z.strictObject({

@@ -26,6 +26,8 @@ const CACHE_MAX_AGE_MS = MINUTE;
 
 type Settings = Omit<AdminCreateApiKeyBody, 'userId' | 'organizationId'>;
 type Update = Omit<AdminUpdateApiKeyBody, 'keyId'>;
+/** The actions of the organization access-control resource `apiKey` (contract §7). */
+type ApiKeyAction = 'create' | 'read' | 'update' | 'delete';
 
 function checkLength(value: string | undefined, rule: { min: number; max: number }, code: 'INVALID_NAME_LENGTH' | 'INVALID_PREFIX_LENGTH'): void {
   if (value !== undefined && (value.length < rule.min || value.length > rule.max)) throw apiKeyError(400, code);
@@ -95,12 +97,24 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
   /**
    * Organization-owned keys (Better Auth's api-key plugin with the organization plugin): the caller must be a
    * member whose role grants `apiKey:<action>`. The default roles name no apiKey resource, so only the creator role
-   * (owner), which Better Auth lets do everything, qualifies.
+   * (owner), which Better Auth lets do everything, qualifies. Create, list, get, update and delete all pass through
+   * here, so that owner-only rule is the same for every action.
    */
-  async function authorizeOrganization(userId: string, organizationId: string, action: 'create' | 'read'): Promise<void> {
+  async function authorizeOrganization(userId: string, organizationId: string, action: ApiKeyAction): Promise<void> {
     const member = await membersRepository(db).find(organizationId, userId);
     if (!member) throw apiKeyError(403, 'USER_NOT_MEMBER_OF_ORGANIZATION');
     if (!hasRole(member.role, CREATOR_ROLE) && !roleAllows(member.role, { apiKey: [action] })) throw apiKeyError(403, 'INSUFFICIENT_API_KEY_PERMISSIONS');
+  }
+
+  /**
+   * The key a session may act on: its own user key, or a key of an organization whose member's role allows the
+   * action. Non-members get Better Auth's 403, since the key names its organization; anything else is unknown.
+   */
+  async function reachable(actor: AuthActor, keyId: string, action: Exclude<ApiKeyAction, 'create'>): Promise<ApiKeyRecord> {
+    const key = await apiKeysRepository(db).findById(keyId);
+    if (key?.referenceType !== 'organization') return owned(key, actor.user.id);
+    await authorizeOrganization(actor.user.id, key.referenceId, action);
+    return key;
   }
 
   async function insert(owner: { referenceType: ReferenceType; referenceId: string }, settings: Settings) {
@@ -203,12 +217,13 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
         if (!(await organizationsRepository(db).findById(organizationId))) throw new DomainError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found');
         return insert({ referenceType: 'organization', referenceId: organizationId }, settings);
       }
-      if (!(await usersRepository(db).findById(userId))) throw authError(404, 'USER_NOT_FOUND');
+      // The schema lets exactly one owner through; a userId is there whenever organizationId is not.
+      if (userId === undefined || !(await usersRepository(db).findById(userId))) throw authError(404, 'USER_NOT_FOUND');
       return insert({ referenceType: 'user', referenceId: userId }, settings);
     },
 
     async get(actor: AuthActor, id: string): Promise<ApiKeyRecord> {
-      return owned(await apiKeysRepository(db).findById(id), actor.user.id);
+      return reachable(actor, id, 'read');
     },
 
     async list(actor: AuthActor, query: ListApiKeysQuery) {
@@ -223,7 +238,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     async updateForUser(actor: AuthActor | null, body: UpdateApiKeyBody): Promise<ApiKeyRecord> {
       if (!actor) throw apiKeyError(401, 'UNAUTHORIZED_SESSION');
       refuseServerOnly(body);
-      const key = owned(await apiKeysRepository(db).findById(body.keyId), actor.user.id);
+      const key = await reachable(actor, body.keyId, 'update');
       return applyUpdate(key, { name: body.name, enabled: body.enabled, expiresIn: body.expiresIn, metadata: body.metadata });
     },
 
@@ -235,7 +250,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     },
 
     async remove(actor: AuthActor, keyId: string): Promise<void> {
-      const key = owned(await apiKeysRepository(db).findById(keyId), actor.user.id);
+      const key = await reachable(actor, keyId, 'delete');
       const removed = await changing([apiKeyInvalidation(key.keyHash)], (trx) => apiKeysRepository(trx).deleteById(key.id));
       if (removed === 0) throw apiKeyError(404, 'KEY_NOT_FOUND');
     },
