@@ -218,12 +218,21 @@ describe('POST /api/auth/organization/has-permission', () => {
 describe('organization creation switches', () => {
   it('are read from TILL_ORG_ALLOW_CREATE and TILL_ORG_LIMIT', async () => {
     const { loadConfig } = await import('../../src/core/kernel/config.js');
-    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32) }).organizations).toEqual({ allowCreate: true, limit: null, teams: false, allowRemovingAllTeams: false });
-    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_ALLOW_CREATE: 'off', TILL_ORG_LIMIT: '2', TILL_ORG_TEAMS: 'on', TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on' }).organizations).toEqual({
+    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32) }).organizations).toEqual({
+      allowCreate: true,
+      limit: null,
+      teams: false,
+      allowRemovingAllTeams: false,
+      requireEmailVerificationOnInvitation: false,
+      maximumMembersPerTeam: null,
+    });
+    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_ALLOW_CREATE: 'off', TILL_ORG_LIMIT: '2', TILL_ORG_TEAMS: 'on', TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on', TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: 'on', TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: '3' }).organizations).toEqual({
       allowCreate: false,
       limit: 2,
       teams: true,
       allowRemovingAllTeams: true,
+      requireEmailVerificationOnInvitation: true,
+      maximumMembersPerTeam: 3,
     });
   });
 });

@@ -22,3 +22,28 @@ describe('organization creation disabled', () => {
     expect(refused.json.code).toBe('YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION');
   });
 });
+
+describe('requireEmailVerificationOnInvitation', () => {
+  const daemon = useTestDaemon({
+    organizations: { allowCreate: true, limit: null, teams: false, allowRemovingAllTeams: false, requireEmailVerificationOnInvitation: true },
+  });
+  const verify = (userId: string) => daemon().core.db('users').where({ id: userId }).update({ email_verified: true });
+
+  it('refuses an unverified recipient to view, accept or reject, and lets a verified one accept', async () => {
+    const owner = await signedInUser(daemon());
+    await createOrganization(owner.client);
+    const invitee = await signedInUser(daemon());
+    const sent = await owner.client.post('/api/auth/organization/invite-member', { email: invitee.email, role: 'member' });
+    expect(sent.status, sent.text).toBe(200);
+    const viewed = await invitee.client.get('/api/auth/organization/get-invitation', { query: { id: sent.json.id } });
+    expect([viewed.status, viewed.json.code]).toEqual([403, 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION']);
+    for (const path of ['accept-invitation', 'reject-invitation']) {
+      const refused = await invitee.client.post(`/api/auth/organization/${path}`, { invitationId: sent.json.id });
+      expect([refused.status, refused.json.code]).toEqual([403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION']);
+    }
+    await verify(invitee.user.id);
+    expect((await invitee.client.get('/api/auth/organization/get-invitation', { query: { id: sent.json.id } })).status).toBe(200);
+    const accepted = await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: sent.json.id });
+    expect(accepted.status, accepted.text).toBe(200);
+  });
+});

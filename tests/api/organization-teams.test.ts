@@ -41,7 +41,10 @@ describe('teams turned on', () => {
     expect(session).toMatchObject({ activeOrganizationId: org.id, activeTeamId: defaultTeam.id });
     const members = await owner.client.get('/api/auth/organization/list-team-members');
     expect(members.json).toEqual([{ id: expect.any(String), teamId: defaultTeam.id, userId: owner.user.id, createdAt: expect.any(String) }]);
-    expect((await owner.client.get('/api/auth/organization/get-full-organization')).json.teams).toEqual([defaultTeam]);
+    expect((await owner.client.get('/api/auth/organization/get-full-organization')).json.teams).toEqual([{ ...defaultTeam, memberCount: 1 }]);
+    // With teams on the session always carries activeTeamId, null when unset, as Better Auth's does.
+    const memberSession = await sessionOf((await setup()).member.client);
+    expect(memberSession).toHaveProperty('activeTeamId', null);
   });
 
   it('creates and renames teams for those allowed', async () => {
@@ -127,7 +130,7 @@ describe('teams turned on', () => {
     const unset = await outsider.client.post('/api/auth/organization/set-active-team', { teamId: null });
     expect(unset.text).toBe('null');
     expect(await sessionOf(outsider.client)).toMatchObject({ activeOrganizationId: own.id });
-    expect((await sessionOf(outsider.client)).activeTeamId).toBeUndefined();
+    expect((await sessionOf(outsider.client)).activeTeamId).toBeNull();
   });
 
   it('takes a removed member out of the organization’s teams', async () => {

@@ -13,8 +13,11 @@ export function userToWire(user: User): UserWire {
   };
 }
 
-/** `token` is the bearer token when the caller holds it, and the stored digest otherwise (it still revokes). */
-export function sessionToWire(session: Session, token: string): SessionWire {
+/**
+ * `token` is the bearer token when the caller holds it, and the stored digest otherwise (it still revokes).
+ * With teams on Better Auth's session always carries `activeTeamId` (null when unset), so `teams` keeps it present.
+ */
+export function sessionToWire(session: Session, token: string, teams = false): SessionWire {
   return {
     id: session.id,
     token,
@@ -25,7 +28,6 @@ export function sessionToWire(session: Session, token: string): SessionWire {
     ipAddress: session.ipAddress,
     userAgent: session.userAgent,
     activeOrganizationId: session.activeOrganizationId,
-    // Only sessions of daemons with teams on ever hold a team, so the field appears with teams, as in Better Auth.
-    ...(session.activeTeamId === null ? {} : { activeTeamId: session.activeTeamId }),
+    ...(teams || session.activeTeamId !== null ? { activeTeamId: session.activeTeamId } : {}),
   };
 }

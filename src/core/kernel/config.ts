@@ -58,6 +58,13 @@ export interface OrganizationsConfig {
   teams: boolean;
   /** TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: remove-team may remove an organization's last team. */
   allowRemovingAllTeams: boolean;
+  /**
+   * TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: accept, reject and get-invitation need a verified e-mail.
+   * Optional so hand-built configs keep Better Auth's default (off for opaque ids).
+   */
+  requireEmailVerificationOnInvitation?: boolean;
+  /** TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: Better Auth's teams.maximumMembersPerTeam; unset or 0 is no limit. */
+  maximumMembersPerTeam?: number | null;
 }
 
 /** Signing algorithms offered for /api/auth/token; Better Auth's default (EdDSA) first. */
@@ -209,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       limit: integer('TILL_ORG_LIMIT', env.TILL_ORG_LIMIT, 0, 0, 1_000_000) || null,
       teams: flag(env.TILL_ORG_TEAMS, false),
       allowRemovingAllTeams: flag(env.TILL_ORG_ALLOW_REMOVING_ALL_TEAMS, false),
+      requireEmailVerificationOnInvitation: flag(env.TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION, false),
+      maximumMembersPerTeam: integer('TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM', env.TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM, 0, 0, 1_000_000) || null,
     },
   };
 }

@@ -12,6 +12,7 @@ import { invitationsRepository } from './invitations-repository.js';
 import { MEMBERSHIP_LIMIT, assertKnownRoles, visibleInvitations } from './members.js';
 import type { Member, Organization } from './repository.js';
 import { membersRepository, organizationsRepository } from './repository.js';
+import { teamsRepository } from './teams-repository.js';
 import { CREATOR_ROLE, hasRole, roleAllows, unknownRoles } from './permissions.js';
 import type { OrganizationDeps } from './service.js';
 
@@ -21,16 +22,53 @@ export const INVITATION_LIMIT = 100;
 
 const email = z.string().email();
 
+/**
+ * The teams an invitation joins, checked against the organization and stored comma-separated as Better Auth
+ * does, which is why a comma inside an id is refused (INVALID_TEAM_ID). null when none or teams are off.
+ */
+async function invitationTeams(trx: Db, organizationId: string, teamId: string | string[] | undefined, teams: boolean): Promise<string | null> {
+  if (!teams || teamId === undefined) return null;
+  const ids = [...new Set(Array.isArray(teamId) ? teamId : [teamId])];
+  if (ids.length === 0) return null;
+  for (const id of ids) {
+    if (id.includes(',')) throw orgError(400, 'INVALID_TEAM_ID');
+    if (!(await teamsRepository(trx).find(organizationId, id))) throw orgError(400, 'TEAM_NOT_FOUND');
+  }
+  return ids.join(',');
+}
+
+/** On accept: joins the invitation's teams that still exist; the active team is set only when there is exactly one. */
+async function joinInvitationTeams(trx: Db, invitation: Invitation, userId: string, now: Date, teamLimit: number | null): Promise<string | null> {
+  const joined: string[] = [];
+  for (const id of invitation.teamId ? invitation.teamId.split(',') : []) {
+    if (!(await teamsRepository(trx).find(invitation.organizationId, id))) continue;
+    if (!(await teamsRepository(trx).findMember(id, userId))) {
+      // Checked under the accept's organization lock, so parallel accepts cannot overfill a team.
+      if (teamLimit !== null && (await teamsRepository(trx).countMembers(id)) >= teamLimit) throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+      await teamsRepository(trx).addMember({ id: newAuthId(), teamId: id, userId, createdAt: now });
+    }
+    joined.push(id);
+  }
+  return joined.length === 1 ? joined[0]! : null;
+}
+
 export function createInvitationService(deps: OrganizationDeps, targetId: (actor: AuthActor, id?: string | null) => string | null) {
   const { db, clock, sessions, mail } = deps;
 
   /** A pending, unexpired invitation addressed to the caller; anything else is INVITATION_NOT_FOUND. */
-  async function forRecipient(actor: AuthActor, id: string, notFoundMessage?: string): Promise<Invitation> {
+  async function forRecipient(
+    actor: AuthActor,
+    id: string,
+    unverified: 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION' | 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION',
+    notFoundMessage?: string,
+  ): Promise<Invitation> {
     const invitation = await invitationsRepository(db).findById(id);
     if (!invitation || invitation.status !== 'pending' || invitation.expiresAt.getTime() <= clock.now().getTime()) {
       throw orgError(400, 'INVITATION_NOT_FOUND', notFoundMessage);
     }
     if (invitation.email !== actor.user.email.toLowerCase()) throw orgError(403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
+    // Opt-in: proves the caller owns the invited address before membership follows from it.
+    if (deps.config.requireEmailVerificationOnInvitation && !actor.user.emailVerified) throw orgError(403, unverified);
     return invitation;
   }
 
@@ -41,7 +79,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
   }
 
   return {
-    async invite(actor: AuthActor, input: { email: string; role: string | string[]; organizationId?: string; resend?: boolean }): Promise<Invitation> {
+    async invite(actor: AuthActor, input: { email: string; role: string | string[]; organizationId?: string; resend?: boolean; teamId?: string | string[] }): Promise<Invitation> {
       const organizationId = targetId(actor, input.organizationId);
       if (!organizationId) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
       if (!email.safeParse(input.email).success) throw new DomainError(400, 'INVALID_EMAIL', 'Invalid email');
@@ -59,6 +97,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
         if (!roleAllows(inviter.role, { invitation: ['create'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
         if (hasRole(role, CREATOR_ROLE) && !hasRole(inviter.role, CREATOR_ROLE)) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
         if (await membersRepository(trx).findByEmail(organizationId, address)) throw orgError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+        const teamId = await invitationTeams(trx, organizationId, input.teamId, deps.config.teams);
         const now = clock.now();
         const repo = invitationsRepository(trx);
         const pending = await repo.findPending(organizationId, address, now);
@@ -76,7 +115,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
           organizationId,
           email: address,
           role,
-          teamId: null,
+          teamId,
           status: 'pending',
           inviterId: actor.user.id,
           expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
@@ -93,7 +132,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
      * inserted, so parallel accepts never push it past the membership limit.
      */
     async accept(actor: AuthActor, invitationId: string): Promise<{ invitation: Invitation; member: Member }> {
-      const found = await forRecipient(actor, invitationId);
+      const found = await forRecipient(actor, invitationId, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION');
       try {
         return await inTransaction(db, async (trx) => {
           await organizationsRepository(trx).lock(found.organizationId);
@@ -101,7 +140,8 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
           if (!(await invitationsRepository(trx).settle(found.id, 'accepted'))) throw orgError(400, 'INVITATION_NOT_FOUND');
           const member: Member = { id: newAuthId(), organizationId: found.organizationId, userId: actor.user.id, role: found.role ?? 'member', createdAt: clock.now() };
           await membersRepository(trx).insert(member);
-          await sessions.setActiveOrganization(actor.session, found.organizationId, null, trx);
+          const activeTeamId = await joinInvitationTeams(trx, found, actor.user.id, member.createdAt, deps.config.maximumMembersPerTeam ?? null);
+          await sessions.setActiveOrganization(actor.session, found.organizationId, activeTeamId, trx);
           return { invitation: { ...found, status: 'accepted' as const }, member };
         });
       } catch (error) {
@@ -112,7 +152,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
 
     async reject(actor: AuthActor, invitationId: string): Promise<Invitation> {
       // Better Auth's reject says "Invitation not found!".
-      const found = await forRecipient(actor, invitationId, 'Invitation not found!');
+      const found = await forRecipient(actor, invitationId, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION', 'Invitation not found!');
       if (!(await invitationsRepository(db).settle(found.id, 'rejected'))) throw orgError(400, 'INVITATION_NOT_FOUND', 'Invitation not found!');
       return { ...found, status: 'rejected' };
     },
@@ -128,7 +168,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
     },
 
     async get(actor: AuthActor, id: string) {
-      const invitation = await forRecipient(actor, id);
+      const invitation = await forRecipient(actor, id, 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION');
       const organization = await organizationsRepository(db).findById(invitation.organizationId);
       if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
       const inviter = await membersRepository(db).find(invitation.organizationId, invitation.inviterId);

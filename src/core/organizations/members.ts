@@ -82,8 +82,32 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
       const invitations = roleAllows(caller.role, { invitation: ['create'] })
         ? visibleInvitations(caller, await invitationsRepository(db).listForOrganization(organization.id))
         : [];
-      const teams = deps.config.teams ? await teamsRepository(db).listForOrganization(organization.id) : null;
+      const counts = deps.config.teams ? await teamsRepository(db).memberCounts(organization.id) : null;
+      const teams = counts
+        ? (await teamsRepository(db).listForOrganization(organization.id)).map((team) => ({ team, memberCount: counts.get(team.id) ?? 0 }))
+        : null;
       return { organization, members, invitations, teams };
+    },
+
+    /** get-organization: the named or active organization to its members; null when there is none to name. */
+    async get(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string }): Promise<Organization | null> {
+      const organization = await findOrganization(actor, query);
+      if (!organization) return null;
+      if (!(await membersRepository(db).find(organization.id, actor.user.id))) throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      return organization;
+    },
+
+    /** get-active-member-role: the caller's role, or (for members only) another member's role, as Better Auth. */
+    async activeRole(actor: AuthActor, query: { userId?: string; organizationId?: string; organizationSlug?: string }): Promise<string> {
+      const organization = query.organizationSlug ? await organizationsRepository(db).findBySlug(query.organizationSlug) : null;
+      const id = organization?.id ?? (query.organizationSlug ? null : targetId(actor, query.organizationId));
+      if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
+      const caller = await membersRepository(db).find(id, actor.user.id);
+      if (!caller) throw orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+      if (!query.userId || query.userId === actor.user.id) return caller.role;
+      const other = await membersRepository(db).find(id, query.userId);
+      if (!other) throw orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+      return other.role;
     },
 
     async list(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string; limit?: number; offset?: number }) {

@@ -36,6 +36,17 @@ export const getFullOrganizationQuery = z.object({
   membersLimit: z.coerce.number().int().positive().optional(),
 });
 
+export const getOrganizationQuery = z.object({
+  organizationId: z.string().optional(),
+  organizationSlug: z.string().optional(),
+});
+
+export const activeMemberRoleQuery = z.object({
+  userId: z.string().optional(),
+  organizationId: z.string().optional(),
+  organizationSlug: z.string().optional(),
+});
+
 export const listMembersQuery = z.object({
   organizationId: z.string().optional(),
   organizationSlug: z.string().optional(),
@@ -60,6 +71,7 @@ export const inviteMemberBody = z.object({
   role,
   organizationId: z.string().optional(),
   resend: z.boolean().optional(),
+  teamId: z.union([z.string(), z.array(z.string())]).optional(),
 });
 
 export const invitationIdBody = z.object({ invitationId: z.string().min(1) });

@@ -75,8 +75,21 @@ export function teamsRepository(db: Db) {
       const rows = await db('team_members').where({ team_id: teamId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
       return rows.map(teamMemberFromRow);
     },
+    async countMembers(teamId: string): Promise<number> {
+      const row = await db('team_members').where({ team_id: teamId }).count({ n: '*' }).first();
+      return Number(row?.n ?? 0);
+    },
     async removeMember(teamId: string, userId: string): Promise<number> {
       return db('team_members').where({ team_id: teamId, user_id: userId }).del();
+    },
+    /** Members per team of one organization (teams without members are absent), for get-full-organization. */
+    async memberCounts(organizationId: string): Promise<Map<string, number>> {
+      const rows = await db('team_members')
+        .select('team_id')
+        .count({ n: '*' })
+        .whereIn('team_id', db('teams').select('id').where({ organization_id: organizationId }))
+        .groupBy('team_id');
+      return new Map((rows as Row[]).map((row) => [row.team_id as string, Number(row.n)]));
     },
     /** A member leaving an organization leaves its teams too. */
     async removeUserFromOrganizationTeams(organizationId: string, userId: string): Promise<void> {

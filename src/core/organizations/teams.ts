@@ -130,6 +130,8 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
       const existing = await teamsRepository(db).findMember(team.id, input.userId);
       if (existing) return existing;
+      const limit = deps.config.maximumMembersPerTeam ?? null;
+      if (limit !== null && (await teamsRepository(db).countMembers(team.id)) >= limit) throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
       const added: TeamMember = { id: newAuthId(), teamId: team.id, userId: input.userId, createdAt: clock.now() };
       try {
         await teamsRepository(db).addMember(added);

@@ -22,6 +22,6 @@ export function bodyOf(ctx: Context): unknown {
 export function issueSessionCookie(deps: AuthRouteDeps, ctx: Context, signedIn: { session: Session; user: User; token: string }): void {
   deps.cookies.setSession(ctx, signedIn.token, {
     rememberMe: signedIn.session.rememberMe,
-    cache: { session: sessionToWire(signedIn.session, signedIn.token), user: userToWire(signedIn.user), now: deps.core.clock.now().getTime() },
+    cache: { session: sessionToWire(signedIn.session, signedIn.token, deps.core.config.organizations.teams), user: userToWire(signedIn.user), now: deps.core.clock.now().getTime() },
   });
 }

@@ -44,7 +44,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
       return;
     }
     if (actor.source === 'cookie' && (actor.refreshed || core.config.session.cookieCache.enabled)) issueSessionCookie(deps, ctx, actor);
-    ctx.body = { session: sessionToWire(actor.session, actor.token), user: userToWire(actor.user) };
+    ctx.body = { session: sessionToWire(actor.session, actor.token, core.config.organizations.teams), user: userToWire(actor.user) };
     await setAuthJwtHeader(ctx, core, userToWire(actor.user));
   });
 
@@ -66,7 +66,7 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
     if (!core.sessions.isFresh(actor.session)) throw authError(403, 'SESSION_NOT_FRESH');
     const sessions = await core.sessions.list(actor.user.id);
     // Only digests of other sessions' tokens are stored; they serve as revocation handles for revoke-session.
-    ctx.body = sessions.map((session) => sessionToWire(session, session.id === actor.session.id ? actor.token : session.tokenHash));
+    ctx.body = sessions.map((session) => sessionToWire(session, session.id === actor.session.id ? actor.token : session.tokenHash, core.config.organizations.teams));
   });
 
   router.post('/revoke-session', async (ctx) => {

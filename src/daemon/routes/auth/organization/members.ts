@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { listMembersQuery, organizationIdBody, removeMemberBody, updateMemberRoleBody } from '../../../../core/organizations/schemas.js';
+import { activeMemberRoleQuery, listMembersQuery, organizationIdBody, removeMemberBody, updateMemberRoleBody } from '../../../../core/organizations/schemas.js';
 import { memberToWire, memberWithUserToWire } from '../../../../core/organizations/wire.js';
 import { guard } from '../../../guard.js';
 import { bodyOf, type AuthRouteDeps } from '../deps.js';
@@ -18,6 +18,12 @@ export function memberRoutes(router: Router, deps: AuthRouteDeps): void {
   router.get('/organization/get-active-member', async (ctx) => {
     const actor = await sessionAuth.requireActor(ctx);
     ctx.body = memberWithUserToWire(await members.active(actor));
+  });
+
+  router.get('/organization/get-active-member-role', async (ctx) => {
+    const query = guard(activeMemberRoleQuery, ctx.query, 'query');
+    const actor = await sessionAuth.requireActor(ctx);
+    ctx.body = { role: await members.activeRole(actor, query) };
   });
 
   router.post('/organization/update-member-role', async (ctx) => {

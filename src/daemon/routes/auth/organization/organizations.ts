@@ -4,6 +4,7 @@ import {
   checkSlugBody,
   createOrganizationBody,
   getFullOrganizationQuery,
+  getOrganizationQuery,
   hasPermissionBody,
   organizationIdBody,
   setActiveBody,
@@ -71,6 +72,14 @@ export function organizationCrudRoutes(router: Router, deps: AuthRouteDeps): voi
     else respondNull(ctx);
   });
 
+  router.get('/organization/get-organization', async (ctx) => {
+    const query = guard(getOrganizationQuery, ctx.query, 'query');
+    const actor = await sessionAuth.requireActor(ctx);
+    const organization = await organizations.members.get(actor, query);
+    if (organization) ctx.body = organizationToWire(organization);
+    else respondNull(ctx);
+  });
+
   router.get('/organization/get-full-organization', async (ctx) => {
     const query = guard(getFullOrganizationQuery, ctx.query, 'query');
     const actor = await sessionAuth.requireActor(ctx);
@@ -83,7 +92,7 @@ export function organizationCrudRoutes(router: Router, deps: AuthRouteDeps): voi
       ...organizationToWire(full.organization),
       members: full.members.map(memberWithUserToWire),
       invitations: full.invitations.map(invitationToWire),
-      ...(full.teams ? { teams: full.teams.map(teamToWire) } : {}),
+      ...(full.teams ? { teams: full.teams.map(({ team, memberCount }) => ({ ...teamToWire(team), memberCount })) } : {}),
     };
   });
 
