@@ -1,26 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/kernel/crypto.js';
-import { ManualClock } from '../../src/core/kernel/clock.js';
 import { pkceChallenge } from '../../src/core/oauth/client.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
 import { TestClient, uniqueEmail } from '../helpers/http.js';
-import { followUntil, IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
+import { followUntil, startIdpDaemon, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
 
 let idp: Idp;
 let daemon: TestDaemon;
 
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  idp = await startIdp();
-  const oauth = { providers: [{ id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET }], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false };
-  // The IdP signs with the real time, so the daemon's clock starts there.
-  daemon = await startTestDaemon({ oauth }, { clock: new ManualClock(new Date()) });
-  await idp.configure([`${daemon.url}/api/auth/callback/idp`]);
+  ({ idp, daemon, stop } = await startIdpDaemon());
 });
-
 afterAll(async () => {
-  await daemon?.stop();
-  await idp?.close();
+  await stop?.();
 });
 
 /** The CLI side talks to the daemon without cookies or an Origin, as the CLI does. */

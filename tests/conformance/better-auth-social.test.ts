@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/kernel/clock.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
-import { followUntil, IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
+import { followUntil, startIdpDaemon, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
 import { makeClient, PASSWORD, sessionOf, type Client } from './client.js';
 
 // Better Auth's own client (1.7.25) through a social sign-in and account linking against a real OpenID provider:
@@ -13,17 +12,12 @@ import { makeClient, PASSWORD, sessionOf, type Client } from './client.js';
 let idp: Idp;
 let daemon: TestDaemon;
 
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  idp = await startIdp();
-  const oauth = { providers: [{ id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET }], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false };
-  // The IdP signs with the real time, so the daemon's clock starts there.
-  daemon = await startTestDaemon({ oauth }, { clock: new ManualClock(new Date()) });
-  await idp.configure([`${daemon.url}/api/auth/callback/idp`]);
+  ({ idp, daemon, stop } = await startIdpDaemon());
 });
-
 afterAll(async () => {
-  await daemon?.stop();
-  await idp?.close();
+  await stop?.();
 });
 
 function account(overrides: Partial<IdpAccount> = {}): IdpAccount {

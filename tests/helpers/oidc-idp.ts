@@ -5,6 +5,9 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { request } from 'undici';
 import { pkceChallenge } from '../../src/core/oauth/client.js';
+import { ManualClock } from '../../src/core/kernel/clock.js';
+import type { OAuthConfig } from '../../src/core/kernel/oauth-config.js';
+import { startTestDaemon, type TestDaemon } from './daemon.js';
 
 export interface IdpAccount {
   sub: string;
@@ -156,4 +159,33 @@ export async function obtainIdToken(idp: Idp, who: IdpAccount, nonce: string, re
     body: new URLSearchParams(form).toString(),
   });
   return ((await token.body.json()) as { id_token: string }).id_token;
+}
+
+/**
+ * An OpenID provider and a daemon that trusts it as provider `idp`, wired both ways (the provider knows the
+ * daemon's callback). The provider signs with real time, so the daemon's clock starts at now.
+ */
+export async function startIdpDaemon(oauth: Partial<OAuthConfig> = {}): Promise<{ idp: Idp; daemon: TestDaemon; stop(): Promise<void> }> {
+  const idp = await startIdp();
+  const daemon = await startTestDaemon(
+    {
+      oauth: {
+        providers: [{ id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET }],
+        trustedProviders: [],
+        disableSignUp: false,
+        disableImplicitSignUp: false,
+        ...oauth,
+      },
+    },
+    { clock: new ManualClock(new Date()) },
+  );
+  await idp.configure([`${daemon.url}/api/auth/callback/idp`]);
+  return {
+    idp,
+    daemon,
+    async stop() {
+      await daemon.stop();
+      await idp.close();
+    },
+  };
 }
