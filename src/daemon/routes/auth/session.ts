@@ -44,8 +44,9 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
       return;
     }
     if (actor.source === 'cookie' && (actor.refreshed || core.config.session.cookieCache.enabled)) issueSessionCookie(deps, ctx, actor);
-    ctx.body = { session: sessionToWire(actor.session, actor.token, core.config.organizations.teams), user: userToWire(actor.user) };
-    await setAuthJwtHeader(ctx, core, userToWire(actor.user));
+    const user = userToWire(actor.user);
+    ctx.body = { session: sessionToWire(actor.session, actor.token, core.config.organizations.teams), user };
+    await setAuthJwtHeader(ctx, core, user);
   });
 
   // Better Auth accepts POST here only with deferred session refresh, which Till does not offer.
