@@ -10,9 +10,11 @@ import { registerDaemonCommands } from './commands/daemon/index.js';
 import { registerEmailCommands } from './commands/email/index.js';
 import { registerMailCommands } from './commands/mail/index.js';
 import { registerMigrateCommand } from './commands/migrate/index.js';
+import { registerOrgCommands } from './commands/org/index.js';
 import { registerPasswordCommands } from './commands/password/index.js';
 import { registerProfileCommands } from './commands/profile/index.js';
 import { registerSessionCommands } from './commands/sessions/index.js';
+import { registerTeamCommands } from './commands/team/index.js';
 import { registerUserCommands } from './commands/user/index.js';
 import { CliError, EXIT } from './errors.js';
 
@@ -66,6 +68,8 @@ export function buildProgram(): Command {
   registerEmailCommands(program);
   registerAccountCommands(program);
   registerAccountsCommands(program);
+  registerOrgCommands(program);
+  registerTeamCommands(program);
   registerAdminCommands(program);
   registerMailCommands(program);
   registerProfileCommands(program);

@@ -1,0 +1,3 @@
+import { runner } from './respond.js';
+
+export const run = runner('cancel');

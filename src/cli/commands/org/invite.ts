@@ -1,0 +1,43 @@
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { info, printJson, printLine } from '../../output.js';
+import { listMembers, orgIdOf, signedIn, type InvitationWire } from './shared.js';
+
+interface Options {
+  role: string;
+  org?: string;
+  ifNotExists?: boolean;
+  json?: boolean;
+}
+
+async function listInvitations(target: Parameters<typeof listMembers>[0], organizationId: string | undefined): Promise<InvitationWire[]> {
+  const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
+  return call<InvitationWire[]>(target, 'GET', `/api/auth/organization/list-invitations${query}`);
+}
+
+export async function run({ args, opts, globals }: Invocation<Options>): Promise<void> {
+  const email = String(args[0]);
+  const target = signedIn(globals);
+  const organizationId = await orgIdOf(target, opts.org);
+  // Re-running a provisioning script must not fail on someone already invited or already in.
+  if (opts.ifNotExists) {
+    const lowered = email.toLowerCase();
+    const member = (await listMembers(target, organizationId)).find((m) => m.user.email.toLowerCase() === lowered);
+    const pending = (await listInvitations(target, organizationId)).find((i) => i.status === 'pending' && i.email.toLowerCase() === lowered);
+    if (member || pending) {
+      const state = member ? { member, invited: false } : { invitation: pending, invited: false };
+      if (opts.json) printJson(state);
+      else info(`${email} is already ${member ? 'a member' : 'invited'}; nothing changed.`);
+      return;
+    }
+  }
+  const invitation = await call<InvitationWire>(target, 'POST', '/api/auth/organization/invite-member', {
+    body: { email, role: opts.role, ...(organizationId ? { organizationId } : {}) },
+  });
+  if (opts.json) {
+    printJson({ invitation, invited: true });
+    return;
+  }
+  printLine(invitation.id);
+  info(`Invited ${invitation.email} as ${invitation.role}; they accept with \`till org accept ${invitation.id}\`.`);
+}

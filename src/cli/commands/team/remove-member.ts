@@ -1,0 +1,3 @@
+import { runner } from './member.js';
+
+export const run = runner('remove');

@@ -1,0 +1,14 @@
+import type { Invocation } from '../../action.js';
+import { info, printJson } from '../../output.js';
+import { signedIn } from '../org/shared.js';
+import { teamCall, type TeamWire } from './shared.js';
+
+export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
+  const target = signedIn(globals);
+  const team = await teamCall<TeamWire>(target, 'POST', 'update-team', { body: { teamId: String(args[0]), data: { name: String(args[1]) } } });
+  if (opts.json) {
+    printJson(team);
+    return;
+  }
+  info(`Renamed team ${team.id} to "${team.name}"`);
+}

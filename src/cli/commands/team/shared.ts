@@ -1,0 +1,39 @@
+import { call, type CallOptions } from '../../client.js';
+import { ApiError, CliError } from '../../errors.js';
+import type { Target } from '../../target.js';
+import { listMembers } from '../org/shared.js';
+
+export interface TeamWire {
+  id: string;
+  name: string;
+  organizationId: string;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+/** A team route; the daemon answers a bare 404 when teams are off, which alone would not tell anyone why. */
+export async function teamCall<T>(target: Target, method: 'GET' | 'POST', route: string, options: CallOptions = {}): Promise<T> {
+  try {
+    return await call<T>(target, method, `/api/auth/organization/${route}`, options);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon has teams turned off (TILL_ORG_TEAMS=off)');
+    throw error;
+  }
+}
+
+/** Finds a team by id among the organization's teams, so the organization of its members is known. */
+export async function resolveTeam(target: Target, teamId: string, organizationId: string | undefined): Promise<TeamWire> {
+  const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
+  const team = (await teamCall<TeamWire[]>(target, 'GET', `list-teams${query}`)).find((t) => t.id === teamId);
+  if (!team) throw new CliError(`no team "${teamId}" in the organization (see \`till team list\`)`);
+  return team;
+}
+
+/** The routes want a user id; people type an e-mail, which is looked up among the organization's members. */
+export async function resolveUserId(target: Target, organizationId: string, ref: string): Promise<string> {
+  if (!ref.includes('@')) return ref;
+  const lowered = ref.toLowerCase();
+  const member = (await listMembers(target, organizationId)).find((m) => m.user.email.toLowerCase() === lowered);
+  if (!member) throw new CliError(`${ref} is not a member of the organization (invite them with \`till org invite\`)`);
+  return member.userId;
+}
