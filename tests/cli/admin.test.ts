@@ -4,23 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken } from '../../src/core/kernel/crypto.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
-import { PASSWORD, Sandbox } from './till.js';
+import { PASSWORD, useSandboxes } from './till.js';
 
 let daemon: TestDaemon;
-const sandboxes: Sandbox[] = [];
-
-function sandbox(env: Record<string, string | undefined> = {}): Sandbox {
-  const created = new Sandbox({ TILL_URL: daemon.url, ...env });
-  sandboxes.push(created);
-  return created;
-}
+const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 
 beforeAll(async () => {
   daemon = await startTestDaemon();
 });
 afterAll(async () => {
   await daemon?.stop();
-  for (const created of sandboxes) created.cleanup();
 });
 
 /** A user with no password, as a social sign-up leaves one: sign up, then drop the credential account row. */

@@ -3,23 +3,16 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
-import { freePort, PASSWORD, Sandbox } from './till.js';
+import { freePort, PASSWORD, useSandboxes } from './till.js';
 
 let daemon: TestDaemon;
-const sandboxes: Sandbox[] = [];
-
-function sandbox(env: Record<string, string | undefined> = {}): Sandbox {
-  const created = new Sandbox({ TILL_URL: daemon.url, ...env });
-  sandboxes.push(created);
-  return created;
-}
+const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 
 beforeAll(async () => {
   daemon = await startTestDaemon();
 });
 afterAll(async () => {
   await daemon?.stop();
-  for (const created of sandboxes) created.cleanup();
 });
 
 describe('signup, login, whoami, logout', () => {

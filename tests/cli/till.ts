@@ -1,3 +1,4 @@
+import { afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -89,3 +90,19 @@ export async function freePort(): Promise<number> {
 }
 
 export const PASSWORD = 'correct horse battery';
+
+/**
+ * Sandboxes for one test file, each with `base()` in its environment (read when the sandbox is made, so it may name
+ * a daemon started later), all cleaned up after the file.
+ */
+export function useSandboxes(base: () => Record<string, string | undefined> = () => ({})): (env?: Record<string, string | undefined>) => Sandbox {
+  const created: Sandbox[] = [];
+  afterAll(() => {
+    for (const sandbox of created) sandbox.cleanup();
+  });
+  return (env = {}) => {
+    const sandbox = new Sandbox({ ...base(), ...env });
+    created.push(sandbox);
+    return sandbox;
+  };
+}
