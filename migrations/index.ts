@@ -4,6 +4,11 @@ import * as apiKeys from './20261121020000_api_keys.js';
 import * as jwks from './20261121030000_jwks.js';
 import * as mail from './20261121040000_mail.js';
 import * as organizations from './20261121050000_organizations.js';
+import * as v1Foundation from './20261121060000_v1_foundation.js';
+import * as files from './20261121060100_files.js';
+import * as benefitsAndCustomFields from './20261121060200_benefits_and_custom_fields.js';
+import * as products from './20261121060300_products.js';
+import * as discountsAndCheckoutLinks from './20261121060400_discounts_and_checkout_links.js';
 
 /**
  * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
@@ -15,4 +20,9 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121030000_jwks', module: jwks },
   { name: '20261121040000_mail', module: mail },
   { name: '20261121050000_organizations', module: organizations },
+  { name: '20261121060000_v1_foundation', module: v1Foundation },
+  { name: '20261121060100_files', module: files },
+  { name: '20261121060200_benefits_and_custom_fields', module: benefitsAndCustomFields },
+  { name: '20261121060300_products', module: products },
+  { name: '20261121060400_discounts_and_checkout_links', module: discountsAndCheckoutLinks },
 ];

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/account/index.js';
@@ -10,6 +9,7 @@ import { registerDaemonCommands } from './commands/daemon/index.js';
 import { registerEmailCommands } from './commands/email/index.js';
 import { registerMailCommands } from './commands/mail/index.js';
 import { registerMigrateCommand } from './commands/migrate/index.js';
+import { tillVersion } from '../core/kernel/version.js';
 import { registerOrgCommands } from './commands/org/index.js';
 import { registerPasswordCommands } from './commands/password/index.js';
 import { registerProfileCommands } from './commands/profile/index.js';
@@ -34,17 +34,8 @@ Exit codes:
 
 Data goes to stdout (as JSON with --json); messages and errors go to stderr.`;
 
-/** The version of the installed package: dist/src/cli when built, src/cli when run from sources. */
 function version(): string {
-  for (const relative of ['../../../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'till' && pkg.version) return pkg.version;
-    } catch {
-      // Not at this level; try the next.
-    }
-  }
-  return 'unknown';
+  return tillVersion();
 }
 
 export function buildProgram(): Command {

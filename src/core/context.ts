@@ -1,3 +1,4 @@
+import { createAccessTokenService, type AccessTokenService } from './access-tokens/service.js';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service.js';
 import { createAuthService, type AuthService } from './auth/service.js';
 import { createEmailFlows, type EmailFlows } from './auth/email-flows.js';
@@ -8,6 +9,7 @@ import { systemClock } from './kernel/clock.js';
 import type { TillConfig } from './kernel/config.js';
 import { InvalidationBus } from './kernel/invalidation.js';
 import type { Db } from './kernel/db.js';
+import { idempotencyStore, type IdempotencyStore } from './kernel/idempotency.js';
 import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
 import { createJwtService, type JwtService } from './jwt/service.js';
 import { createMailService, type MailService } from './mail/service.js';
@@ -36,6 +38,10 @@ export interface CoreContext {
   oauth: OAuthService;
   /** Better Auth's organization plugin: organizations, members and their roles. */
   organizations: OrganizationService;
+  /** /v1: organization access tokens (Polar's OATs). */
+  accessTokens: AccessTokenService;
+  /** /v1: Idempotency-Key claims and stored answers. */
+  idempotency: IdempotencyStore;
 }
 
 export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher }): CoreContext {
@@ -64,5 +70,7 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
   const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl });
-  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations };
+  const accessTokens = createAccessTokenService({ db, clock });
+  const idempotency = idempotencyStore(db, clock);
+  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, idempotency };
 }

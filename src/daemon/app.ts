@@ -6,6 +6,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { createRateLimiter } from './middleware/rate-limit.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
+import { v1Router } from './routes/v1/index.js';
 import { createSessionAuth } from './session-auth.js';
 import { createTrustedOrigins } from './trusted-origins.js';
 
@@ -22,6 +23,7 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   const admin = adminRouter(core);
   app.use(auth.routes());
   app.use(admin.routes());
+  app.use(v1Router(core, cookies).routes());
   // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
   app.use(async (ctx) => {
     ctx.body = null;

@@ -72,6 +72,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const sweeper = setInterval(() => {
     core.sessions.purgeExpired().catch((error) => logger.warn('session sweep failed', { error: String(error) }));
     core.apiKeys.purgeExpired().catch((error) => logger.warn('API key sweep failed', { error: String(error) }));
+    core.idempotency.sweep().catch((error) => logger.warn('idempotency key sweep failed', { error: String(error) }));
   }, HOUR);
   sweeper.unref();
   // API key use counted in memory reaches the database at least once a minute.

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 
 /**
  * Renders every error in the wire shape of the API it happened under: Better Auth's `{message, code}` for
- * /api/auth and the admin API. Anything that is not a DomainError is a 500 carrying an error id that is also
+ * /api/auth and the admin API, Polar's `{error, detail}` for /v1. Anything that is not a DomainError is a 500 carrying an error id that is also
  * logged; no stack trace or internal message leaves the process.
  */
 export function errorMiddleware(logger: Logger) {
@@ -13,6 +13,10 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (error) {
+      if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') {
+        renderV1Error(ctx, error, logger);
+        return;
+      }
       if (error instanceof NotFoundError) {
         // Body first: Koa turns a null body into 204 unless the status is set after it.
         ctx.body = null;
@@ -31,4 +35,23 @@ export function errorMiddleware(logger: Logger) {
       ctx.body = { message: 'Internal Server Error', code: 'INTERNAL_SERVER_ERROR', errorId };
     }
   };
+}
+
+/** Polar's shape: `{error: <exception class name>, detail}`; a 422 carries FastAPI's list of field issues. */
+function renderV1Error(ctx: Context, error: unknown, logger: Logger): void {
+  if (error instanceof NotFoundError) {
+    ctx.status = 404;
+    ctx.body = { error: 'ResourceNotFound', detail: 'Not found' };
+    return;
+  }
+  if (isDomainError(error)) {
+    ctx.status = error.status;
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.body = { error: error.code ?? 'HTTPException', detail: error.status === 422 && Array.isArray(error.details) ? error.details : error.message };
+    return;
+  }
+  const errorId = randomUUID();
+  logger.error('unhandled error', { errorId, method: ctx.method, path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
+  ctx.status = 500;
+  ctx.body = { error: 'InternalServerError', detail: `Internal Server Error (error id ${errorId})` };
 }

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { sha256Hex } from '../kernel/crypto.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Db } from '../kernel/db.js';
+import { resourceNotFound } from '../kernel/api-errors.js';
+import { randomAlphanumeric } from '../kernel/ids.js';
+import type { ListOptions, Page } from '../kernel/pagination.js';
+import type { MerchantActor } from '../merchant/actor.js';
+import { authorize, organizationFilter, organizationForCreate } from '../merchant/actor.js';
+import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { OrganizationAccessToken } from './repository.js';
+import { accessTokensRepository } from './repository.js';
+import type { OrganizationAccessTokenWire } from './schemas.js';
+
+/** Till's own prefix (not Polar's `polar_oat_`) so secret scanners never report a Till token to Polar. */
+export const ACCESS_TOKEN_PREFIX = 'till_oat_';
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function looksLikeAccessToken(value: string): boolean {
+  return value.startsWith(ACCESS_TOKEN_PREFIX);
+}
+
+export function accessTokenWire(token: OrganizationAccessToken): OrganizationAccessTokenWire {
+  return {
+    created_at: iso(token.createdAt),
+    modified_at: isoOrNull(token.modifiedAt),
+    id: token.id,
+    scopes: token.scopes as OrganizationAccessTokenWire['scopes'],
+    expires_at: isoOrNull(token.expiresAt),
+    comment: token.comment,
+    last_used_at: isoOrNull(token.lastUsedAt),
+    organization_id: token.organizationId,
+  };
+}
+
+export function createAccessTokenService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  const repo = accessTokensRepository(db);
+
+  async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<OrganizationAccessToken> {
+    const token = await repo.findById(id);
+    if (!token) throw resourceNotFound();
+    authorize(actor, token.organizationId, mode);
+    return token;
+  }
+
+  return {
+    /** The token behind a bearer value, or null when it is unknown or expired. */
+    async authenticate(value: string): Promise<OrganizationAccessToken | null> {
+      const token = await repo.findByHash(sha256Hex(value));
+      const now = clock.now();
+      if (!token || (token.expiresAt && token.expiresAt <= now)) return null;
+      // Written at most once a minute per token: the column answers "is this token still used?", not an audit log.
+      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) await repo.touch(token.id, now);
+      return token;
+    },
+
+    async create(actor: MerchantActor, input: { organization_id?: string | null; comment: string; expires_in?: number | null; scopes: string[] }) {
+      const organizationId = organizationForCreate(actor, input.organization_id);
+      const now = clock.now();
+      const secret = `${ACCESS_TOKEN_PREFIX}${randomAlphanumeric(43)}`;
+      const token: OrganizationAccessToken = {
+        id: randomUUID(),
+        organizationId,
+        comment: input.comment,
+        scopes: [...new Set(input.scopes)],
+        expiresAt: input.expires_in ? new Date(now.getTime() + input.expires_in * 1000) : null,
+        lastUsedAt: null,
+        createdAt: now,
+        modifiedAt: null,
+      };
+      await repo.insert(token, sha256Hex(secret));
+      return { organization_access_token: accessTokenWire(token), token: secret };
+    },
+
+    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[] }): Promise<Page<OrganizationAccessTokenWire>> {
+      const page = await repo.list(organizationFilter(actor, query.organization_id), query);
+      return { items: page.items.map(accessTokenWire), pagination: page.pagination };
+    },
+
+    async update(actor: MerchantActor, id: string, input: { comment?: string | null; scopes?: string[] | null }) {
+      const token = await owned(actor, id, 'write');
+      const changes = {
+        ...(input.comment ? { comment: input.comment } : {}),
+        ...(input.scopes ? { scopes: [...new Set(input.scopes)] } : {}),
+        modifiedAt: clock.now(),
+      };
+      await repo.update(token.id, changes);
+      return accessTokenWire({ ...token, ...changes });
+    },
+
+    async delete(actor: MerchantActor, id: string): Promise<void> {
+      const token = await owned(actor, id, 'write');
+      await repo.delete(token.id);
+    },
+  };
+}
+
+export type AccessTokenService = ReturnType<typeof createAccessTokenService>;

@@ -1,0 +1,63 @@
+import type { Clock } from './clock.js';
+import { HOUR } from './clock.js';
+import type { Db } from './db.js';
+import { isUniqueViolation } from './db.js';
+
+/** Stripe's window: a key is remembered for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+
+export type IdempotencyClaim =
+  | { kind: 'fresh' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+/**
+ * Idempotency keys (Stripe's semantics): the first request with a key claims it by inserting a row; the unique key
+ * makes concurrent duplicates lose that race. The answer is stored when the request finishes, and a later request
+ * with the same key and the same body gets it back unchanged.
+ */
+export function idempotencyStore(db: Db, clock: Clock) {
+  return {
+    async claim(principal: string, key: string, request: { method: string; path: string; hash: string }): Promise<IdempotencyClaim> {
+      const now = clock.now();
+      await db('idempotency_keys').where({ principal, key }).where('expires_at', '<=', now).delete();
+      try {
+        await db('idempotency_keys').insert({
+          principal,
+          key,
+          method: request.method,
+          path: request.path,
+          request_hash: request.hash,
+          response_status: null,
+          response_body: null,
+          created_at: now,
+          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+        });
+        return { kind: 'fresh' };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      const row = await db('idempotency_keys').where({ principal, key }).first();
+      // Deleted between our insert and this read (the first request failed and released it): treat as in flight.
+      if (!row) return { kind: 'in_progress' };
+      if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.hash) return { kind: 'mismatch' };
+      if (row.response_status === null || row.response_status === undefined) return { kind: 'in_progress' };
+      return { kind: 'replay', status: Number(row.response_status), body: row.response_body === null ? null : JSON.parse(String(row.response_body)) };
+    },
+    async complete(principal: string, key: string, status: number, body: unknown): Promise<void> {
+      await db('idempotency_keys')
+        .where({ principal, key })
+        .update({ response_status: status, response_body: body === undefined || body === null ? null : JSON.stringify(body) });
+    },
+    /** Forgets a claim whose request should not count (a validation error, a crash), so the key can be used again. */
+    async release(principal: string, key: string): Promise<void> {
+      await db('idempotency_keys').where({ principal, key }).whereNull('response_status').delete();
+    },
+    async sweep(): Promise<number> {
+      return db('idempotency_keys').where('expires_at', '<=', clock.now()).delete();
+    },
+  };
+}
+
+export type IdempotencyStore = ReturnType<typeof idempotencyStore>;

@@ -1,0 +1,45 @@
+import type { CoreContext } from '../../../core/context.js';
+import { resourceNotFound } from '../../../core/kernel/api-errors.js';
+import { tillVersion } from '../../../core/kernel/version.js';
+import type { AuthCookies } from '../../auth-cookies.js';
+import { createV1Auth } from '../../v1-auth.js';
+import { registerAccessTokenRoutes } from './access-tokens.js';
+import { registerBenefitsRoutes } from './benefits.js';
+import { registerCheckoutLinksRoutes } from './checkout-links.js';
+import { registerCustomFieldsRoutes } from './custom-fields.js';
+import { registerDiscountsRoutes } from './discounts.js';
+import { renderDocsPage } from './docs.js';
+import { registerFilesRoutes } from './files.js';
+import { buildOpenApi } from './openapi.js';
+import { V1Api } from './operation.js';
+import { registerOrganizationsRoutes } from './organizations.js';
+import { registerProductsRoutes } from './products.js';
+
+/** The Polar-compatible merchant API under /v1: one module per resource, each a list of operations. */
+export function v1Router(core: CoreContext, cookies: AuthCookies) {
+  const api = new V1Api({ authenticate: createV1Auth(core, cookies), idempotency: core.idempotency });
+  registerOrganizationsRoutes(api, core);
+  registerAccessTokenRoutes(api, core);
+  registerFilesRoutes(api, core);
+  registerBenefitsRoutes(api, core);
+  registerCustomFieldsRoutes(api, core);
+  registerProductsRoutes(api, core);
+  registerDiscountsRoutes(api, core);
+  registerCheckoutLinksRoutes(api, core);
+
+  // Built on first request: the operations are all registered by then and the document never changes afterwards.
+  let document: Record<string, unknown> | null = null;
+  const openApi = () => (document ??= buildOpenApi(api.operations, { version: tillVersion(), serverUrl: core.config.baseUrl }));
+  api.router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openApi();
+  });
+  api.router.get('/v1/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = renderDocsPage(openApi() as Parameters<typeof renderDocsPage>[0]);
+  });
+  // Anything else under /v1 is Polar's 404, not the empty body /api/auth answers.
+  api.router.all(/^\/v1(\/.*)?$/, () => {
+    throw resourceNotFound();
+  });
+  return api.router;
+}
