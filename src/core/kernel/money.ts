@@ -1,0 +1,102 @@
+/**
+ * Money arithmetic in integer minor units. Nothing here ever produces a fraction: rates are basis points
+ * (1/100 of a percent), rounding is half away from zero, and splitting an amount across lines uses the largest
+ * remainder method so the parts always add up to the whole.
+ */
+
+export const BASIS_POINTS = 10_000;
+
+function assertAmount(value: number, name: string): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be a safe integer, got ${value}`);
+}
+
+/** `amount × basisPoints / 10 000`, rounded half away from zero (BigInt, so large amounts never lose precision). */
+export function applyBasisPoints(amount: number, basisPoints: number): number {
+  assertAmount(amount, 'amount');
+  assertAmount(basisPoints, 'basisPoints');
+  const product = BigInt(amount) * BigInt(basisPoints);
+  const denominator = BigInt(BASIS_POINTS);
+  const magnitude = product < 0n ? -product : product;
+  const rounded = (magnitude * 2n + denominator) / (denominator * 2n);
+  return Number(product < 0n ? -rounded : rounded);
+}
+
+/**
+ * Splits `total` across lines in proportion to `weights` (largest remainder): each part is the floor of its exact
+ * share, and the units left over go to the lines with the largest remainders (earlier lines first on ties).
+ */
+export function allocate(total: number, weights: readonly number[]): number[] {
+  assertAmount(total, 'total');
+  if (total < 0) throw new RangeError('allocate takes a non-negative total');
+  if (weights.length === 0) return [];
+  for (const weight of weights) {
+    assertAmount(weight, 'weight');
+    if (weight < 0) throw new RangeError('weights must be non-negative');
+  }
+  const sum = weights.reduce((a, b) => a + b, 0);
+  // Nothing to weigh by (all lines free): everything goes to the first line, which keeps the parts summing up.
+  if (sum === 0) return weights.map((_, index) => (index === 0 ? total : 0));
+  const bigTotal = BigInt(total);
+  const bigSum = BigInt(sum);
+  const shares = weights.map((weight, index) => {
+    const exact = bigTotal * BigInt(weight);
+    return { index, floor: exact / bigSum, remainder: exact % bigSum };
+  });
+  let left = bigTotal - shares.reduce((acc, share) => acc + share.floor, 0n);
+  const order = [...shares].sort((a, b) => (b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index));
+  const parts = shares.map((share) => share.floor);
+  for (const share of order) {
+    if (left === 0n) break;
+    parts[share.index]! += 1n;
+    left -= 1n;
+  }
+  return parts.map(Number);
+}
+
+export type DiscountRule = { type: 'fixed'; amount: number } | { type: 'percentage'; basis_points: number };
+
+export interface CartLine {
+  amount: number;
+  /** Tax rate of this line in basis points (0 when no rate applies). */
+  taxBasisPoints: number;
+}
+
+export interface PricedLine {
+  amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+}
+
+export interface CartTotals {
+  lines: PricedLine[];
+  subtotal_amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number;
+  total_amount: number;
+}
+
+/**
+ * Prices a cart: the discount is taken from the subtotal (a fixed one capped at it, a percentage rounded half away
+ * from zero), split across lines by amount, and tax is computed per line on what remains and summed. Tax is
+ * exclusive: it is added on top.
+ */
+export function priceCart(lines: readonly CartLine[], discount: DiscountRule | null): CartTotals {
+  for (const line of lines) {
+    assertAmount(line.amount, 'line amount');
+    if (line.amount < 0) throw new RangeError('line amounts must be non-negative');
+  }
+  const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
+  let discountAmount = 0;
+  if (discount?.type === 'fixed') discountAmount = Math.min(Math.max(discount.amount, 0), subtotal);
+  if (discount?.type === 'percentage') discountAmount = Math.min(applyBasisPoints(subtotal, Math.min(Math.max(discount.basis_points, 0), BASIS_POINTS)), subtotal);
+  const lineDiscounts = allocate(discountAmount, lines.map((line) => line.amount));
+  const priced = lines.map((line, index) => {
+    const net = line.amount - lineDiscounts[index]!;
+    return { amount: line.amount, discount_amount: lineDiscounts[index]!, net_amount: net, tax_amount: applyBasisPoints(net, line.taxBasisPoints) };
+  });
+  const net = subtotal - discountAmount;
+  const tax = priced.reduce((sum, line) => sum + line.tax_amount, 0);
+  return { lines: priced, subtotal_amount: subtotal, discount_amount: discountAmount, net_amount: net, tax_amount: tax, total_amount: net + tax };
+}

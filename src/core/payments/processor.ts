@@ -1,0 +1,36 @@
+/**
+ * What Till needs from a payment processor. Checkouts charge a card the buyer just entered (and may keep it for
+ * renewals); renewals charge a kept method with nobody present; refunds give money back. Every attempt, failed or
+ * not, comes back with the processor's own reference so the payments table can be audited against the processor.
+ */
+
+export interface CardDetails {
+  brand: string;
+  last4: string;
+}
+
+export type ChargeResult =
+  | { status: 'succeeded'; processorReference: string; card: CardDetails; savedMethodReference: string | null }
+  | { status: 'failed'; processorReference: string; card: CardDetails | null; declineReason: string; declineMessage: string };
+
+export type RefundResult =
+  | { status: 'succeeded'; processorReference: string }
+  | { status: 'failed'; processorReference: string; failureReason: string };
+
+export interface ChargeRequest {
+  amount: number;
+  currency: string;
+  /** Idempotency on the processor's side: the same reference never charges twice. */
+  reference: string;
+  /** Keep the method for later off-session charges (subscriptions). */
+  saveMethod: boolean;
+}
+
+export interface PaymentProcessor {
+  readonly name: string;
+  /** Charges a method the buyer presents now (a confirmation token from the checkout form). */
+  chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult>;
+  /** Charges a method kept earlier, with the customer absent (renewals). */
+  chargeSavedMethod(methodReference: string, request: Omit<ChargeRequest, 'saveMethod'>): Promise<ChargeResult>;
+  refund(paymentReference: string, request: { amount: number; currency: string; reference: string }): Promise<RefundResult>;
+}
