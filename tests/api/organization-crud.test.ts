@@ -225,14 +225,17 @@ describe('organization creation switches', () => {
       allowRemovingAllTeams: false,
       requireEmailVerificationOnInvitation: false,
       maximumMembersPerTeam: null,
+      membershipLimit: 100,
     });
-    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_ALLOW_CREATE: 'off', TILL_ORG_LIMIT: '2', TILL_ORG_TEAMS: 'on', TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on', TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: 'on', TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: '3' }).organizations).toEqual({
+    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_ALLOW_CREATE: 'off', TILL_ORG_LIMIT: '2', TILL_ORG_TEAMS: 'on', TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on', TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: 'on', TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: '3', TILL_ORG_MEMBERSHIP_LIMIT: '250' }).organizations).toEqual({
       allowCreate: false,
       limit: 2,
       teams: true,
       allowRemovingAllTeams: true,
       requireEmailVerificationOnInvitation: true,
       maximumMembersPerTeam: 3,
+      membershipLimit: 250,
     });
+    expect(() => loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_MEMBERSHIP_LIMIT: '0' })).toThrow(/TILL_ORG_MEMBERSHIP_LIMIT/);
   });
 });

@@ -83,4 +83,20 @@ describe('maximumMembersPerTeam', () => {
     const added = await owner.client.post('/api/auth/organization/add-team-member', { teamId: team.id, userId: other.user.id });
     expect([added.status, added.json.code]).toEqual([403, 'TEAM_MEMBER_LIMIT_REACHED']);
   });
+
+  it('admits exactly one of 10 parallel add-team-member calls into a team with one free place', async () => {
+    const owner = await signedInUser(daemon());
+    const org = await createOrganization(owner.client);
+    // The owner is in the default team; with a limit of 2 it has one place left.
+    const [team] = (await owner.client.get('/api/auth/organization/list-teams')).json;
+    const candidates = await Promise.all(Array.from({ length: 10 }, () => signedInUser(daemon())));
+    for (const candidate of candidates) await addMember(daemon(), org.id, candidate.user.id, 'member');
+    const results = await Promise.all(
+      candidates.map((candidate) => owner.client.post('/api/auth/organization/add-team-member', { teamId: team.id, userId: candidate.user.id })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.json.code])).toEqual(Array(9).fill([403, 'TEAM_MEMBER_LIMIT_REACHED']));
+    const full = (await owner.client.get('/api/auth/organization/get-full-organization')).json;
+    expect(full.teams).toEqual([expect.objectContaining({ id: team.id, memberCount: 2 })]);
+  });
 });

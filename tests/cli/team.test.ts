@@ -66,6 +66,42 @@ describe('till team', () => {
     expect((await owner.run(['team', 'rename', teamId])).exitCode).toBe(2);
   });
 
+  it('creates a team only once with --if-not-exists, and invites into teams named by name or id', async () => {
+    const owner = await signedIn();
+    const slug = `once-${Math.random().toString(36).slice(2, 8)}`;
+    expect((await owner.run(['org', 'create', '--name', 'Once', '--slug', slug])).exitCode).toBe(0);
+
+    const first = await owner.run(['team', 'create', 'Ops', '--org', slug, '--if-not-exists', '--json']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.json).toMatchObject({ name: 'Ops', id: expect.any(String), created: true });
+    const again = await owner.run(['team', 'create', 'Ops', '--org', slug, '--if-not-exists', '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.json).toEqual({ ...first.json, created: false });
+    // Without --json: the id on stdout either way, and what happened on stderr.
+    const plain = await owner.run(['team', 'create', 'Ops', '--if-not-exists']);
+    expect([plain.exitCode, plain.stdout.trim()]).toEqual([0, first.json.id]);
+    expect(plain.stderr).toMatch(/already exists; nothing changed/);
+    expect((await owner.run(['team', 'list', '--json'])).json.map((t: { name: string }) => t.name).sort()).toEqual(['Once', 'Ops']);
+    // Without the flag, create keeps its answer (the team alone) and makes a second team of the same name, as the server allows.
+    const duplicate = await owner.run(['team', 'create', 'Ops', '--json']);
+    expect(duplicate.exitCode, duplicate.stderr).toBe(0);
+    expect(duplicate.json).not.toHaveProperty('created');
+    expect(duplicate.json.id).not.toBe(first.json.id);
+
+    // --team takes a name or an id, and repeats; a name two teams share must be given by id.
+    const defaultTeam = (await owner.run(['team', 'list', '--json'])).json.find((t: { name: string }) => t.name === 'Once');
+    const email = uniqueEmail('teamed');
+    const invited = await owner.run(['org', 'invite', email, '--role', 'member', '--team', 'Once', '--team', first.json.id, '--json']);
+    expect(invited.exitCode, invited.stderr).toBe(0);
+    expect(invited.json.invitation).toMatchObject({ email, teamId: `${defaultTeam.id},${first.json.id}` });
+    const ambiguous = await owner.run(['org', 'invite', uniqueEmail('x'), '--role', 'member', '--team', 'Ops']);
+    expect(ambiguous.exitCode).toBe(1);
+    expect(ambiguous.stderr).toMatch(/several teams are named "Ops"/);
+    const unknown = await owner.run(['org', 'invite', uniqueEmail('x'), '--role', 'member', '--team', 'Nope']);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/no team "Nope"/);
+  });
+
   it('says when the daemon has teams turned off, and exits 4 when not signed in', async () => {
     const anonymous = new Sandbox({ TILL_URL: daemon.url });
     sandboxes.push(anonymous);

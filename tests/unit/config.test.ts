@@ -47,4 +47,13 @@ describe('daemon configuration', () => {
     expect(() => loadConfig({ TILL_DATA_DIR: freshDir(), TILL_BCRYPT_COST: '3' })).toThrow(ConfigError);
     expect(() => loadConfig({ TILL_DATA_DIR: freshDir(), TILL_LOG_LEVEL: 'loud' })).toThrow(ConfigError);
   });
+
+  it('keeps files in the data dir unless TILL_FILES_DIR says otherwise, up to TILL_FILES_MAX_BYTES (1 GiB)', () => {
+    const dir = freshDir();
+    expect(loadConfig({ TILL_DATA_DIR: dir }).files).toEqual({ dir: join(dir, 'files'), maxBytes: 1024 ** 3 });
+    const elsewhere = join(freshDir(), 'blobs');
+    expect(loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_DIR: elsewhere, TILL_FILES_MAX_BYTES: '1048576' }).files).toEqual({ dir: elsewhere, maxBytes: 1048576 });
+    expect(() => loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_MAX_BYTES: '0' })).toThrow(/TILL_FILES_MAX_BYTES/);
+    expect(() => loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_MAX_BYTES: 'lots' })).toThrow(ConfigError);
+  });
 });

@@ -48,6 +48,15 @@ export interface TillConfig {
   oauth: OAuthConfig;
   /** Organization plugin switches: TILL_ORG_ALLOW_CREATE (on), TILL_ORG_LIMIT (organizations a user may create; 0 = no limit). */
   organizations: OrganizationsConfig;
+  /** Uploaded files (/v1/files): TILL_FILES_DIR (default <data dir>/files) and TILL_FILES_MAX_BYTES (default 1 GiB). */
+  files: FilesConfig;
+}
+
+export interface FilesConfig {
+  /** Where the bytes live; several daemons on one PostgreSQL must share it (a network volume). */
+  dir: string;
+  /** Largest file accepted, in bytes. */
+  maxBytes: number;
 }
 
 export interface OrganizationsConfig {
@@ -65,6 +74,11 @@ export interface OrganizationsConfig {
   requireEmailVerificationOnInvitation?: boolean;
   /** TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: Better Auth's teams.maximumMembersPerTeam; unset or 0 is no limit. */
   maximumMembersPerTeam?: number | null;
+  /**
+   * TILL_ORG_MEMBERSHIP_LIMIT: Better Auth's membershipLimit, members an organization may have (its owners count)
+   * and the most members one read returns. Optional so hand-built configs keep Better Auth's default, 100.
+   */
+  membershipLimit?: number;
 }
 
 /** Signing algorithms offered for /api/auth/token; Better Auth's default (EdDSA) first. */
@@ -218,6 +232,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       allowRemovingAllTeams: flag(env.TILL_ORG_ALLOW_REMOVING_ALL_TEAMS, false),
       requireEmailVerificationOnInvitation: flag(env.TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION, false),
       maximumMembersPerTeam: integer('TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM', env.TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM, 0, 0, 1_000_000) || null,
+      membershipLimit: integer('TILL_ORG_MEMBERSHIP_LIMIT', env.TILL_ORG_MEMBERSHIP_LIMIT, 100, 1, 1_000_000),
+    },
+    files: overrides.files ?? {
+      dir: env.TILL_FILES_DIR ? resolve(env.TILL_FILES_DIR) : join(dataDir, 'files'),
+      maxBytes: integer('TILL_FILES_MAX_BYTES', env.TILL_FILES_MAX_BYTES, 1024 ** 3, 1, 1024 ** 4),
     },
   };
 }

@@ -9,7 +9,7 @@ import { organizationInvitationMail } from '../mail/templates.js';
 import { orgError } from './errors.js';
 import type { Invitation } from './invitations-repository.js';
 import { invitationsRepository } from './invitations-repository.js';
-import { MEMBERSHIP_LIMIT, assertKnownRoles, visibleInvitations } from './members.js';
+import { assertKnownRoles, membershipLimit, visibleInvitations } from './members.js';
 import type { Member, Organization } from './repository.js';
 import { membersRepository, organizationsRepository } from './repository.js';
 import { teamsRepository } from './teams-repository.js';
@@ -136,7 +136,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
       try {
         return await inTransaction(db, async (trx) => {
           await organizationsRepository(trx).lock(found.organizationId);
-          if ((await membersRepository(trx).count(found.organizationId)) >= MEMBERSHIP_LIMIT) throw orgError(403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED');
+          if ((await membersRepository(trx).count(found.organizationId)) >= membershipLimit(deps.config)) throw orgError(403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED');
           if (!(await invitationsRepository(trx).settle(found.id, 'accepted'))) throw orgError(400, 'INVITATION_NOT_FOUND');
           const member: Member = { id: newAuthId(), organizationId: found.organizationId, userId: actor.user.id, role: found.role ?? 'member', createdAt: clock.now() };
           await membersRepository(trx).insert(member);

@@ -1,4 +1,5 @@
 import type { AuthActor } from '../auth/sessions.js';
+import type { OrganizationsConfig } from '../kernel/config.js';
 import { inTransaction } from '../kernel/db.js';
 import type { Db } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
@@ -11,8 +12,13 @@ import { membersRepository, organizationsRepository } from './repository.js';
 import { CREATOR_ROLE, hasRole, roleAllows, unknownRoles } from './permissions.js';
 import type { OrganizationDeps } from './service.js';
 
-/** Better Auth's membershipLimit: members an organization may have, and members one read returns. */
+/** Better Auth's default membershipLimit: members an organization may have, and members one read returns. */
 export const MEMBERSHIP_LIMIT = 100;
+
+/** The configured membership limit (TILL_ORG_MEMBERSHIP_LIMIT), else Better Auth's default. */
+export function membershipLimit(config: OrganizationsConfig): number {
+  return config.membershipLimit ?? MEMBERSHIP_LIMIT;
+}
 
 export type MemberWithUser = { member: Member; user: MemberUser };
 
@@ -53,6 +59,7 @@ export function visibleInvitations(member: Member, invitations: Invitation[]): I
 
 export function createMemberService(deps: OrganizationDeps, targetId: (actor: AuthActor, organizationId?: string | null) => string | null) {
   const { db, sessions } = deps;
+  const maxMembers = membershipLimit(deps.config);
 
   async function findOrganization(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string }): Promise<Organization | null> {
     const repo = organizationsRepository(db);
@@ -76,7 +83,7 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
       if (!organization) return null;
       const caller = await membersRepository(db).find(organization.id, actor.user.id);
       if (!caller) throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-      const limit = Math.min(query.membersLimit ?? MEMBERSHIP_LIMIT, MEMBERSHIP_LIMIT);
+      const limit = Math.min(query.membersLimit ?? maxMembers, maxMembers);
       const members = await membersRepository(db).listWithUsers(organization.id, limit);
       // Invitations are shown to those who may send them, as in Better Auth.
       const invitations = roleAllows(caller.role, { invitation: ['create'] })
@@ -116,7 +123,7 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
       });
       if (!organization) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       if (!(await membersRepository(db).find(organization.id, actor.user.id))) throw orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
-      const limit = Math.min(query.limit ?? MEMBERSHIP_LIMIT, MEMBERSHIP_LIMIT);
+      const limit = Math.min(query.limit ?? maxMembers, maxMembers);
       const members = await membersRepository(db).listWithUsers(organization.id, limit, query.offset ?? 0);
       return { members, total: await membersRepository(db).count(organization.id) };
     },

@@ -125,22 +125,30 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       const member = await membership(organizationId, actor.user.id);
       if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
       if (!roleAllows(member.role, { member: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
-      if (!(await membership(organizationId, input.userId))) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-      const team = await teamsRepository(db).find(organizationId, input.teamId);
-      if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
-      const existing = await teamsRepository(db).findMember(team.id, input.userId);
-      if (existing) return existing;
       const limit = deps.config.maximumMembersPerTeam ?? null;
-      if (limit !== null && (await teamsRepository(db).countMembers(team.id)) >= limit) throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
-      const added: TeamMember = { id: newAuthId(), teamId: team.id, userId: input.userId, createdAt: clock.now() };
       try {
-        await teamsRepository(db).addMember(added);
+        return await inTransaction(db, async (trx) => {
+          // Serialized per organization (as accepting a team invitation is), so parallel adds cannot overfill a team.
+          await organizationsRepository(trx).lock(organizationId);
+          if (!(await membersRepository(trx).find(organizationId, input.userId))) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+          const team = await teamsRepository(trx).find(organizationId, input.teamId);
+          if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
+          const existing = await teamsRepository(trx).findMember(team.id, input.userId);
+          if (existing) return existing;
+          if (limit !== null && (await teamsRepository(trx).countMembers(team.id)) >= limit) throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+          const added: TeamMember = { id: newAuthId(), teamId: team.id, userId: input.userId, createdAt: clock.now() };
+          await teamsRepository(trx).addMember(added);
+          return added;
+        });
       } catch (error) {
-        // A parallel add of the same user won; answer its row, as a sequential second add would.
-        if (isUniqueViolation(error)) return (await teamsRepository(db).findMember(team.id, input.userId))!;
+        // Kept as a safety net: a unique violation means the same user is already in, so answer that row, as a
+        // sequential second add would.
+        if (isUniqueViolation(error)) {
+          const found = await teamsRepository(db).findMember(input.teamId, input.userId);
+          if (found) return found;
+        }
         throw error;
       }
-      return added;
     },
 
     async removeMember(actor: AuthActor, input: { teamId: string; userId: string; organizationId?: string }): Promise<void> {

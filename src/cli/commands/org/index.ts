@@ -36,6 +36,13 @@ export function registerOrgCommands(program: Command): void {
     lazy(async () => (await import('./leave.js')).run),
   );
 
+  // A screen, not data: no --json (the hint it prints without a terminal names the commands that have it).
+  org
+    .command('dashboard')
+    .description('interactive screen of an organization: members and roles, teams, pending invitations (needs a terminal)')
+    .option('--org <id|slug>', 'organization (default: the active one)')
+    .action(lazy(async () => (await import('./dashboard.js')).run));
+
   const members = org.command('members').description("list members and change their roles (to add someone, use `till org invite`)");
   withJson(members.command('list').description('list members').option('--org <id|slug>', 'organization (default: the active one)')).action(
     lazy(async () => (await import('./members-list.js')).run),
@@ -59,6 +66,10 @@ export function registerOrgCommands(program: Command): void {
       .argument('<email>')
       .requiredOption('--role <role>', 'member, admin or owner')
       .option('--org <id|slug>', 'organization (default: the active one)')
+      .option('--team <id|name>', 'a team the invitee joins on accepting (repeatable; needs TILL_ORG_TEAMS=on)', (value: string, previous: string[] = []) => [
+        ...previous,
+        value,
+      ])
       .option('--if-not-exists', 'succeed without changes when the address is already invited or a member'),
   ).action(lazy(async () => (await import('./invite.js')).run));
   withJson(

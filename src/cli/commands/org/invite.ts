@@ -1,11 +1,14 @@
 import type { Invocation } from '../../action.js';
 import { call } from '../../client.js';
 import { info, printJson, printLine } from '../../output.js';
+import { resolveTeamIds } from '../team/shared.js';
 import { listMembers, orgIdOf, signedIn, type InvitationWire } from './shared.js';
 
 interface Options {
   role: string;
   org?: string;
+  /** Teams (ids or names) the invitee joins on accepting; repeatable. */
+  team?: string[];
   ifNotExists?: boolean;
   json?: boolean;
 }
@@ -31,8 +34,15 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
       return;
     }
   }
+  // Names are resolved only when an invitation is to be sent, so an already-invited address costs no team lookup.
+  const teamIds = opts.team && opts.team.length > 0 ? await resolveTeamIds(target, opts.team, organizationId) : [];
   const invitation = await call<InvitationWire>(target, 'POST', '/api/auth/organization/invite-member', {
-    body: { email, role: opts.role, ...(organizationId ? { organizationId } : {}) },
+    body: {
+      email,
+      role: opts.role,
+      ...(organizationId ? { organizationId } : {}),
+      ...(teamIds.length === 1 ? { teamId: teamIds[0] } : teamIds.length > 1 ? { teamId: teamIds } : {}),
+    },
   });
   if (opts.json) {
     printJson({ invitation, invited: true });

@@ -6,7 +6,14 @@ const ORG_OPTION = ['--org <id|slug>', 'organization (default: the active one)']
 export function registerTeamCommands(program: Command): void {
   const team = program.command('team').description("manage an organization's teams (the daemon needs TILL_ORG_TEAMS=on)");
 
-  withJson(team.command('create').description('create a team and print its id').argument('<name>').option(...ORG_OPTION)).action(
+  withJson(
+    team
+      .command('create')
+      .description('create a team and print its id')
+      .argument('<name>')
+      .option(...ORG_OPTION)
+      .option('--if-not-exists', 'succeed without changes when the organization already has a team of this name'),
+  ).action(
     lazy(async () => (await import('./create.js')).run),
   );
   withJson(team.command('list').description('list teams').option(...ORG_OPTION)).action(lazy(async () => (await import('./list.js')).run));

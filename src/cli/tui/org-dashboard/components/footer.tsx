@@ -1,0 +1,43 @@
+import { Box, Text } from 'ink';
+import { ROLES } from '../data.js';
+import type { Mode, SectionId, Status } from '../model.js';
+
+const HINTS: Record<SectionId, string> = {
+  members: 'r role · d remove',
+  teams: '',
+  invitations: 'c cancel invitation',
+};
+
+/** The line that asks (role choice, y/N), says what is going on, or lists the keys that work here. */
+function Prompt({ mode, section }: { mode: Mode; section: SectionId }) {
+  if (mode.kind === 'choose-role') {
+    return (
+      <Text>
+        {`Role for ${mode.label}: `}
+        {ROLES.map((role) => (
+          <Text key={role} inverse={role === mode.role} bold={role === mode.role}>{` ${role} `}</Text>
+        ))}
+        <Text dimColor>{'  ←/→ choose · Enter apply · Esc cancel'}</Text>
+      </Text>
+    );
+  }
+  if (mode.kind === 'confirm') return <Text color="yellow">{`${mode.question} [y/N]`}</Text>;
+  if (mode.kind === 'busy') return <Text dimColor>{`${mode.label}…`}</Text>;
+  const hint = HINTS[section];
+  return <Text dimColor>{`Tab/←/→ section · ↑/↓ row${hint ? ` · ${hint}` : ''} · q quit`}</Text>;
+}
+
+function StatusLine({ status }: { status: Status }) {
+  if (status.tone === 'error') return <Text color="red">{`✗ ${status.text}`}</Text>;
+  if (status.tone === 'done') return <Text color="green">{`✓ ${status.text}`}</Text>;
+  return <Text dimColor>{status.text}</Text>;
+}
+
+export function Footer({ mode, section, status }: { mode: Mode; section: SectionId; status: Status | null }) {
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {status ? <StatusLine status={status} /> : null}
+      <Prompt mode={mode} section={section} />
+    </Box>
+  );
+}

@@ -1,0 +1,171 @@
+import { ROLES, type Role, type Snapshot } from './data.js';
+
+// What the keys do, as a pure function of (view state, data, key) -> (next state, what to run). Keeping it free of
+// React and Ink makes every binding testable without a terminal, and the hook only has to carry the result out.
+
+export const SECTIONS = ['members', 'teams', 'invitations'] as const;
+export type SectionId = (typeof SECTIONS)[number];
+
+/** The few fields of Ink's Key that the dashboard reads; Ink's own Key object fits it. */
+export interface KeyPress {
+  tab: boolean;
+  shift: boolean;
+  upArrow: boolean;
+  downArrow: boolean;
+  leftArrow: boolean;
+  rightArrow: boolean;
+  return: boolean;
+  escape: boolean;
+  ctrl: boolean;
+}
+
+/**
+ * Ink hands over plain text that arrives in one read as one input ("rm" when keys come faster than it reads, as
+ * with tmux send-keys or a paste). Each character is a key here, so it is split back into presses.
+ */
+export function splitInput(input: string, key: KeyPress): Array<{ input: string; key: KeyPress }> {
+  if (input.length <= 1 || key.ctrl || key.escape) return [{ input, key }];
+  const plain: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
+  return [...input].map((char) => ({ input: char, key: { ...plain, tab: char === '\t', return: char === '\r' } }));
+}
+
+export type Command =
+  | { kind: 'update-role'; memberId: string; role: Role; label: string }
+  | { kind: 'remove-member'; memberId: string; label: string }
+  | { kind: 'cancel-invitation'; invitationId: string; label: string };
+
+export type Mode =
+  | { kind: 'browse' }
+  | { kind: 'choose-role'; memberId: string; label: string; current: string; role: Role }
+  | { kind: 'confirm'; question: string; command: Command }
+  | { kind: 'busy'; label: string };
+
+export interface Status {
+  /** done: a change went through; note: nothing changed (a hint, a declined prompt); error: the daemon said no. */
+  tone: 'done' | 'note' | 'error';
+  text: string;
+}
+
+export interface ViewState {
+  section: SectionId;
+  /** The selected row of each section, kept when moving away so coming back lands where one left. */
+  rows: Record<SectionId, number>;
+  mode: Mode;
+  status: Status | null;
+}
+
+export interface Outcome {
+  state: ViewState;
+  run?: Command;
+  quit?: boolean;
+}
+
+export const initialView: ViewState = { section: 'members', rows: { members: 0, teams: 0, invitations: 0 }, mode: { kind: 'browse' }, status: null };
+
+export function rowCount(snapshot: Snapshot, section: SectionId): number {
+  if (section === 'members') return snapshot.members.length;
+  if (section === 'invitations') return snapshot.invitations.length;
+  return 'list' in snapshot.teams ? snapshot.teams.list.length : 0;
+}
+
+/** The selected row, clamped: a refresh after a removal can leave the stored index past the end. */
+export function selectedRow(state: ViewState, snapshot: Snapshot, section: SectionId = state.section): number {
+  const count = rowCount(snapshot, section);
+  return count === 0 ? -1 : Math.min(Math.max(state.rows[section], 0), count - 1);
+}
+
+const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
+  section === 'members'
+    ? snapshot.members.map((m) => m.id)
+    : section === 'invitations'
+      ? snapshot.invitations.map((i) => i.id)
+      : 'list' in snapshot.teams
+        ? snapshot.teams.list.map((t) => t.id)
+        : [];
+
+/**
+ * Keeps each section's selection on the same row across a refresh: members are sorted by role, so a role change
+ * moves rows, and an index alone would leave the cursor on someone else. A row that is gone keeps its index
+ * (clamped when drawn), which lands on its neighbour.
+ */
+export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
+  const rows = { ...state.rows };
+  for (const section of SECTIONS) {
+    const id = idsOf(before, section)[selectedRow(state, before, section)];
+    const index = id === undefined ? -1 : idsOf(after, section).indexOf(id);
+    if (index !== -1) rows[section] = index;
+  }
+  return { ...state, rows };
+}
+
+/** What the status line says once a command has gone through. */
+export function doneMessage(command: Command): string {
+  if (command.kind === 'update-role') return `${command.label} is now ${command.role}`;
+  if (command.kind === 'remove-member') return `Removed ${command.label}`;
+  return `Canceled the invitation to ${command.label}`;
+}
+
+const cycle = <T>(items: readonly T[], current: T, step: number): T => items[(items.indexOf(current) + step + items.length) % items.length]!;
+
+function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+  const note = (text: string): Outcome => ({ state: { ...state, status: { tone: 'note', text } } });
+  if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return { state, quit: true };
+  if (key.tab || key.leftArrow || key.rightArrow) {
+    const back = (key.tab && key.shift) || key.leftArrow;
+    return { state: { ...state, section: cycle(SECTIONS, state.section, back ? -1 : 1) } };
+  }
+  if (key.upArrow || key.downArrow || input === 'k' || input === 'j') {
+    const count = rowCount(snapshot, state.section);
+    if (count === 0) return { state };
+    const row = Math.min(Math.max(selectedRow(state, snapshot) + (key.upArrow || input === 'k' ? -1 : 1), 0), count - 1);
+    return { state: { ...state, rows: { ...state.rows, [state.section]: row } } };
+  }
+  const row = selectedRow(state, snapshot);
+  if (input === 'r' || input === 'd' || input === 'x') {
+    const member = state.section === 'members' ? snapshot.members[row] : undefined;
+    if (!member) return note(input === 'r' ? 'r changes the role of the selected member: Tab to Members first' : `${input} removes the selected member: Tab to Members first`);
+    const label = member.user.email;
+    if (input === 'r') {
+      const role = (ROLES as readonly string[]).includes(member.role) ? (member.role as Role) : 'member';
+      return { state: { ...state, status: null, mode: { kind: 'choose-role', memberId: member.id, label, current: member.role, role } } };
+    }
+    const command: Command = { kind: 'remove-member', memberId: member.id, label };
+    return { state: { ...state, status: null, mode: { kind: 'confirm', question: `Remove ${label} from ${snapshot.org.name}?`, command } } };
+  }
+  if (input === 'c') {
+    const invitation = state.section === 'invitations' ? snapshot.invitations[row] : undefined;
+    if (!invitation) return note('c cancels the selected invitation: Tab to Invitations first');
+    const command: Command = { kind: 'cancel-invitation', invitationId: invitation.id, label: invitation.email };
+    return { state: { ...state, status: null, mode: { kind: 'confirm', question: `Cancel the invitation to ${invitation.email}?`, command } } };
+  }
+  return { state };
+}
+
+export function press(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+  const mode = state.mode;
+  const toBrowse = (text: string): Outcome => ({ state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text } } });
+  switch (mode.kind) {
+    case 'browse':
+      return browse(state, snapshot, input, key);
+    case 'busy':
+      // One change at a time: keys pressed while the daemon answers would act on rows about to be refreshed.
+      return { state };
+    case 'confirm':
+      if (input === 'y' || input === 'Y') return { state: { ...state, mode: { kind: 'busy', label: mode.question } }, run: mode.command };
+      // Anything but an explicit yes keeps things as they are, as a [y/N] prompt promises.
+      return toBrowse('Nothing changed');
+    case 'choose-role': {
+      if (key.escape) return toBrowse('Role unchanged');
+      if (key.return) {
+        if (mode.role === mode.current) return toBrowse(`${mode.label} stays ${mode.current}`);
+        const command: Command = { kind: 'update-role', memberId: mode.memberId, role: mode.role, label: mode.label };
+        return { state: { ...state, mode: { kind: 'busy', label: `Changing the role of ${mode.label}` } }, run: command };
+      }
+      const direct = ROLES.find((role) => role[0] === input);
+      let role = direct ?? mode.role;
+      if (!direct && (key.upArrow || key.leftArrow || (key.tab && key.shift))) role = cycle(ROLES, mode.role, -1);
+      else if (!direct && (key.downArrow || key.rightArrow || key.tab || input === 'r')) role = cycle(ROLES, mode.role, 1);
+      return { state: { ...state, mode: { ...mode, role } } };
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { useApp, useInput } from 'ink';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { DashboardData, Snapshot } from './data.js';
+import { doneMessage, followSelection, initialView, press, splitInput, type Command, type ViewState } from './model.js';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export interface Dashboard {
+  snapshot: Snapshot | null;
+  view: ViewState;
+}
+
+/**
+ * Carries the model out: loads the data, turns key presses into state through `press`, runs the commands it asks
+ * for against the data layer and refreshes after each, success or not (a failed change may still have changed
+ * something, or the failure may be that someone else already did).
+ */
+export function useDashboard(data: DashboardData, initial?: Snapshot): Dashboard {
+  const { exit } = useApp();
+  const [snapshot, setSnapshotState] = useState<Snapshot | null>(initial ?? null);
+  const [view, setViewState] = useState<ViewState>(initialView);
+  // Refs as well as state: several keys can arrive in one read from stdin, and each must see the state the one
+  // before it left, not the state of the last render.
+  const snapshotRef = useRef(snapshot);
+  const viewRef = useRef(view);
+  const setSnapshot = useCallback((next: Snapshot) => {
+    snapshotRef.current = next;
+    setSnapshotState(next);
+  }, []);
+  const setView = useCallback((next: ViewState | ((current: ViewState) => ViewState)) => {
+    viewRef.current = typeof next === 'function' ? next(viewRef.current) : next;
+    setViewState(viewRef.current);
+  }, []);
+
+  const refresh = useCallback(async (): Promise<string | null> => {
+    try {
+      const before = snapshotRef.current;
+      const after = await data.load();
+      if (before) setView((current) => followSelection(current, before, after));
+      setSnapshot(after);
+      return null;
+    } catch (error) {
+      return `could not load the organization: ${messageOf(error)}`;
+    }
+  }, [data, setSnapshot, setView]);
+
+  useEffect(() => {
+    if (snapshotRef.current) return;
+    void refresh().then((failure) => {
+      if (failure) setView((current) => ({ ...current, status: { tone: 'error', text: failure } }));
+    });
+  }, [refresh, setView]);
+
+  const execute = useCallback(
+    async (command: Command) => {
+      let status: ViewState['status'];
+      try {
+        if (command.kind === 'update-role') await data.updateMemberRole(command.memberId, command.role);
+        else if (command.kind === 'remove-member') await data.removeMember(command.memberId);
+        else await data.cancelInvitation(command.invitationId);
+        status = { tone: 'done', text: doneMessage(command) };
+      } catch (error) {
+        status = { tone: 'error', text: messageOf(error) };
+      }
+      const failure = await refresh();
+      if (failure && status.tone === 'done') status = { tone: 'error', text: `${status.text}, but ${failure}` };
+      setView((current) => ({ ...current, mode: { kind: 'browse' }, status }));
+    },
+    [data, refresh, setView],
+  );
+
+  useInput((input, key) => {
+    const current = snapshotRef.current;
+    if (!current) {
+      // Nothing loaded (yet, or the load failed): quitting is the only thing that makes sense.
+      if (input === 'q' || key.escape) exit();
+      return;
+    }
+    for (const one of splitInput(input, key)) {
+      const outcome = press(viewRef.current, current, one.input, one.key);
+      setView(outcome.state);
+      if (outcome.quit) exit();
+      if (outcome.run) void execute(outcome.run);
+      // Keys after one that quits or starts a change are dropped, as they would be when typed (busy ignores them).
+      if (outcome.quit || outcome.run) return;
+    }
+  });
+
+  return { snapshot, view };
+}
