@@ -9,6 +9,12 @@ import * as files from './20261121060100_files.js';
 import * as benefitsAndCustomFields from './20261121060200_benefits_and_custom_fields.js';
 import * as products from './20261121060300_products.js';
 import * as discountsAndCheckoutLinks from './20261121060400_discounts_and_checkout_links.js';
+import * as customers from './20261121070000_customers.js';
+import * as paymentsAndTax from './20261121070100_payments_and_tax.js';
+import * as checkoutsOrdersSubscriptions from './20261121070200_checkouts_orders_subscriptions.js';
+import * as webhooks from './20261121080000_webhooks.js';
+
+import * as merchantSettings from './20261121060500_merchant_settings.js';
 
 /**
  * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
@@ -25,4 +31,9 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121060200_benefits_and_custom_fields', module: benefitsAndCustomFields },
   { name: '20261121060300_products', module: products },
   { name: '20261121060400_discounts_and_checkout_links', module: discountsAndCheckoutLinks },
+  { name: '20261121060500_merchant_settings', module: merchantSettings },
+  { name: '20261121070000_customers', module: customers },
+  { name: '20261121070100_payments_and_tax', module: paymentsAndTax },
+  { name: '20261121070200_checkouts_orders_subscriptions', module: checkoutsOrdersSubscriptions },
+  { name: '20261121080000_webhooks', module: webhooks },
 ];

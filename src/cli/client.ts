@@ -33,7 +33,7 @@ export function bearer(target: Target): string {
  * other error answer exits 1 with the server's message and code. `null` (Better Auth's "no session") is returned
  * as null for the caller to interpret.
  */
-export async function call<T>(target: Target, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<T> {
+export async function call<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: CallOptions = {}): Promise<T> {
   const auth = options.auth ?? { kind: 'session' };
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
   if (auth.kind === 'session') headers.authorization = `Bearer ${bearer(target)}`;
@@ -60,9 +60,10 @@ export async function call<T>(target: Target, method: 'GET' | 'POST', path: stri
     }
   }
   if (response.statusCode >= 400) {
-    const error = (json ?? {}) as { message?: unknown; code?: unknown };
-    const message = typeof error.message === 'string' && error.message ? error.message : `${method} ${path} answered HTTP ${response.statusCode}`;
-    const code = typeof error.code === 'string' ? error.code : undefined;
+    const error = (json ?? {}) as { message?: unknown; code?: unknown; error?: unknown; detail?: unknown };
+    const message =
+      typeof error.message === 'string' && error.message ? error.message : (v1Detail(error.detail) ?? `${method} ${path} answered HTTP ${response.statusCode}`);
+    const code = typeof error.code === 'string' ? error.code : typeof error.error === 'string' ? error.error : undefined;
     if (response.statusCode === 401 && auth.kind === 'session') {
       const explained = code && API_KEY_REFUSALS.has(code) ? message : `${message}: the session has expired or was revoked; run \`till login\``;
       throw new ApiError(401, code, explained, EXIT.notSignedIn);
@@ -72,6 +73,19 @@ export async function call<T>(target: Target, method: 'GET' | 'POST', path: stri
     }
     throw new ApiError(response.statusCode, code, message, EXIT.failure);
   }
+  // /v1 deletions answer 204 without a body.
+  if (json === undefined && response.statusCode === 204) return null as T;
   if (json === undefined) throw new CliError(`unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`);
   return json as T;
+}
+
+/** The message in a /v1 (Polar) error: `detail` is a string, or FastAPI's list of `{loc, msg}` for a 422. */
+function v1Detail(detail: unknown): string | undefined {
+  if (typeof detail === 'string' && detail) return detail;
+  if (!Array.isArray(detail)) return undefined;
+  const issues = detail.map((issue: { loc?: unknown[]; msg?: unknown }) => {
+    const where = Array.isArray(issue.loc) ? issue.loc.filter((part) => part !== 'body' && part !== 'query').join('.') : '';
+    return where ? `${where}: ${String(issue.msg)}` : String(issue.msg);
+  });
+  return issues.length > 0 ? issues.join('; ') : undefined;
 }

@@ -1,7 +1,12 @@
 import { createAccessTokenService, type AccessTokenService } from './access-tokens/service.js';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service.js';
+import { createCustomerService, type CustomerService } from './customers/service.js';
+import { createCustomerSessionService, type CustomerSessionService } from './customers/sessions.js';
+import { createBenefitService, type BenefitService } from './benefits/service.js';
+import { createCustomFieldService, type CustomFieldService } from './custom-fields/service.js';
 import { createAuthService, type AuthService } from './auth/service.js';
 import { createEmailFlows, type EmailFlows } from './auth/email-flows.js';
+import { createFilesService, type FilesService } from './files/service.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { createSessionService, type SessionService } from './auth/sessions.js';
 import type { Clock } from './kernel/clock.js';
@@ -10,11 +15,25 @@ import type { TillConfig } from './kernel/config.js';
 import { InvalidationBus } from './kernel/invalidation.js';
 import type { Db } from './kernel/db.js';
 import { idempotencyStore, type IdempotencyStore } from './kernel/idempotency.js';
+import { createTaxService, type TaxService } from './tax/service.js';
+import { createCheckoutService, type CheckoutService } from './checkouts/service.js';
+import { createCheckoutConfirmation, type CheckoutConfirmation } from './checkouts/confirm.js';
+import type { PaymentProcessor } from './payments/processor.js';
+import { createSandboxProcessor } from './payments/sandbox.js';
 import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
 import { createJwtService, type JwtService } from './jwt/service.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createOAuthService, type OAuthService } from './oauth/service.js';
 import { createOrganizationService, type OrganizationService } from './organizations/service.js';
+import { createProductService, type ProductService } from './products/service.js';
+import { createDiscountService, type DiscountService } from './discounts/service.js';
+import { productLookup } from './discounts/wire.js';
+import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-links/service.js';
+import { createWebhookService, type WebhookService } from './webhooks/service.js';
+import { createOrderService, type OrderService } from './orders/service.js';
+import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
+import { createRefundService, type RefundService } from './refunds/service.js';
+import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -40,11 +59,44 @@ export interface CoreContext {
   organizations: OrganizationService;
   /** /v1: organization access tokens (Polar's OATs). */
   accessTokens: AccessTokenService;
+  /** /v1: uploaded files (downloadables, product medias, avatars) and their bytes under TILL_FILES_DIR. */
+  files: FilesService;
+  /** /v1: benefits products grant (soft-deleted, as in Polar). */
+  benefits: BenefitService;
+  /** /v1: custom fields checkouts ask for. */
+  customFields: CustomFieldService;
+  /** /v1: products and their prices, the hub of the catalog. */
+  products: ProductService;
   /** /v1: Idempotency-Key claims and stored answers. */
   idempotency: IdempotencyStore;
+  /** /v1: customers (soft-deleted, as in Polar) and their state; checkouts use customers/find-or-create.ts. */
+  customers: CustomerService;
+  /** /v1: customer portal sessions and what a customer may do in the portal. */
+  customerSessions: CustomerSessionService;
+  /** /v1: discounts (soft-deleted, as in Polar); `redeem` in discounts/redemption.ts counts their use. */
+  discounts: DiscountService;
+  /** /v1: checkout links; the public redirect resolves them with checkout-links/resolve.ts. */
+  checkoutLinks: CheckoutLinkService;
+  /** /v1: tax rates by country and state. */
+  tax: TaxService;
+  /** Charges and refunds: the built-in sandbox processor, with Stripe's test cards. */
+  paymentProcessor: PaymentProcessor;
+  checkouts: CheckoutService;
+  /** Confirms a checkout: the one race-safe path from payment to order. */
+  confirmCheckout: CheckoutConfirmation;
+  /** /v1: webhook endpoints, delivery (driven by the daemon's worker), the delivery log and the event stream. */
+  webhooks: WebhookService;
+  /** /v1: orders (created by confirmed checkouts) and their invoice details. */
+  orders: OrderService;
+  /** /v1: subscriptions: cancel, uncancel, revoke. */
+  subscriptions: SubscriptionService;
+  /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
+  refunds: RefundService;
+  /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
+  customerPortal: CustomerPortalService;
 }
 
-export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher }): CoreContext {
+export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher; paymentProcessor?: PaymentProcessor }): CoreContext {
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
@@ -71,6 +123,24 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
   const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl });
   const accessTokens = createAccessTokenService({ db, clock });
+  const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret });
   const idempotency = idempotencyStore(db, clock);
-  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, idempotency };
+  const customers = createCustomerService({ db, clock });
+  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl });
+  const tax = createTaxService({ db, clock });
+  const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
+  const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl } });
+  const confirmCheckout = createCheckoutConfirmation({ db, clock, urls: { baseUrl: config.baseUrl }, processor: paymentProcessor, checkouts });
+  const benefits = createBenefitService({ db, clock });
+  const customFields = createCustomFieldService({ db, clock });
+  const products = createProductService({ db, clock, baseUrl: config.baseUrl });
+  const catalog = productLookup({ baseUrl: config.baseUrl });
+  const discounts = createDiscountService({ db, clock, products: catalog });
+  const checkoutLinks = createCheckoutLinkService({ db, clock, baseUrl: config.baseUrl, products: catalog });
+  const webhooks = createWebhookService({ db, clock, config: config.webhooks, box: secretBox, mail });
+  const orders = createOrderService({ db, clock, baseUrl: config.baseUrl });
+  const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl });
+  const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, processor: paymentProcessor });
+  const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl });
+  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, files, idempotency, tax, paymentProcessor, checkouts, confirmCheckout, benefits, customFields, products, discounts, checkoutLinks, customers, customerSessions, webhooks, orders, subscriptions, refunds, customerPortal };
 }

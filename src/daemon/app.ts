@@ -4,6 +4,7 @@ import { createAuthCookies } from './auth-cookies.js';
 import type { Logger } from './logger.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { createRateLimiter } from './middleware/rate-limit.js';
+import { checkoutPagesRouter } from './pages/checkout/router.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
 import { v1Router } from './routes/v1/index.js';
@@ -24,6 +25,7 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   app.use(auth.routes());
   app.use(admin.routes());
   app.use(v1Router(core, cookies).routes());
+  app.use(checkoutPagesRouter(core, logger).routes());
   // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
   app.use(async (ctx) => {
     ctx.body = null;

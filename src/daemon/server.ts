@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCore, type CoreContext } from '../core/context.js';
 import type { Clock } from '../core/kernel/clock.js';
+import type { PaymentProcessor } from '../core/payments/processor.js';
 import { HOUR, MINUTE } from '../core/kernel/clock.js';
 import type { TillConfig } from '../core/kernel/config.js';
 import { createDb } from '../core/kernel/db.js';
@@ -9,6 +10,7 @@ import { migrateLatest } from '../core/kernel/migrate.js';
 import { createApp } from './app.js';
 import { createLogger, type Logger } from './logger.js';
 import { startMailDelivery } from './workers/mail-delivery.js';
+import { startWebhookDelivery } from './workers/webhook-delivery.js';
 
 export interface RunningDaemon {
   url: string;
@@ -24,6 +26,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Take the base URL (and so the trusted origin) from the address actually bound, for port 0. */
   baseUrlFromListener?: boolean;
+  /** Another payment processor than the sandbox (tests inject failing ones). */
+  paymentProcessor?: PaymentProcessor;
 }
 
 /**
@@ -57,7 +61,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  const core = createCore({ config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config, db, clock: options.clock });
+  const core = createCore({ config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config, db, clock: options.clock, paymentProcessor: options.paymentProcessor });
   try {
     await core.bus.start();
   } catch (error) {
@@ -67,12 +71,14 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   }
   server.on('request', createApp(core, logger).callback());
   const mailDelivery = startMailDelivery(core, logger);
+  const webhookDelivery = startWebhookDelivery(core, logger);
 
   // Expired sessions and API keys are deleted when presented; this sweeps the ones nobody presents again.
   const sweeper = setInterval(() => {
     core.sessions.purgeExpired().catch((error) => logger.warn('session sweep failed', { error: String(error) }));
     core.apiKeys.purgeExpired().catch((error) => logger.warn('API key sweep failed', { error: String(error) }));
     core.idempotency.sweep().catch((error) => logger.warn('idempotency key sweep failed', { error: String(error) }));
+    core.files.sweepAbandoned().catch((error) => logger.warn('abandoned upload sweep failed', { error: String(error) }));
   }, HOUR);
   sweeper.unref();
   // API key use counted in memory reaches the database at least once a minute.
@@ -91,6 +97,8 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
       closing ??= (async () => {
         clearInterval(sweeper);
         clearInterval(usageWriter);
+        // First: it ends the event streams, which would otherwise hold the server open.
+        await webhookDelivery.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -22,6 +22,7 @@ export function createV1Auth(core: CoreContext, cookies: AuthCookies) {
       userId: found.user.id,
       activeOrganizationId: found.session.activeOrganizationId,
       roles: new Map(memberships.map((member) => [member.organizationId, member.role])),
+      auth: found,
     };
   }
 

@@ -12,7 +12,7 @@ const daemon = useTestDaemon();
 const WRONG_VALUES: unknown[] = [null, -1, 1.5, true, 'x'.repeat(5_000), [], { nested: { deep: 1 } }, [{ nested: {} }], '../../etc/passwd'];
 const WRONG_QUERY_VALUES = ['-1', '0', 'x'.repeat(3_000), 'null', '1e309', '[]'];
 
-type Operation = { operationId: string; security?: unknown[]; parameters?: Array<{ name: string; in: string }>; requestBody?: { content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }> } };
+type Operation = { operationId: string; responses?: Record<string, { description?: string }>; parameters?: Array<{ name: string; in: string }>; requestBody?: { content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }> } };
 
 function expectPolarError(response: HttpResponse, label: string): void {
   expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
@@ -48,7 +48,8 @@ describe('/v1 bad input', () => {
     let checked = 0;
     for (const [template, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
-        if (operation.security && operation.security.length === 0) continue;
+        // A live event stream answers a valid request by staying open; its bad input is tested with the stream.
+        if (Object.values(operation.responses ?? {}).some((response) => response.description?.startsWith('text/event-stream'))) continue;
         const label = `${method.toUpperCase()} ${template}`;
         const path = template.replace(/\{[^}]+\}/g, randomUUID());
         // A foreign or malformed id is never a 500.
@@ -58,9 +59,8 @@ describe('/v1 bad input', () => {
         }
         for (const parameter of operation.parameters ?? []) {
           if (parameter.in !== 'query') continue;
-          for (const value of WRONG_QUERY_VALUES) {
-            expectNot500(await merchant.api.call(method.toUpperCase(), path, { query: { [parameter.name]: value } }), `${label} ?${parameter.name}=${value.slice(0, 20)}`);
-          }
+          const responses = await Promise.all(WRONG_QUERY_VALUES.map((value) => merchant.api.call(method.toUpperCase(), path, { query: { [parameter.name]: value } })));
+          responses.forEach((response, index) => expectNot500(response, `${label} ?${parameter.name}=${WRONG_QUERY_VALUES[index]!.slice(0, 20)}`));
         }
         if (!operation.requestBody) continue;
         const schema = operation.requestBody.content['application/json']?.schema;
@@ -69,15 +69,13 @@ describe('/v1 bad input', () => {
         }
         expectPolarError(await merchant.api.call(method.toUpperCase(), path, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } }), `${label} malformed JSON`);
         for (const property of propertiesOf(schema)) {
-          for (const value of WRONG_VALUES) {
-            const response = await merchant.api.call(method.toUpperCase(), path, { body: { [property]: value } });
-            expectPolarError(response, `${label} ${property}=${JSON.stringify(value).slice(0, 30)}`);
-            checked++;
-          }
+          const responses = await Promise.all(WRONG_VALUES.map((value) => merchant.api.call(method.toUpperCase(), path, { body: { [property]: value } })));
+          responses.forEach((response, index) => expectPolarError(response, `${label} ${property}=${JSON.stringify(WRONG_VALUES[index]).slice(0, 30)}`));
+          checked += responses.length;
         }
       }
     }
     // Guards against the loop silently checking nothing if the document's shape changes.
     expect(checked).toBeGreaterThan(10);
-  });
+  }, 180_000);
 });

@@ -20,7 +20,7 @@ describe('/v1 authentication', () => {
     expect((await merchant.api.get('/v1/organization-access-tokens/')).status).toBe(200);
     const write = await merchant.api.post('/v1/organization-access-tokens/', { comment: 'x', scopes: [] });
     expect(write.status).toBe(403);
-    expect(write.json.error).toBe('InsufficientScope');
+    expect(write.json.error).toBe('NotPermitted');
   });
 
   it('lets an expired token in no more', async () => {

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
+import type { PaymentProcessor } from '../../src/core/payments/processor.js';
 import { loadConfig, type TillConfig } from '../../src/core/kernel/config.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
@@ -18,12 +22,14 @@ export interface TestDaemon extends RunningDaemon {
  * A real daemon on 127.0.0.1, port 0, on a fresh database, with a clock the test moves. Rate limiting is off
  * unless a test turns it on, and bcrypt runs at its lowest cost so suites do not spend minutes hashing.
  */
-export async function startTestDaemon(overrides: Partial<TillConfig> = {}, options: { clock?: ManualClock } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(overrides: Partial<TillConfig> = {}, options: { clock?: ManualClock; paymentProcessor?: PaymentProcessor } = {}): Promise<TestDaemon> {
   // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
   const database: TestDatabase = overrides.databaseUrl
     ? { url: overrides.databaseUrl, dialect: overrides.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite', drop: async () => undefined }
     : await createTestDatabase();
   const clock = options.clock ?? new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
+  // Uploaded files go to a directory of the daemon's own, removed when it stops.
+  const filesDir = overrides.files ? null : mkdtempSync(join(tmpdir(), 'till-test-files-'));
   const base = loadConfig(
     {},
     {
@@ -35,6 +41,7 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
       rateLimit: false,
       bcryptCost: 4,
       hashWorkers: 1,
+      ...(filesDir ? { files: { dir: filesDir, maxBytes: 1024 ** 3 } } : {}),
       ...overrides,
     },
   );
@@ -45,9 +52,11 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
       clock,
       logger: process.env.TILL_TEST_LOG ? createLogger('debug') : createLogger('error', () => undefined),
       baseUrlFromListener: !overrides.baseUrl,
+      paymentProcessor: options.paymentProcessor,
     });
   } catch (error) {
     await database.drop();
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
     throw error;
   }
   return {
@@ -58,6 +67,7 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
     async stop() {
       await daemon.close();
       await database.drop();
+      if (filesDir) rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }
@@ -66,10 +76,10 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
  * One daemon for a whole test file: started before its tests, stopped after. Returns a getter, since the daemon
  * exists only once beforeAll has run.
  */
-export function useTestDaemon(overrides: Partial<TillConfig> = {}): () => TestDaemon {
+export function useTestDaemon(overrides: Partial<TillConfig> = {}, options: { paymentProcessor?: PaymentProcessor } = {}): () => TestDaemon {
   let daemon: TestDaemon | undefined;
   beforeAll(async () => {
-    daemon = await startTestDaemon(overrides);
+    daemon = await startTestDaemon(overrides, options);
   });
   afterAll(async () => {
     await daemon?.stop();

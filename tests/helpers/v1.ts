@@ -10,7 +10,7 @@ export const ALL_SCOPES = [
   'benefits:read', 'benefits:write', 'files:read', 'files:write', 'organization_access_tokens:read', 'organization_access_tokens:write',
   'subscriptions:read', 'subscriptions:write', 'customers:read', 'customers:write', 'orders:read', 'orders:write',
   'refunds:read', 'refunds:write', 'webhooks:read', 'webhooks:write', 'license_keys:read', 'license_keys:write',
-  'meters:read', 'meters:write', 'events:read', 'events:write', 'payments:read',
+  'meters:read', 'meters:write', 'events:read', 'events:write', 'payments:read', 'customer_sessions:write',
 ];
 
 /** An HTTP client that sends a bearer token, as /v1 callers do (no cookies). */

@@ -50,6 +50,15 @@ export interface TillConfig {
   organizations: OrganizationsConfig;
   /** Uploaded files (/v1/files): TILL_FILES_DIR (default <data dir>/files) and TILL_FILES_MAX_BYTES (default 1 GiB). */
   files: FilesConfig;
+  /** Webhook delivery: TILL_WEBHOOK_ALLOW_PRIVATE_URLS (off) and TILL_WEBHOOK_TIMEOUT_MS (10 s, Polar's). */
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** Endpoints may point at loopback, private and link-local addresses (development and tests only). */
+  allowPrivateUrls: boolean;
+  /** How long one attempt may take before it counts as failed. */
+  timeoutMs: number;
 }
 
 export interface FilesConfig {
@@ -237,6 +246,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     files: overrides.files ?? {
       dir: env.TILL_FILES_DIR ? resolve(env.TILL_FILES_DIR) : join(dataDir, 'files'),
       maxBytes: integer('TILL_FILES_MAX_BYTES', env.TILL_FILES_MAX_BYTES, 1024 ** 3, 1, 1024 ** 4),
+    },
+    webhooks: overrides.webhooks ?? {
+      allowPrivateUrls: flag(env.TILL_WEBHOOK_ALLOW_PRIVATE_URLS, false),
+      timeoutMs: integer('TILL_WEBHOOK_TIMEOUT_MS', env.TILL_WEBHOOK_TIMEOUT_MS, 10_000, 1, 60_000),
     },
   };
 }

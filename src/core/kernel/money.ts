@@ -100,3 +100,20 @@ export function priceCart(lines: readonly CartLine[], discount: DiscountRule | n
   const tax = priced.reduce((sum, line) => sum + line.tax_amount, 0);
   return { lines: priced, subtotal_amount: subtotal, discount_amount: discountAmount, net_amount: net, tax_amount: tax, total_amount: net + tax };
 }
+
+/**
+ * `amount × numerator / denominator`, rounded half away from zero: the share of `numerator` that `amount` is of
+ * `denominator` (a partial refund's tax is the order's tax in the proportion of the refunded to the net amount).
+ */
+export function proportion(amount: number, numerator: number, denominator: number): number {
+  assertAmount(amount, 'amount');
+  assertAmount(numerator, 'numerator');
+  assertAmount(denominator, 'denominator');
+  if (denominator === 0) throw new RangeError('proportion of a zero denominator');
+  const product = BigInt(amount) * BigInt(numerator);
+  const whole = BigInt(denominator < 0 ? -denominator : denominator);
+  const signed = denominator < 0 ? -product : product;
+  const magnitude = signed < 0n ? -signed : signed;
+  const rounded = (magnitude * 2n + whole) / (whole * 2n);
+  return Number(signed < 0n ? -rounded : rounded);
+}

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import { uuidv7 } from './ids.js';
 
@@ -16,4 +17,19 @@ export async function recordEvent(
     payload: JSON.stringify(event.data),
     created_at: event.at,
   });
+  // Wakes this process's webhook worker and event streams once the row is visible; others find it by polling.
+  if (trx.isTransaction) (trx as Knex.Transaction).executionPromise.then(notifyCommitted, () => undefined);
+  else notifyCommitted();
+}
+
+const committedListeners = new Set<() => void>();
+
+function notifyCommitted(): void {
+  for (const listener of committedListeners) listener();
+}
+
+/** Calls the listener after each committed event of this process (several daemons in one test process share it). */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
 }

@@ -15,6 +15,14 @@ export function repeated<S extends z.ZodType>(item: S) {
   return z.union([item, z.array(item)]).transform((value) => (Array.isArray(value) ? value : [value]) as Array<z.output<S>>);
 }
 
+/**
+ * A filter on ids of rows keyed by UUID: a malformed id is a 422 at its parameter, as in Polar (PostgreSQL would
+ * otherwise refuse to compare it with a uuid column).
+ */
+export function uuidFilter() {
+  return repeated(z.uuid({ message: 'Input should be a valid UUID' }));
+}
+
 export const pageQuery = {
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce

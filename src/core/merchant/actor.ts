@@ -1,3 +1,4 @@
+import type { AuthActor } from '../auth/sessions.js';
 import { fieldError, notPermitted, resourceNotFound } from '../kernel/api-errors.js';
 import { hasRole } from '../organizations/permissions.js';
 import type { Scope } from './scopes.js';
@@ -9,7 +10,14 @@ import type { Scope } from './scopes.js';
  */
 export type MerchantActor =
   | { kind: 'organization'; tokenId: string; organizationId: string; scopes: ReadonlySet<string> }
-  | { kind: 'user'; userId: string; activeOrganizationId: string | null; roles: ReadonlyMap<string, string> };
+  | {
+      kind: 'user';
+      userId: string;
+      activeOrganizationId: string | null;
+      roles: ReadonlyMap<string, string>;
+      /** The session or API key behind the member, for the few operations that reuse Better Auth's services. */
+      auth?: AuthActor;
+    };
 
 export type AccessMode = 'read' | 'write';
 

@@ -33,7 +33,19 @@ export function listResource<T extends z.ZodType>(item: T, id: string) {
   return z.object({ items: z.array(item), pagination: paginationSchema }).meta({ id });
 }
 
-/** Path parameter `{id}`: malformed ids are simply not found, as in Polar. */
+/**
+ * Path parameter `{id}` of a billing resource (a UUID). A malformed id is simply not found: the V1 router answers
+ * 404 before any query runs (PostgreSQL would refuse to compare it with a uuid column).
+ */
 export const idParams = z.object({ id: z.string().min(1).max(64) });
+
+/** Organizations keep Better Auth's 32-character ids, so their `{id}` is not a UUID. */
+export const organizationIdParams = z.object({ id: z.string().min(1).max(64) });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
 
 export const organizationIdInput = z.string().min(1).max(64).nullable().optional();

@@ -1,5 +1,55 @@
+import {
+  benefitCreateSchema,
+  benefitGrantListSchema,
+  benefitGrantsQuery,
+  benefitListQuery,
+  benefitListSchema,
+  benefitSchema,
+  benefitUpdateSchema,
+} from '../../../core/benefits/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
+import { idParams } from '../../../core/merchant/schemas.js';
+import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
 import type { V1Api } from './operation.js';
 
-// PLACEHOLDER: the helper building this resource registers its operations here.
-export function registerBenefitsRoutes(_api: V1Api, _core: CoreContext): void {}
+const tag = 'benefits';
+
+export function registerBenefitsRoutes(api: V1Api, core: CoreContext): void {
+  const service = core.benefits;
+  api.op(
+    { method: 'get', path: '/v1/benefits/', operationId: 'benefits:list', tag, summary: 'List benefits', scopes: readScopes(tag), query: benefitListQuery, response: benefitListSchema },
+    ({ actor, query }) => service.list(actor, query),
+  );
+  api.op(
+    { method: 'post', path: '/v1/benefits/', operationId: 'benefits:create', tag, summary: 'Create a benefit', scopes: writeScopes(tag), body: benefitCreateSchema, response: benefitSchema, status: 201 },
+    ({ actor, body }) => service.create(actor, body),
+  );
+  api.op(
+    { method: 'get', path: '/v1/benefits/:id', operationId: 'benefits:get', tag, summary: 'Get a benefit', scopes: readScopes(tag), params: idParams, response: benefitSchema },
+    ({ actor, params }) => service.get(actor, params.id),
+  );
+  api.op(
+    { method: 'patch', path: '/v1/benefits/:id', operationId: 'benefits:update', tag, summary: 'Update a benefit (its type cannot change)', scopes: writeScopes(tag), params: idParams, body: benefitUpdateSchema, response: benefitSchema },
+    ({ actor, params, body }) => service.update(actor, params.id, body),
+  );
+  api.op(
+    {
+      method: 'delete',
+      path: '/v1/benefits/:id',
+      operationId: 'benefits:delete',
+      tag,
+      summary: 'Delete a benefit (refused while it is not deletable or still on a product)',
+      scopes: writeScopes(tag),
+      params: idParams,
+      status: 204,
+    },
+    async ({ actor, params }) => {
+      await service.delete(actor, params.id);
+      return undefined;
+    },
+  );
+  api.op(
+    { method: 'get', path: '/v1/benefits/:id/grants', operationId: 'benefits:grants', tag, summary: 'List the grants of a benefit', scopes: readScopes(tag), params: idParams, query: benefitGrantsQuery, response: benefitGrantListSchema },
+    ({ actor, params, query }) => service.grants(actor, params.id, query),
+  );
+}

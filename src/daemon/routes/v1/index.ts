@@ -7,6 +7,9 @@ import { registerAccessTokenRoutes } from './access-tokens.js';
 import { registerBenefitsRoutes } from './benefits.js';
 import { registerCheckoutLinksRoutes } from './checkout-links.js';
 import { registerCustomFieldsRoutes } from './custom-fields.js';
+import { registerCustomerPortalRoutes } from './customer-portal.js';
+import { registerCustomerSessionsRoutes } from './customer-sessions.js';
+import { registerCustomersRoutes } from './customers.js';
 import { registerDiscountsRoutes } from './discounts.js';
 import { renderDocsPage } from './docs.js';
 import { registerFilesRoutes } from './files.js';
@@ -14,6 +17,13 @@ import { buildOpenApi } from './openapi.js';
 import { V1Api } from './operation.js';
 import { registerOrganizationsRoutes } from './organizations.js';
 import { registerProductsRoutes } from './products.js';
+import { registerTaxRateRoutes } from './tax-rates.js';
+import { registerCheckoutRoutes } from './checkouts.js';
+import { registerWebhooksRoutes } from './webhooks.js';
+import { registerOrdersRoutes } from './orders.js';
+import { registerSubscriptionsRoutes } from './subscriptions.js';
+import { registerRefundsRoutes } from './refunds.js';
+import { registerCustomerPortalBillingRoutes } from './customer-portal-billing.js';
 
 /** The Polar-compatible merchant API under /v1: one module per resource, each a list of operations. */
 export function v1Router(core: CoreContext, cookies: AuthCookies) {
@@ -26,6 +36,16 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerProductsRoutes(api, core);
   registerDiscountsRoutes(api, core);
   registerCheckoutLinksRoutes(api, core);
+  registerTaxRateRoutes(api, core);
+  registerCheckoutRoutes(api, core);
+  registerCustomersRoutes(api, core);
+  registerCustomerSessionsRoutes(api, core);
+  registerCustomerPortalRoutes(api, core);
+  registerOrdersRoutes(api, core);
+  registerSubscriptionsRoutes(api, core);
+  registerRefundsRoutes(api, core);
+  registerCustomerPortalBillingRoutes(api, core);
+  registerWebhooksRoutes(api, core);
 
   // Built on first request: the operations are all registered by then and the document never changes afterwards.
   let document: Record<string, unknown> | null = null;

@@ -2,13 +2,14 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { validationError } from '../../../core/kernel/api-errors.js';
+import { resourceNotFound, validationError } from '../../../core/kernel/api-errors.js';
 import type { FieldIssue } from '../../../core/kernel/api-errors.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { IdempotencyStore } from '../../../core/kernel/idempotency.js';
 import type { MerchantActor } from '../../../core/merchant/actor.js';
 import { hasAnyScope, principalOf } from '../../../core/merchant/actor.js';
 import type { Scope } from '../../../core/merchant/scopes.js';
+import { idParams, isUuid } from '../../../core/merchant/schemas.js';
 import { readV1Body } from './body.js';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -84,6 +85,33 @@ function pydanticType(code: string): string {
   }
 }
 
+/**
+ * Where a NUL character hides in request input, if anywhere. PostgreSQL text cannot hold one, so such input is
+ * refused up front (Polar refuses it too) rather than failing in the database.
+ */
+function nulPath(value: unknown, path: Array<string | number> = []): Array<string | number> | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulPath(item, [...path, index]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = key.includes('\u0000') ? [...path, key] : nulPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function refuseNul(where: 'query' | 'body', value: unknown): void {
+  const found = nulPath(value);
+  if (found) throw validationError([{ loc: [where, ...found], msg: 'String should not contain NUL characters', type: 'string_type' }]);
+}
+
 function parse<S extends Schema>(schema: S | undefined, input: unknown, where: 'path' | 'query' | 'body'): z.output<S> {
   if (!schema) return undefined as z.output<S>;
   // reportInput: FastAPI says "Field required" only when the value is absent, so the issue needs the input.
@@ -106,7 +134,7 @@ export class V1Api {
     this.register(spec, async (input) => {
       const actor = await this.deps.authenticate(input.ctx);
       if (!hasAnyScope(actor, spec.scopes)) {
-        throw new DomainError(403, 'InsufficientScope', `The token lacks the scope this operation needs: one of ${spec.scopes.join(', ')}.`);
+        throw new DomainError(403, 'NotPermitted', `The token lacks the scope this operation needs: one of ${spec.scopes.join(', ')}.`);
       }
       return this.idempotent(input.ctx, actor, spec.status ?? 200, () => handler({ ...input, actor }));
     });
@@ -123,9 +151,13 @@ export class V1Api {
   ): void {
     this.operations.push(spec as unknown as OperationSpec<Schema, Schema, Schema>);
     this.router[spec.method](spec.path, async (ctx) => {
+      if (nulPath(ctx.params)) throw resourceNotFound();
+      refuseNul('query', ctx.query);
       const params = parse(spec.params, ctx.params, 'path');
+      if (spec.params === (idParams as unknown) && !isUuid((params as { id: string }).id)) throw resourceNotFound();
       const query = parse(spec.query, ctx.query, 'query');
       const raw = spec.body ? await readV1Body(ctx, MAX_BODY_BYTES) : undefined;
+      refuseNul('body', raw);
       const body = parse(spec.body, raw, 'body');
       // Handlers return the body; a handler that set ctx.body itself (a file, a redirect) returns undefined.
       const result = await handler({ ctx, params, query, body });

@@ -1,0 +1,29 @@
+import type { BenefitWire } from '../../../core/benefits/schemas.js';
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { UsageError } from '../../errors.js';
+import { info, printJson, printLine } from '../../output.js';
+import { resolveOrg, signedIn } from '../org/shared.js';
+import { describe, parseMetadata, propertiesFrom, type PropertyOptions } from './shared.js';
+
+interface Options extends PropertyOptions {
+  type: string;
+  org?: string;
+}
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  if (opts.description === undefined) throw new UsageError('give the benefit a --description (3-42 characters)');
+  const body: Record<string, unknown> = { type: opts.type, description: opts.description, properties: propertiesFrom(opts.type, opts) ?? {} };
+  const metadata = parseMetadata(opts.metadata);
+  if (metadata) body.metadata = metadata;
+  if (opts.visibility !== undefined) body.visibility = opts.visibility;
+  const target = signedIn(globals);
+  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  const created = await call<BenefitWire>(target, 'POST', '/v1/benefits/', { body });
+  if (opts.json) {
+    printJson(created);
+    return;
+  }
+  printLine(created.id);
+  info(`Created ${describe(created)}.`);
+}

@@ -1,0 +1,32 @@
+import type { CustomerWire } from '../../../core/customers/schemas.js';
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { info, printJson, printLine } from '../../output.js';
+import { resolveOrg, signedIn } from '../org/shared.js';
+import { parseMetadata } from './shared.js';
+
+interface Options {
+  email: string;
+  name?: string;
+  externalId?: string;
+  metadata?: string[];
+  org?: string;
+  json?: boolean;
+}
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  const target = signedIn(globals);
+  const body: Record<string, unknown> = { email: opts.email };
+  if (opts.name !== undefined) body.name = opts.name;
+  if (opts.externalId !== undefined) body.external_id = opts.externalId;
+  const metadata = parseMetadata(opts.metadata);
+  if (metadata) body.metadata = metadata;
+  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  const customer = await call<CustomerWire>(target, 'POST', '/v1/customers/', { body });
+  if (opts.json) {
+    printJson(customer);
+    return;
+  }
+  printLine(customer.id);
+  info(`Created customer ${customer.email}.`);
+}

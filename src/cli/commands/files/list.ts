@@ -1,0 +1,25 @@
+import type { FileReadWire } from '../../../core/files/schemas.js';
+import type { Invocation } from '../../action.js';
+import { printJson, printTable } from '../../output.js';
+import { signedIn } from '../org/shared.js';
+import { v1 } from './api.js';
+
+export async function run({ opts, globals }: Invocation<{ json?: boolean; org?: string }>): Promise<void> {
+  const target = signedIn(globals);
+  const files: FileReadWire[] = [];
+  for (let page = 1; ; page++) {
+    const query = new URLSearchParams({ page: String(page), limit: '100' });
+    if (opts.org) query.set('organization_id', opts.org);
+    const answer = await v1<{ items: FileReadWire[]; pagination: { max_page: number } }>(target, 'GET', `/v1/files/?${query}`);
+    files.push(...answer.items);
+    if (page >= answer.pagination.max_page) break;
+  }
+  if (opts.json) {
+    printJson(files);
+    return;
+  }
+  printTable(
+    ['ID', 'NAME', 'SERVICE', 'SIZE', 'VERSION', 'CREATED'],
+    files.map((file) => [file.id, file.name, file.service, file.size_readable, file.version ?? '', file.created_at]),
+  );
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { lazy, withJson } from '../../action.js';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function registerLinkCommands(program: Command): void {
+  const links = program.command('links').description('checkout links: shareable URLs that start a checkout for products (Polar-compatible /v1/checkout-links)');
+
+  withJson(
+    links
+      .command('create')
+      .description('create a checkout link and print its URL')
+      .requiredOption('--product <id>', 'product the link sells (repeatable: the customer picks one)', collect)
+      .option('--discount <id>', 'discount applied to checkouts from the link')
+      .option('--no-discount-codes', 'do not let customers type a discount code')
+      .option('--require-billing-address', 'ask for the full billing address, not just the country')
+      .option('--success-url <url>', 'where customers land after paying; {CHECKOUT_ID} is replaced by the checkout id')
+      .option('--label <text>', 'a label to tell links apart (only you see it)'),
+  ).action(lazy(async () => (await import('./create.js')).run));
+
+  withJson(links.command('list').description('list checkout links (every page)').option('--product <id>', 'only links selling this product (repeatable)', collect)).action(
+    lazy(async () => (await import('./list.js')).run),
+  );
+}

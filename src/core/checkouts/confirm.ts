@@ -1,0 +1,146 @@
+import type { Clock } from '../kernel/clock.js';
+import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
+import type { Db } from '../kernel/db.js';
+import { inTransaction } from '../kernel/db.js';
+import { DomainError } from '../kernel/errors.js';
+import { redeem } from '../discounts/redemption.js';
+import { missingAddressFields } from '../customers/address.js';
+import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
+import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
+import { findProduct, productWires } from '../products/read.js';
+import { applyCheckoutChanges } from './apply.js';
+import { customFieldDataIssues } from './custom-field-data.js';
+import type { Checkout } from './repository.js';
+import type { CheckoutConfirmInput } from './schemas.js';
+import type { CheckoutService } from './service.js';
+import { expired, notOpen, saveCheckout } from './service.js';
+import { fulfilFinished } from './confirm-result.js';
+import { fulfilCheckout } from './fulfil.js';
+import type { CheckoutUrls } from './wire.js';
+
+/**
+ * Confirming a checkout. The race for it is decided first, in a short transaction that moves it from `open` to
+ * `confirmed` (and redeems its discount): of N concurrent confirmations exactly one gets past it, so exactly one
+ * charge is made. The charge runs outside any transaction (it may be slow); its outcome is then written in one
+ * transaction with everything it causes, or, on a decline, the checkout reopens and the discount is given back.
+ */
+export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: CheckoutUrls; processor: PaymentProcessor; checkouts: CheckoutService }) {
+  const { db, clock, urls, processor, checkouts } = deps;
+
+  async function requirements(checkout: Checkout, token: string | null | undefined, paymentNeeded: boolean): Promise<void> {
+    const issues: FieldIssue[] = [];
+    if (!checkout.customerEmail && !checkout.customerId) issues.push({ loc: ['body', 'customer_email'], msg: 'Field required', type: 'missing' });
+    const address = checkout.customerBillingAddress;
+    if (checkout.requireBillingAddress) {
+      if (!address) issues.push({ loc: ['body', 'customer_billing_address'], msg: 'Field required', type: 'missing' });
+      else for (const field of ['line1', 'city', 'postal_code'] as const) if (!address[field]) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+    }
+    if (address) for (const field of missingAddressFields(address)) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+    const product = await findProduct(db, checkout.productId);
+    const [wire] = product ? await productWires(db, [product], urls) : [];
+    issues.push(...customFieldDataIssues(checkout.customFieldData, wire?.attached_custom_fields ?? [], { requireAll: true }));
+    if (paymentNeeded && !token) issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'Field required', type: 'missing' });
+    if (issues.length > 0) throw validationError(issues);
+  }
+
+  return async function confirm(clientSecret: string, input: CheckoutConfirmInput) {
+    const current = await checkouts.byClientSecret(clientSecret);
+    if (current.status === 'expired') throw expired();
+    if (current.status !== 'open') throw notOpen();
+    const { confirmation_token_id: token, payment_method_type: _m, allow_trial: _t, seats: _s, ...changes } = input;
+    const now = clock.now();
+    const prepared = await applyCheckoutChanges(db, current, changes, now, urls);
+    const product = await findProduct(db, prepared.productId);
+    const price = product?.prices.find((p) => p.id === prepared.productPriceId);
+    if (!product || !price) throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
+    // A recurring paid price keeps the card for renewals even when nothing is due today (a 100 % first-month discount).
+    const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
+    const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
+    await requirements(prepared, token, paymentNeeded);
+
+    const confirmed: Checkout = { ...prepared, status: 'confirmed' };
+    await inTransaction(db, async (trx) => {
+      if (!(await saveCheckout(trx, confirmed, 'open', urls, now))) throw notOpen();
+      if (confirmed.discountId && !(await redeem(trx, confirmed.discountId, now))) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
+    });
+
+    let charge: ChargeResult | null = null;
+    if (paymentNeeded) {
+      try {
+        charge = await processor.chargeToken(token!, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: confirmed.id, saveMethod: keepsCard });
+      } catch (error) {
+        await reopen(confirmed, null, 'The payment processor could not be reached.');
+        throw error;
+      }
+    }
+    if (charge?.status === 'failed') {
+      await reopen(confirmed, charge, charge.declineMessage);
+      throw new DomainError(400, 'PaymentError', charge.declineMessage);
+    }
+
+    const at = clock.now();
+    const fulfilment = await inTransaction(db, async (trx) => {
+      const result = await fulfilCheckout(trx, {
+        checkout: confirmed,
+        product,
+        price,
+        paymentReference: charge?.processorReference ?? null,
+        paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
+        processor: processor.name,
+        at,
+        urls,
+      });
+      if (charge) {
+        await recordChargeAttempt(trx, {
+          organizationId: confirmed.organizationId,
+          processor: processor.name,
+          amount: confirmed.totalAmount,
+          currency: confirmed.currency,
+          checkoutId: confirmed.id,
+          orderId: result.order.id,
+          customerId: result.customer.id,
+          result: charge,
+          at,
+        });
+      }
+      const succeeded: Checkout = { ...confirmed, status: 'succeeded', customerId: result.customer.id, orderId: result.order.id, subscriptionId: result.subscription?.id ?? null, modifiedAt: at };
+      if (!(await saveCheckout(trx, succeeded, 'confirmed', urls, at))) throw notOpen();
+      return { ...result, checkout: succeeded };
+    }).catch(async (error: unknown) => {
+      // Money moved but nothing could be recorded: give it back and fail the checkout, so no charge is left
+      // without an order. The failure is the caller's error (a 500 unless it is a DomainError).
+      await failAfterCharge(confirmed, charge, error);
+      throw error;
+    });
+    return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, urls);
+  };
+
+  async function failAfterCharge(confirmed: Checkout, charge: ChargeResult | null, cause: unknown): Promise<void> {
+    const at = clock.now();
+    const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
+    await inTransaction(db, async (trx) => {
+      const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
+      await saveCheckout(trx, failed, 'confirmed', urls, at);
+      if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
+      if (charge) await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
+      if (refund && charge) {
+        await recordRefundAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, orderId: null, checkoutId: confirmed.id, refundId: null, customerId: null, result: refund, at });
+      }
+    });
+  }
+
+  /** A declined or failed charge: the checkout opens again for another card and the discount is handed back. */
+  async function reopen(confirmed: Checkout, charge: ChargeResult | null, reason: string): Promise<void> {
+    const at = clock.now();
+    await inTransaction(db, async (trx) => {
+      const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
+      await saveCheckout(trx, reopened, 'confirmed', urls, at);
+      if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
+      if (charge) {
+        await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
+      }
+    });
+  }
+}
+
+export type CheckoutConfirmation = ReturnType<typeof createCheckoutConfirmation>;

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { Customer } from '../customers/repository.js';
+import { customersRepository } from '../customers/repository.js';
+import { findOrCreateCustomer } from '../customers/find-or-create.js';
+import { recordStateChanged } from '../customers/state.js';
+import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
+import { sha256Hex } from '../kernel/crypto.js';
+import type { Db } from '../kernel/db.js';
+import { randomAlphanumeric } from '../kernel/ids.js';
+import { recordEvent } from '../kernel/outbox.js';
+import type { Order, OrderItem } from '../orders/repository.js';
+import { ordersRepository } from '../orders/repository.js';
+import { orderWires } from '../orders/wire.js';
+import type { Product, ProductPrice } from '../products/read.js';
+import type { Subscription } from '../subscriptions/repository.js';
+import { subscriptionsRepository } from '../subscriptions/repository.js';
+import { periodEnd, type Interval } from '../subscriptions/periods.js';
+import { subscriptionWires } from '../subscriptions/wire.js';
+import type { Checkout } from './repository.js';
+import type { CheckoutUrls } from './wire.js';
+
+export interface Fulfilment {
+  customer: Customer;
+  order: Order;
+  subscription: Subscription | null;
+  customerSessionToken: string;
+}
+
+function invoicePrefix(slug: string): string {
+  const letters = slug.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 8);
+  return letters || 'INV';
+}
+
+/**
+ * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
+ * subscription for a recurring price, the order with its item, their events, and a customer session the buyer's
+ * browser can use for the portal right away.
+ */
+export async function fulfilCheckout(
+  trx: Db,
+  input: { checkout: Checkout; product: Product; price: ProductPrice; paymentReference: string | null; paymentMethodReference: string | null; processor: string; at: Date; urls: CheckoutUrls },
+): Promise<Fulfilment> {
+  const { checkout, product, price, at, urls } = input;
+  const customer = checkout.customerId
+    ? (await customersRepository(trx).findById(checkout.customerId))!
+    : (
+        await findOrCreateCustomer(
+          trx,
+          {
+            organizationId: checkout.organizationId,
+            externalId: checkout.externalCustomerId,
+            email: checkout.customerEmail!,
+            name: checkout.customerBillingName ?? checkout.customerName,
+            billingAddress: checkout.customerBillingAddress,
+            metadata: checkout.customerMetadata,
+          },
+          at,
+        )
+      ).customer;
+
+  let subscription: Subscription | null = null;
+  if (product.recurringInterval) {
+    subscription = {
+      id: randomUUID(),
+      organizationId: checkout.organizationId,
+      customerId: customer.id,
+      productId: product.id,
+      productPriceId: price.id,
+      checkoutId: checkout.id,
+      discountId: checkout.discountId,
+      status: 'active',
+      amount: checkout.netAmount,
+      currency: checkout.currency,
+      recurringInterval: product.recurringInterval,
+      recurringIntervalCount: product.recurringIntervalCount ?? 1,
+      currentPeriodStart: at,
+      currentPeriodEnd: periodEnd(at, product.recurringInterval as Interval, product.recurringIntervalCount ?? 1, 1),
+      trialStart: null,
+      trialEnd: null,
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      startedAt: at,
+      endsAt: null,
+      endedAt: null,
+      customerCancellationReason: null,
+      customerCancellationComment: null,
+      paymentProcessor: input.processor,
+      paymentMethodReference: input.paymentMethodReference,
+      billedPeriods: 1,
+      metadata: checkout.metadata,
+      customFieldData: checkout.customFieldData,
+      createdAt: at,
+      modifiedAt: null,
+    };
+    await subscriptionsRepository(trx).insert(subscription);
+  }
+
+  const organization = await trx('organizations').where({ id: checkout.organizationId }).first();
+  const order: Order = {
+    id: randomUUID(),
+    organizationId: checkout.organizationId,
+    status: 'paid',
+    billingReason: subscription ? 'subscription_create' : 'purchase',
+    customerId: customer.id,
+    productId: product.id,
+    productPriceId: price.id,
+    discountId: checkout.discountId,
+    subscriptionId: subscription?.id ?? null,
+    checkoutId: checkout.id,
+    subtotalAmount: checkout.subtotalAmount,
+    discountAmount: checkout.discountAmount,
+    netAmount: checkout.netAmount,
+    taxAmount: checkout.taxAmount,
+    totalAmount: checkout.totalAmount,
+    refundedAmount: 0,
+    refundedTaxAmount: 0,
+    currency: checkout.currency,
+    billingName: checkout.customerBillingName ?? checkout.customerName,
+    billingAddress: checkout.customerBillingAddress,
+    invoiceNumber: await ordersRepository(trx).nextInvoiceNumber(checkout.organizationId, invoicePrefix(String(organization?.slug ?? ''))),
+    paymentProcessor: input.processor,
+    paymentReference: input.paymentReference,
+    metadata: checkout.metadata,
+    customFieldData: checkout.customFieldData,
+    createdAt: at,
+    modifiedAt: null,
+  };
+  const item: OrderItem = {
+    id: randomUUID(),
+    orderId: order.id,
+    label: product.name,
+    amount: checkout.subtotalAmount,
+    taxAmount: checkout.taxAmount,
+    proration: false,
+    productPriceId: price.id,
+    position: 0,
+    createdAt: at,
+  };
+  await ordersRepository(trx).insert(order, [item]);
+
+  const organizationId = checkout.organizationId;
+  const [orderWire] = await orderWires(trx, [order], urls);
+  await recordEvent(trx, { organizationId, type: 'order.created', data: orderWire, at });
+  if (subscription) {
+    const [subscriptionWire] = await subscriptionWires(trx, [subscription], urls);
+    await recordEvent(trx, { organizationId, type: 'subscription.created', data: subscriptionWire, at });
+    await recordEvent(trx, { organizationId, type: 'subscription.active', data: subscriptionWire, at });
+  }
+  await recordEvent(trx, { organizationId, type: 'order.paid', data: orderWire, at });
+  await recordStateChanged(trx, customer.id, at);
+
+  const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
+  await customersRepository(trx).insertSession(
+    { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
+    sha256Hex(customerSessionToken),
+  );
+  return { customer, order, subscription, customerSessionToken };
+}

@@ -1,0 +1,186 @@
+import type { Address } from '../customers/address.js';
+import type { Db } from '../kernel/db.js';
+import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { ListOptions } from '../kernel/pagination.js';
+import { paginate } from '../kernel/pagination.js';
+import type { Metadata } from '../merchant/schemas.js';
+import type { CheckoutStatus } from './schemas.js';
+
+export type CustomFieldData = Record<string, string | number | boolean | null>;
+
+export interface Amounts {
+  subtotalAmount: number;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number;
+  totalAmount: number;
+}
+
+export interface Checkout extends Amounts {
+  id: string;
+  organizationId: string;
+  clientSecret: string;
+  status: CheckoutStatus;
+  paymentProcessor: string;
+  successUrl: string | null;
+  returnUrl: string | null;
+  embedOrigin: string | null;
+  expiresAt: Date;
+  productId: string;
+  productPriceId: string;
+  productIds: string[];
+  discountId: string | null;
+  allowDiscountCodes: boolean;
+  requireBillingAddress: boolean;
+  customAmount: number | null;
+  currency: string;
+  customerId: string | null;
+  externalCustomerId: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  customerIpAddress: string | null;
+  customerBillingName: string | null;
+  customerBillingAddress: Address | null;
+  customerTaxId: string | null;
+  isBusinessCustomer: boolean;
+  metadata: Metadata;
+  customerMetadata: Metadata;
+  customFieldData: CustomFieldData;
+  checkoutLinkId: string | null;
+  orderId: string | null;
+  subscriptionId: string | null;
+  failureReason: string | null;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function fromRow(row: Record<string, unknown>): Checkout {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    clientSecret: String(row.client_secret),
+    status: String(row.status) as CheckoutStatus,
+    paymentProcessor: String(row.payment_processor),
+    successUrl: nullableString(row.success_url),
+    returnUrl: nullableString(row.return_url),
+    embedOrigin: nullableString(row.embed_origin),
+    expiresAt: toDate(row.expires_at),
+    productId: String(row.product_id),
+    productPriceId: String(row.product_price_id),
+    productIds: parseJson<string[]>(row.product_ids) ?? [],
+    discountId: nullableString(row.discount_id),
+    allowDiscountCodes: toBool(row.allow_discount_codes),
+    requireBillingAddress: toBool(row.require_billing_address),
+    customAmount: row.custom_amount === null || row.custom_amount === undefined ? null : Number(row.custom_amount),
+    currency: String(row.currency),
+    subtotalAmount: Number(row.subtotal_amount),
+    discountAmount: Number(row.discount_amount),
+    netAmount: Number(row.net_amount),
+    taxAmount: Number(row.tax_amount),
+    totalAmount: Number(row.total_amount),
+    customerId: nullableString(row.customer_id),
+    externalCustomerId: nullableString(row.external_customer_id),
+    customerName: nullableString(row.customer_name),
+    customerEmail: nullableString(row.customer_email),
+    customerIpAddress: nullableString(row.customer_ip_address),
+    customerBillingName: nullableString(row.customer_billing_name),
+    customerBillingAddress: parseJson<Address>(row.customer_billing_address),
+    customerTaxId: nullableString(row.customer_tax_id),
+    isBusinessCustomer: toBool(row.is_business_customer),
+    metadata: parseJson<Metadata>(row.metadata) ?? {},
+    customerMetadata: parseJson<Metadata>(row.customer_metadata) ?? {},
+    customFieldData: parseJson<CustomFieldData>(row.custom_field_data) ?? {},
+    checkoutLinkId: nullableString(row.checkout_link_id),
+    orderId: nullableString(row.order_id),
+    subscriptionId: nullableString(row.subscription_id),
+    failureReason: nullableString(row.failure_reason),
+    createdAt: toDate(row.created_at),
+    modifiedAt: toDateOrNull(row.modified_at),
+  };
+}
+
+function toRow(checkout: Checkout): Record<string, unknown> {
+  return {
+    id: checkout.id,
+    organization_id: checkout.organizationId,
+    client_secret: checkout.clientSecret,
+    status: checkout.status,
+    payment_processor: checkout.paymentProcessor,
+    success_url: checkout.successUrl,
+    return_url: checkout.returnUrl,
+    embed_origin: checkout.embedOrigin,
+    expires_at: checkout.expiresAt,
+    product_id: checkout.productId,
+    product_price_id: checkout.productPriceId,
+    product_ids: JSON.stringify(checkout.productIds),
+    discount_id: checkout.discountId,
+    allow_discount_codes: checkout.allowDiscountCodes,
+    require_billing_address: checkout.requireBillingAddress,
+    custom_amount: checkout.customAmount,
+    currency: checkout.currency,
+    subtotal_amount: checkout.subtotalAmount,
+    discount_amount: checkout.discountAmount,
+    net_amount: checkout.netAmount,
+    tax_amount: checkout.taxAmount,
+    total_amount: checkout.totalAmount,
+    customer_id: checkout.customerId,
+    external_customer_id: checkout.externalCustomerId,
+    customer_name: checkout.customerName,
+    customer_email: checkout.customerEmail,
+    customer_ip_address: checkout.customerIpAddress,
+    customer_billing_name: checkout.customerBillingName,
+    customer_billing_address: checkout.customerBillingAddress ? JSON.stringify(checkout.customerBillingAddress) : null,
+    customer_tax_id: checkout.customerTaxId,
+    is_business_customer: checkout.isBusinessCustomer,
+    metadata: JSON.stringify(checkout.metadata),
+    customer_metadata: JSON.stringify(checkout.customerMetadata),
+    custom_field_data: JSON.stringify(checkout.customFieldData),
+    checkout_link_id: checkout.checkoutLinkId,
+    order_id: checkout.orderId,
+    subscription_id: checkout.subscriptionId,
+    failure_reason: checkout.failureReason,
+    created_at: checkout.createdAt,
+    modified_at: checkout.modifiedAt,
+  };
+}
+
+export interface CheckoutFilter {
+  organizationIds: string[];
+  productIds?: string[];
+  customerIds?: string[];
+  statuses?: string[];
+  query?: string;
+}
+
+export function checkoutsRepository(db: Db) {
+  return {
+    async insert(checkout: Checkout): Promise<void> {
+      await db('checkouts').insert(toRow(checkout));
+    },
+    async findById(id: string): Promise<Checkout | null> {
+      const row = await db('checkouts').where({ id }).first();
+      return row ? fromRow(row) : null;
+    },
+    async findByClientSecret(clientSecret: string): Promise<Checkout | null> {
+      const row = await db('checkouts').where({ client_secret: clientSecret }).first();
+      return row ? fromRow(row) : null;
+    },
+    /** Writes every column; only while the checkout is in `expectedStatus`. Returns whether a row changed. */
+    async save(checkout: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
+      const { id: _id, created_at: _created, ...columns } = toRow(checkout);
+      const changed = await db('checkouts').where({ id: checkout.id, status: expectedStatus }).update(columns);
+      return Number(changed) === 1;
+    },
+    async list(filter: CheckoutFilter, options: ListOptions) {
+      const query = db('checkouts').whereIn('organization_id', filter.organizationIds);
+      if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
+      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
+      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+      if (filter.query) query.whereRaw('lower(coalesce(customer_email, \'\')) like ?', [`%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', expires_at: 'expires_at', status: 'status' });
+      return { items: page.rows.map(fromRow), pagination: page.pagination };
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../kernel/clock.js';
+import { DAY } from '../kernel/clock.js';
+import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
+import type { Db } from '../kernel/db.js';
+import { inTransaction } from '../kernel/db.js';
+import { DomainError } from '../kernel/errors.js';
+import { randomAlphanumeric } from '../kernel/ids.js';
+import { recordEvent } from '../kernel/outbox.js';
+import type { ListOptions, Page } from '../kernel/pagination.js';
+import type { MerchantActor } from '../merchant/actor.js';
+import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
+import { customersRepository } from '../customers/repository.js';
+import { findProduct } from '../products/read.js';
+import type { CheckoutChanges } from './apply.js';
+import { applyCheckoutChanges } from './apply.js';
+import type { Checkout } from './repository.js';
+import { checkoutsRepository } from './repository.js';
+import type { ResolvedCheckoutLink } from '../checkout-links/resolve.js';
+import type { ProductPrice } from '../products/prices.js';
+import type { CheckoutCreateInput, CheckoutPublicWire, CheckoutUpdatePublicInput, CheckoutWire } from './schemas.js';
+import { checkoutUpdatePublicSchema } from './schemas.js';
+import type { CheckoutUrls } from './wire.js';
+import { checkoutPublicWire, checkoutWire } from './wire.js';
+
+/** Polar's checkout lifetime. */
+export const CHECKOUT_TTL_MS = DAY;
+/** Till's prefix for checkout client secrets (Polar's is `polar_c_`). */
+export const CHECKOUT_SECRET_PREFIX = 'till_c_';
+
+export interface CheckoutDeps {
+  db: Db;
+  clock: Clock;
+  urls: CheckoutUrls;
+}
+
+export function notOpen(): DomainError {
+  return new DomainError(403, 'NotOpenCheckout', 'Checkout is not open.');
+}
+
+export function expired(): DomainError {
+  return new DomainError(410, 'ExpiredCheckoutError', 'Checkout session has expired.');
+}
+
+/** Writes a checkout change and its `checkout.updated` event together, only if nobody moved it out of `status`. */
+export async function saveCheckout(trx: Db, checkout: Checkout, expectedStatus: Checkout['status'], urls: CheckoutUrls, at: Date): Promise<boolean> {
+  if (!(await checkoutsRepository(trx).save(checkout, expectedStatus))) return false;
+  await recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.updated', data: await checkoutWire(trx, checkout, urls), at });
+  return true;
+}
+
+export function createCheckoutService(deps: CheckoutDeps) {
+  const { db, clock, urls } = deps;
+  const repo = checkoutsRepository(db);
+
+  async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Checkout> {
+    const checkout = await repo.findById(id);
+    if (!checkout) throw resourceNotFound();
+    authorize(actor, checkout.organizationId, mode);
+    return checkout;
+  }
+
+  /** An open checkout past its expiry becomes `expired` the first time anyone looks at it. */
+  async function settleExpiry(checkout: Checkout): Promise<Checkout> {
+    const now = clock.now();
+    if (checkout.status !== 'open' || checkout.expiresAt > now) return checkout;
+    const next: Checkout = { ...checkout, status: 'expired', modifiedAt: now };
+    await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
+    return (await repo.findById(checkout.id)) ?? next;
+  }
+
+  async function byClientSecret(clientSecret: string): Promise<Checkout> {
+    const checkout = await repo.findByClientSecret(clientSecret);
+    if (!checkout) throw resourceNotFound('Checkout session not found');
+    return settleExpiry(checkout);
+  }
+
+  return {
+    settleExpiry,
+    byClientSecret,
+
+    async create(actor: MerchantActor, input: CheckoutCreateInput): Promise<CheckoutWire> {
+      const productIds = input.products ?? (input.product_id ? [input.product_id] : []);
+      if (input.product_price_id && productIds.length === 0) {
+        const product = await db('product_prices').where({ id: input.product_price_id }).first();
+        if (product) productIds.push(String(product.product_id));
+      }
+      if (productIds.length === 0) throw fieldError(['body', 'products'], 'Field required', 'missing');
+      const products = [];
+      for (const [index, id] of productIds.entries()) {
+        const product = await findProduct(db, id);
+        // Another organization's product reads as missing, so ids never reveal what exists elsewhere.
+        if (!product || product.isArchived || product.prices.length === 0 || !readableOrganizationIds(actor).includes(product.organizationId)) {
+          throw fieldError(['body', 'products', index], 'Product does not exist or is archived.');
+        }
+        products.push(product);
+      }
+      const organizationId = products[0]!.organizationId;
+      authorize(actor, organizationId, 'write');
+      if (products.some((product) => product.organizationId !== organizationId)) throw fieldError(['body', 'products'], 'Products must belong to the same organization.');
+
+      let customerId: string | null = null;
+      if (input.customer_id) {
+        const customer = await customersRepository(db).findById(input.customer_id);
+        if (!customer || customer.organizationId !== organizationId) throw fieldError(['body', 'customer_id'], 'Customer does not exist.');
+        customerId = customer.id;
+      }
+      const first = products[0]!;
+      const firstPrice = input.product_price_id ? first.prices.find((price) => price.id === input.product_price_id) : first.prices[0];
+      if (!firstPrice) throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
+      const now = clock.now();
+      const draft = draftCheckout({ organizationId, productIds, productId: first.id, price: firstPrice, customerId, externalCustomerId: input.external_customer_id ?? null, now });
+      const { products: _p, prices: _pr, payment_processor: _processor, customer_id: _c, external_customer_id: _e, subscription_id: _s, seats: _seats, min_seats: _min, max_seats: _max, ...changes } = input;
+      const checkout = { ...(await applyCheckoutChanges(db, draft, changes, now, urls)), modifiedAt: null };
+      return insertNew(checkout, now);
+    },
+
+    /**
+     * Opening a checkout link (public): a checkout for the link's products still on sale, with its discount if that
+     * still applies (ignored otherwise, as Polar does), its URLs, flags and metadata. The buyer's prefill (query
+     * parameters) is best effort: a value that does not validate is dropped rather than failing the redirect.
+     */
+    async createFromLink(resolved: ResolvedCheckoutLink, prefill: CheckoutLinkPrefill = {}): Promise<CheckoutWire> {
+      const { link, products } = resolved;
+      const withPrices = [];
+      for (const product of products) {
+        const found = await findProduct(db, product.id);
+        if (found && !found.isArchived && found.prices.length > 0) withPrices.push(found);
+      }
+      if (withPrices.length === 0) throw resourceNotFound();
+      const first = withPrices[0]!;
+      const now = clock.now();
+      const draft: Checkout = {
+        ...draftCheckout({ organizationId: link.organizationId, productIds: withPrices.map((p) => p.id), productId: first.id, price: first.prices[0]!, customerId: null, externalCustomerId: null, now }),
+        // Set directly rather than as a change: a discount that no longer applies is then dropped, not refused.
+        discountId: resolved.discount && resolved.discount.organizationId === link.organizationId ? resolved.discount.id : null,
+        checkoutLinkId: link.id,
+      };
+      const base: CheckoutChanges = {
+        success_url: link.successUrl,
+        return_url: link.returnUrl,
+        allow_discount_codes: link.allowDiscountCodes,
+        require_billing_address: link.requireBillingAddress,
+        metadata: link.metadata,
+      };
+      let checkout = await applyCheckoutChanges(db, draft, base, now, urls);
+      for (const extra of prefillChanges(prefill)) {
+        try {
+          checkout = await applyCheckoutChanges(db, checkout, extra, now, urls);
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.status !== 422) throw error;
+        }
+      }
+      return insertNew({ ...checkout, modifiedAt: null }, now);
+    },
+
+    async get(actor: MerchantActor, id: string): Promise<CheckoutWire> {
+      return checkoutWire(db, await settleExpiry(await owned(actor, id, 'read')), urls);
+    },
+
+    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; product_id?: string[]; customer_id?: string[]; status?: string[]; query?: string }): Promise<Page<CheckoutWire>> {
+      const page = await repo.list(
+        { organizationIds: organizationFilter(actor, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
+        query,
+      );
+      const items = [];
+      for (const checkout of page.items) items.push(await checkoutWire(db, checkout, urls));
+      return { items, pagination: page.pagination };
+    },
+
+    async update(actor: MerchantActor, id: string, changes: CheckoutChanges): Promise<CheckoutWire> {
+      const checkout = await settleExpiry(await owned(actor, id, 'write'));
+      return updateOpen(checkout, changes, (next) => checkoutWire(db, next, urls));
+    },
+
+    async clientGet(clientSecret: string): Promise<CheckoutPublicWire> {
+      return checkoutPublicWire(db, await byClientSecret(clientSecret), urls);
+    },
+
+    async clientUpdate(clientSecret: string, changes: CheckoutUpdatePublicInput): Promise<CheckoutPublicWire> {
+      const checkout = await byClientSecret(clientSecret);
+      const { payment_method_type: _m, allow_trial: _t, seats: _s, ...rest } = changes;
+      return updateOpen(checkout, rest, (next) => checkoutPublicWire(db, next, urls));
+    },
+  };
+
+  async function insertNew(checkout: Checkout, now: Date): Promise<CheckoutWire> {
+    return inTransaction(db, async (trx) => {
+      await checkoutsRepository(trx).insert(checkout);
+      const wire = await checkoutWire(trx, checkout, urls);
+      await recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now });
+      return wire;
+    });
+  }
+
+  async function updateOpen<T>(checkout: Checkout, changes: CheckoutChanges, render: (next: Checkout) => Promise<T>): Promise<T> {
+    if (checkout.status === 'expired') throw expired();
+    if (checkout.status !== 'open') throw notOpen();
+    const now = clock.now();
+    const next = await applyCheckoutChanges(db, checkout, changes, now, urls);
+    const saved = await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
+    if (!saved) throw notOpen();
+    return render(next);
+  }
+}
+
+export type CheckoutService = ReturnType<typeof createCheckoutService>;
+
+/** What a checkout link's query string may prefill (Polar's `customer_email`, `customer_name`, `discount_code`). */
+export interface CheckoutLinkPrefill {
+  customer_email?: string;
+  customer_name?: string;
+  discount_code?: string;
+}
+
+/** Each prefill value as its own change, validated as the buyer's update would be, so one bad value drops alone. */
+function prefillChanges(prefill: CheckoutLinkPrefill): CheckoutChanges[] {
+  const changes: CheckoutChanges[] = [];
+  for (const field of ['customer_email', 'customer_name'] as const) {
+    const value = prefill[field];
+    if (!value) continue;
+    const parsed = checkoutUpdatePublicSchema.shape[field].safeParse(value);
+    if (parsed.success && parsed.data) changes.push({ [field]: parsed.data });
+  }
+  if (prefill.discount_code) changes.push({ discount_code: prefill.discount_code.slice(0, 256) });
+  return changes;
+}
+
+interface DraftParams {
+  organizationId: string;
+  productIds: string[];
+  productId: string;
+  price: ProductPrice;
+  customerId: string | null;
+  externalCustomerId: string | null;
+  now: Date;
+}
+
+/** A new open checkout before any changes are applied: amounts are computed by applyCheckoutChanges. */
+function draftCheckout(params: DraftParams): Checkout {
+  const { now } = params;
+  return {
+    id: randomUUID(),
+    organizationId: params.organizationId,
+    clientSecret: `${CHECKOUT_SECRET_PREFIX}${randomAlphanumeric(43)}`,
+    status: 'open',
+    paymentProcessor: 'sandbox',
+    successUrl: null,
+    returnUrl: null,
+    embedOrigin: null,
+    expiresAt: new Date(now.getTime() + CHECKOUT_TTL_MS),
+    productId: params.productId,
+    productPriceId: params.price.id,
+    productIds: params.productIds,
+    discountId: null,
+    allowDiscountCodes: true,
+    requireBillingAddress: false,
+    customAmount: null,
+    currency: params.price.priceCurrency,
+    subtotalAmount: 0,
+    discountAmount: 0,
+    netAmount: 0,
+    taxAmount: 0,
+    totalAmount: 0,
+    customerId: params.customerId,
+    externalCustomerId: params.externalCustomerId,
+    customerName: null,
+    customerEmail: null,
+    customerIpAddress: null,
+    customerBillingName: null,
+    customerBillingAddress: null,
+    customerTaxId: null,
+    isBusinessCustomer: false,
+    metadata: {},
+    customerMetadata: {},
+    customFieldData: {},
+    checkoutLinkId: null,
+    orderId: null,
+    subscriptionId: null,
+    failureReason: null,
+    createdAt: now,
+    modifiedAt: null,
+  };
+}

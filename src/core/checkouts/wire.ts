@@ -1,0 +1,133 @@
+import type { Db } from '../kernel/db.js';
+import { parseJson, toDate, toDateOrNull } from '../kernel/db.js';
+import { discountsRepository } from '../discounts/repository.js';
+import { discountBaseWire } from '../discounts/wire.js';
+import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { EmbedOptions } from '../products/embedded.js';
+import { priceWire, productWires } from '../products/read.js';
+import { productsRepository } from '../products/repository.js';
+import type { ProductWire } from '../products/schemas.js';
+import type { Checkout } from './repository.js';
+import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
+
+export interface CheckoutUrls extends EmbedOptions {
+  /** Where the hosted checkout page lives: `${baseUrl}/checkout/{client_secret}`. */
+  baseUrl: string;
+}
+
+type SharedWire = Omit<CheckoutWire, 'trial_interval' | 'trial_interval_count' | 'metadata' | 'external_customer_id' | 'subscription_id' | 'customer_metadata'>;
+
+function billingAddressFields(checkout: Checkout): SharedWire['billing_address_fields'] {
+  const country = checkout.customerBillingAddress?.country;
+  const stateNeeded = country === 'US' || country === 'CA';
+  if (checkout.requireBillingAddress) {
+    return { country: 'required', state: stateNeeded ? 'required' : 'optional', city: 'required', postal_code: 'required', line1: 'required', line2: 'optional' };
+  }
+  // Without a full address Polar still asks US buyers for state and ZIP (sales tax is set by them).
+  return { country: 'required', state: stateNeeded ? 'required' : 'disabled', city: 'disabled', postal_code: country === 'US' ? 'required' : 'disabled', line1: 'disabled', line2: 'disabled' };
+}
+
+/** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
+async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<SharedWire> {
+  const repo = productsRepository(db);
+  const products = await productWires(db, await repo.findByIds(checkout.productIds), urls);
+  const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
+  const product = ordered.find((p) => p.id === checkout.productId) ?? null;
+  const price = await repo.findPrice(checkout.productPriceId);
+  const discount = checkout.discountId ? await discountsRepository(db).findById(checkout.discountId) : null;
+  const amountType = price?.amountType ?? 'free';
+  const isFree = amountType === 'free';
+  const recurring = product?.is_recurring ?? false;
+  const paymentRequired = checkout.totalAmount > 0;
+  const setupRequired = recurring && !isFree && !paymentRequired;
+  return {
+    id: checkout.id,
+    created_at: iso(checkout.createdAt),
+    modified_at: isoOrNull(checkout.modifiedAt),
+    custom_field_data: checkout.customFieldData,
+    // Polar's SDK knows only "stripe"; the configured processor (the sandbox by default) serves it.
+    payment_processor: 'stripe',
+    status: checkout.status,
+    client_secret: checkout.clientSecret,
+    url: `${urls.baseUrl}/checkout/${checkout.clientSecret}`,
+    expires_at: iso(checkout.expiresAt),
+    // Polar fills the {CHECKOUT_ID} placeholder in, so the merchant's page learns which checkout came back.
+    success_url: (checkout.successUrl ?? `${urls.baseUrl}/checkout/${checkout.clientSecret}/confirmation`).replaceAll('{CHECKOUT_ID}', checkout.id),
+    return_url: checkout.returnUrl,
+    embed_origin: checkout.embedOrigin,
+    amount: checkout.subtotalAmount,
+    seats: null,
+    min_seats: null,
+    max_seats: null,
+    discount_amount: checkout.discountAmount,
+    net_amount: checkout.netAmount,
+    tax_amount: checkout.taxAmount,
+    tax_behavior: 'exclusive',
+    total_amount: checkout.totalAmount,
+    currency: checkout.currency,
+    allow_trial: null,
+    active_trial_interval: null,
+    active_trial_interval_count: null,
+    trial_end: null,
+    organization_id: checkout.organizationId,
+    product_id: checkout.productId,
+    product_price_id: checkout.productPriceId,
+    discount_id: checkout.discountId,
+    allow_discount_codes: checkout.allowDiscountCodes,
+    require_billing_address: checkout.requireBillingAddress,
+    is_discount_applicable: amountType === 'fixed' || amountType === 'custom',
+    is_free_product_price: isFree,
+    is_payment_required: paymentRequired,
+    is_payment_setup_required: setupRequired,
+    is_payment_form_required: paymentRequired || setupRequired,
+    customer_id: checkout.customerId,
+    is_business_customer: checkout.isBusinessCustomer,
+    customer_name: checkout.customerName,
+    customer_email: checkout.customerEmail,
+    customer_ip_address: checkout.customerIpAddress,
+    customer_billing_name: checkout.customerBillingName,
+    customer_billing_address: checkout.customerBillingAddress,
+    customer_tax_id: checkout.customerTaxId,
+    locale: null,
+    payment_processor_metadata: {},
+    billing_address_fields: billingAddressFields(checkout),
+    products: ordered,
+    product,
+    product_price: price ? priceWire(price) : null,
+    prices: Object.fromEntries(ordered.map((p) => [p.id, p.prices])),
+    discount: discount ? discountBaseWire(discount) : null,
+    attached_custom_fields: product?.attached_custom_fields ?? [],
+  };
+}
+
+export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutWire> {
+  return {
+    ...(await sharedWire(db, checkout, urls)),
+    trial_interval: null,
+    trial_interval_count: null,
+    metadata: checkout.metadata,
+    external_customer_id: checkout.externalCustomerId,
+    subscription_id: checkout.subscriptionId,
+    customer_metadata: checkout.customerMetadata,
+  };
+}
+
+/** The buyer's view: no merchant metadata, plus the selling organization. */
+export async function checkoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
+  const organization = await db('organizations').where({ id: checkout.organizationId }).first();
+  const settings = parseJson<{ proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean }>(organization?.subscription_settings) ?? {};
+  return {
+    ...(await sharedWire(db, checkout, urls)),
+    payment_method_type: null,
+    organization: {
+      created_at: iso(toDate(organization.created_at)),
+      modified_at: isoOrNull(toDateOrNull(organization.modified_at)),
+      id: organization.id,
+      name: organization.name,
+      slug: organization.slug,
+      avatar_url: organization.logo ?? null,
+      proration_behavior: settings.proration_behavior ?? 'prorate',
+      allow_customer_updates: settings.allow_customer_updates ?? true,
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { fieldError, type FieldIssue, validationError } from '../kernel/api-errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { HOUR } from '../kernel/clock.js';
+import { sha256Hex } from '../kernel/crypto.js';
+import { inTransaction, type Db } from '../kernel/db.js';
+import { randomAlphanumeric } from '../kernel/ids.js';
+import { iso } from '../merchant/schemas.js';
+import type { MerchantActor } from '../merchant/actor.js';
+import { authorize, readableOrganizationIds } from '../merchant/actor.js';
+import { organizationsRepository } from '../organizations/repository.js';
+import type { Address } from './address.js';
+import { customersRepository, type Customer, type CustomerSession } from './repository.js';
+import { resolveTaxId } from './rules.js';
+import { recordCustomerEvent } from './state.js';
+import { customerPortalWire, customerWire } from './wire.js';
+
+/** Till's prefix (Polar's is `polar_cst_`), so secret scanners never report a Till token to Polar. */
+export const CUSTOMER_SESSION_PREFIX = 'till_cst_';
+/** Polar's CUSTOMER_SESSION_TTL. */
+export const CUSTOMER_SESSION_TTL_MS = HOUR;
+
+export function looksLikeCustomerSessionToken(value: string): boolean {
+  return value.startsWith(CUSTOMER_SESSION_PREFIX);
+}
+
+/** Who is calling the customer portal API: one customer, through a session a merchant created for them. */
+export interface CustomerActor {
+  customer: Customer;
+  session: CustomerSession;
+}
+
+export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+  const { db, clock, baseUrl } = deps;
+
+  return {
+    /**
+     * A portal session for a customer named by id or external id. The token is returned once; the portal URL
+     * carries it, so a merchant can redirect the customer straight there.
+     */
+    async create(actor: MerchantActor, input: { customer_id?: string; external_customer_id?: string; return_url?: string | null }) {
+      const repo = customersRepository(db);
+      const customer = input.customer_id
+        ? await repo.findById(input.customer_id)
+        : await repo.findByExternalId(readableOrganizationIds(actor), input.external_customer_id!);
+      const loc = input.customer_id ? 'customer_id' : 'external_customer_id';
+      if (!customer || !readableOrganizationIds(actor).includes(customer.organizationId)) {
+        throw fieldError(['body', loc], 'Customer does not exist.');
+      }
+      authorize(actor, customer.organizationId, 'write');
+      const organization = await organizationsRepository(db).findById(customer.organizationId);
+      const now = clock.now();
+      const token = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
+      const session: CustomerSession = {
+        id: randomUUID(),
+        customerId: customer.id,
+        returnUrl: input.return_url ?? null,
+        expiresAt: new Date(now.getTime() + CUSTOMER_SESSION_TTL_MS),
+        createdAt: now,
+      };
+      // Expired sessions are refused anyway; clearing this customer's old ones here keeps the table small.
+      await repo.deleteExpiredSessions(customer.id, now);
+      await repo.insertSession(session, sha256Hex(token));
+      const portal = new URL(`/portal/${encodeURIComponent(organization?.slug ?? customer.organizationId)}`, baseUrl);
+      portal.searchParams.set('customer_session_token', token);
+      return {
+        created_at: iso(session.createdAt),
+        modified_at: null,
+        id: session.id,
+        token,
+        expires_at: iso(session.expiresAt),
+        return_url: session.returnUrl,
+        customer_portal_url: portal.toString(),
+        customer_id: customer.id,
+        customer: customerWire(customer),
+      };
+    },
+
+    /** The customer behind a portal bearer token, or null when it is unknown, expired or the customer was deleted. */
+    async authenticate(token: string): Promise<CustomerActor | null> {
+      if (!looksLikeCustomerSessionToken(token)) return null;
+      const found = await customersRepository(db).findSessionByHash(sha256Hex(token));
+      if (!found || found.session.expiresAt <= clock.now()) return null;
+      return found;
+    },
+
+    portalCustomer(actor: CustomerActor) {
+      return customerPortalWire(actor.customer);
+    },
+
+    /** What a customer may change about themselves: invoice name, billing address and tax id (Polar's rules). */
+    async updatePortalCustomer(actor: CustomerActor, input: { billing_name?: string | null; billing_address?: Address | null; tax_id?: string | null }) {
+      return inTransaction(db, async (trx) => {
+        const repo = customersRepository(trx);
+        const current = (await repo.lockById(actor.customer.id)) ?? actor.customer;
+        const issues: FieldIssue[] = [];
+        const next: Customer = { ...current };
+        if (input.billing_name !== undefined) next.billingName = input.billing_name;
+        // As in Polar, a null address leaves the stored one in place rather than erasing it.
+        if (input.billing_address) next.billingAddress = input.billing_address;
+        next.taxId = resolveTaxId(input.tax_id, current.taxId, next.billingAddress, issues);
+        if (issues.length > 0) throw validationError(issues);
+        next.modifiedAt = clock.now();
+        await repo.update(next);
+        await recordCustomerEvent(trx, next, 'updated', next.modifiedAt);
+        return customerPortalWire(next);
+      });
+    },
+
+  };
+}
+
+export type CustomerSessionService = ReturnType<typeof createCustomerSessionService>;

@@ -1,0 +1,229 @@
+import type { Address } from '../customers/address.js';
+import type { Db } from '../kernel/db.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { ListOptions } from '../kernel/pagination.js';
+import { paginate } from '../kernel/pagination.js';
+import { whereMetadata } from '../merchant/metadata-filter.js';
+import type { MetadataQuery } from '../merchant/metadata-query.js';
+import type { Metadata } from '../merchant/schemas.js';
+
+export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
+export type BillingReason = (typeof BILLING_REASONS)[number];
+
+export interface OrderItem {
+  id: string;
+  orderId: string;
+  label: string;
+  amount: number;
+  taxAmount: number;
+  proration: boolean;
+  productPriceId: string | null;
+  position: number;
+  createdAt: Date;
+}
+
+export interface Order {
+  id: string;
+  organizationId: string;
+  status: OrderStatus;
+  billingReason: BillingReason;
+  customerId: string;
+  productId: string | null;
+  productPriceId: string | null;
+  discountId: string | null;
+  subscriptionId: string | null;
+  checkoutId: string | null;
+  subtotalAmount: number;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number;
+  totalAmount: number;
+  refundedAmount: number;
+  refundedTaxAmount: number;
+  currency: string;
+  billingName: string | null;
+  billingAddress: Address | null;
+  invoiceNumber: string;
+  paymentProcessor: string;
+  paymentReference: string | null;
+  metadata: Metadata;
+  customFieldData: Record<string, string | number | boolean | null>;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function fromRow(row: Record<string, unknown>): Order {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    status: String(row.status) as OrderStatus,
+    billingReason: String(row.billing_reason) as BillingReason,
+    customerId: String(row.customer_id),
+    productId: nullableString(row.product_id),
+    productPriceId: nullableString(row.product_price_id),
+    discountId: nullableString(row.discount_id),
+    subscriptionId: nullableString(row.subscription_id),
+    checkoutId: nullableString(row.checkout_id),
+    subtotalAmount: Number(row.subtotal_amount),
+    discountAmount: Number(row.discount_amount),
+    netAmount: Number(row.net_amount),
+    taxAmount: Number(row.tax_amount),
+    totalAmount: Number(row.total_amount),
+    refundedAmount: Number(row.refunded_amount),
+    refundedTaxAmount: Number(row.refunded_tax_amount),
+    currency: String(row.currency),
+    billingName: nullableString(row.billing_name),
+    billingAddress: parseJson<Address>(row.billing_address),
+    invoiceNumber: String(row.invoice_number),
+    paymentProcessor: String(row.payment_processor),
+    paymentReference: nullableString(row.payment_reference),
+    metadata: parseJson<Metadata>(row.metadata) ?? {},
+    customFieldData: parseJson<Order['customFieldData']>(row.custom_field_data) ?? {},
+    createdAt: toDate(row.created_at),
+    modifiedAt: toDateOrNull(row.modified_at),
+  };
+}
+
+function itemFromRow(row: Record<string, unknown>): OrderItem {
+  return {
+    id: String(row.id),
+    orderId: String(row.order_id),
+    label: String(row.label),
+    amount: Number(row.amount),
+    taxAmount: Number(row.tax_amount),
+    proration: toBool(row.proration),
+    productPriceId: nullableString(row.product_price_id),
+    position: Number(row.position),
+    createdAt: toDate(row.created_at),
+  };
+}
+
+export interface OrderFilter {
+  organizationIds: string[];
+  productIds?: string[];
+  customerIds?: string[];
+  subscriptionIds?: string[];
+  statuses?: string[];
+  billingReasons?: string[];
+  checkoutIds?: string[];
+  discountIds?: string[];
+  /** Customers named by the merchant's external id. */
+  externalCustomerIds?: string[];
+  /** Polar's ProductBillingType: `one_time` or `recurring`, by the ordered product. */
+  productBillingTypes?: string[];
+  metadata?: MetadataQuery;
+}
+
+export function ordersRepository(db: Db) {
+  return {
+    async insert(order: Order, items: OrderItem[]): Promise<void> {
+      await db('orders').insert({
+        id: order.id,
+        organization_id: order.organizationId,
+        status: order.status,
+        billing_reason: order.billingReason,
+        customer_id: order.customerId,
+        product_id: order.productId,
+        product_price_id: order.productPriceId,
+        discount_id: order.discountId,
+        subscription_id: order.subscriptionId,
+        checkout_id: order.checkoutId,
+        subtotal_amount: order.subtotalAmount,
+        discount_amount: order.discountAmount,
+        net_amount: order.netAmount,
+        tax_amount: order.taxAmount,
+        total_amount: order.totalAmount,
+        refunded_amount: order.refundedAmount,
+        refunded_tax_amount: order.refundedTaxAmount,
+        currency: order.currency,
+        billing_name: order.billingName,
+        billing_address: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
+        invoice_number: order.invoiceNumber,
+        payment_processor: order.paymentProcessor,
+        payment_reference: order.paymentReference,
+        metadata: JSON.stringify(order.metadata),
+        custom_field_data: JSON.stringify(order.customFieldData),
+        created_at: order.createdAt,
+        modified_at: order.modifiedAt,
+      });
+      if (items.length > 0) {
+        await db('order_items').insert(
+          items.map((item) => ({
+            id: item.id,
+            order_id: item.orderId,
+            label: item.label,
+            amount: item.amount,
+            tax_amount: item.taxAmount,
+            proration: item.proration,
+            product_price_id: item.productPriceId,
+            position: item.position,
+            created_at: item.createdAt,
+          })),
+        );
+      }
+    },
+    async findById(id: string): Promise<Order | null> {
+      const row = await db('orders').where({ id }).first();
+      return row ? fromRow(row) : null;
+    },
+    /** Reads and locks the order (PostgreSQL), so concurrent refunds of it run one after another. */
+    async lock(id: string): Promise<Order | null> {
+      const query = db('orders').where({ id });
+      const row = await (dialect(db) === 'postgres' ? query.forUpdate() : query).first();
+      return row ? fromRow(row) : null;
+    },
+    async itemsOf(orderIds: readonly string[]): Promise<Map<string, OrderItem[]>> {
+      const map = new Map<string, OrderItem[]>(orderIds.map((id) => [id, []]));
+      if (orderIds.length === 0) return map;
+      const rows = await db('order_items').whereIn('order_id', orderIds).orderBy('position', 'asc');
+      for (const row of rows) map.get(String(row.order_id))?.push(itemFromRow(row));
+      return map;
+    },
+    async updateRefunds(id: string, changes: { refundedAmount: number; refundedTaxAmount: number; status: OrderStatus; modifiedAt: Date }): Promise<void> {
+      await db('orders').where({ id }).update({ refunded_amount: changes.refundedAmount, refunded_tax_amount: changes.refundedTaxAmount, status: changes.status, modified_at: changes.modifiedAt });
+    },
+    async updateBilling(id: string, changes: { billingName: string | null; billingAddress: Address | null; modifiedAt: Date }): Promise<void> {
+      await db('orders')
+        .where({ id })
+        .update({ billing_name: changes.billingName, billing_address: changes.billingAddress ? JSON.stringify(changes.billingAddress) : null, modified_at: changes.modifiedAt });
+    },
+    async list(filter: OrderFilter, options: ListOptions) {
+      const query = db('orders').whereIn('organization_id', filter.organizationIds);
+      if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
+      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
+      if (filter.subscriptionIds?.length) query.whereIn('subscription_id', filter.subscriptionIds);
+      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+      if (filter.billingReasons?.length) query.whereIn('billing_reason', filter.billingReasons);
+      if (filter.checkoutIds?.length) query.whereIn('checkout_id', filter.checkoutIds);
+      if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
+      if (filter.externalCustomerIds?.length) {
+        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+      }
+      const billing = new Set(filter.productBillingTypes ?? []);
+      if (billing.size === 1) {
+        const recurring = db('products').select('id').whereNotNull('recurring_interval');
+        if (billing.has('recurring')) query.whereIn('product_id', recurring);
+        else query.where((inner) => inner.whereNull('product_id').orWhereNotIn('product_id', recurring));
+      }
+      if (filter.metadata) whereMetadata(db, query, filter.metadata);
+      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', status: 'status', invoice_number: 'invoice_number', amount: 'total_amount', net_amount: 'net_amount' });
+      return { items: page.rows.map(fromRow), pagination: page.pagination };
+    },
+    /**
+     * The next invoice number of an organization, counted in its own row so concurrent orders get distinct numbers
+     * without gaps (the row is locked until the order's transaction ends).
+     */
+    async nextInvoiceNumber(organizationId: string, prefix: string): Promise<string> {
+      const updated = await db('invoice_counters').where({ organization_id: organizationId }).increment('last_number', 1);
+      if (Number(updated) === 0) {
+        await db('invoice_counters').insert({ organization_id: organizationId, last_number: 1 }).onConflict('organization_id').merge({ last_number: db.raw('invoice_counters.last_number + 1') });
+      }
+      const row = await db('invoice_counters').where({ organization_id: organizationId }).first();
+      return `${prefix}-${String(row.last_number).padStart(4, '0')}`;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../kernel/db.js';
+import type { ChargeResult, RefundResult } from './processor.js';
+
+/**
+ * The audit trail of money: every charge and refund attempt, failed ones included, with the processor's reference,
+ * written in the same transaction as what the attempt changed.
+ */
+export async function recordChargeAttempt(
+  trx: Db,
+  attempt: { organizationId: string; processor: string; amount: number; currency: string; checkoutId?: string | null; orderId?: string | null; customerId?: string | null; result: ChargeResult; at: Date },
+): Promise<string> {
+  const id = randomUUID();
+  const { result } = attempt;
+  await trx('payment_attempts').insert({
+    id,
+    organization_id: attempt.organizationId,
+    kind: 'charge',
+    processor: attempt.processor,
+    processor_reference: result.processorReference,
+    status: result.status,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    checkout_id: attempt.checkoutId ?? null,
+    order_id: attempt.orderId ?? null,
+    refund_id: null,
+    customer_id: attempt.customerId ?? null,
+    card_brand: result.card?.brand ?? null,
+    card_last4: result.card?.last4 ?? null,
+    decline_reason: result.status === 'failed' ? result.declineReason : null,
+    decline_message: result.status === 'failed' ? result.declineMessage : null,
+    created_at: attempt.at,
+  });
+  return id;
+}
+
+export async function recordRefundAttempt(
+  trx: Db,
+  attempt: { organizationId: string; processor: string; amount: number; currency: string; orderId: string | null; checkoutId?: string | null; refundId: string | null; customerId: string | null; result: RefundResult; at: Date },
+): Promise<void> {
+  await trx('payment_attempts').insert({
+    id: randomUUID(),
+    organization_id: attempt.organizationId,
+    kind: 'refund',
+    processor: attempt.processor,
+    processor_reference: attempt.result.processorReference,
+    status: attempt.result.status,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    checkout_id: attempt.checkoutId ?? null,
+    order_id: attempt.orderId,
+    refund_id: attempt.refundId,
+    customer_id: attempt.customerId,
+    card_brand: null,
+    card_last4: null,
+    decline_reason: attempt.result.status === 'failed' ? attempt.result.failureReason : null,
+    decline_message: null,
+    created_at: attempt.at,
+  });
+}

@@ -1,0 +1,34 @@
+import type { Db } from '../kernel/db.js';
+import type { ProductPrice } from './prices.js';
+import type { Product } from './repository.js';
+import { productsRepository } from './repository.js';
+
+export type { ProductPrice } from './prices.js';
+export type { Product } from './repository.js';
+export { priceWire } from './prices.js';
+export { productWires } from './wire.js';
+
+/**
+ * What other parts of Till (checkouts, subscriptions, orders) read about products, without going through the
+ * merchant API's permission checks: callers check ownership themselves.
+ */
+
+/** A product with its live (non-archived) prices in order, or null. */
+export async function findProduct(db: Db, id: string): Promise<(Product & { prices: ProductPrice[] }) | null> {
+  const repo = productsRepository(db);
+  const product = await repo.findById(id);
+  if (!product) return null;
+  return { ...product, prices: (await repo.pricesOf([id])).get(id) ?? [] };
+}
+
+/**
+ * A price, archived or not (a subscription keeps its price after the merchant replaces it), with its product, or
+ * null.
+ */
+export async function findPrice(db: Db, priceId: string): Promise<{ price: ProductPrice; product: Product } | null> {
+  const repo = productsRepository(db);
+  const price = await repo.findPrice(priceId);
+  if (!price) return null;
+  const product = await repo.findById(price.productId);
+  return product ? { price, product } : null;
+}

@@ -1,0 +1,182 @@
+import type { Db } from '../kernel/db.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { ListOptions } from '../kernel/pagination.js';
+import { paginate } from '../kernel/pagination.js';
+import type { MetadataQuery } from '../merchant/metadata-query.js';
+import { whereMetadata } from '../merchant/metadata-filter.js';
+import type { Metadata } from '../merchant/schemas.js';
+
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const CANCELLATION_REASONS = ['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other'] as const;
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+
+export interface Subscription {
+  id: string;
+  organizationId: string;
+  customerId: string;
+  productId: string;
+  productPriceId: string;
+  checkoutId: string | null;
+  discountId: string | null;
+  status: SubscriptionStatus;
+  amount: number;
+  currency: string;
+  recurringInterval: string;
+  recurringIntervalCount: number;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  trialStart: Date | null;
+  trialEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  canceledAt: Date | null;
+  startedAt: Date | null;
+  endsAt: Date | null;
+  endedAt: Date | null;
+  customerCancellationReason: CancellationReason | null;
+  customerCancellationComment: string | null;
+  paymentProcessor: string;
+  paymentMethodReference: string | null;
+  billedPeriods: number;
+  metadata: Metadata;
+  customFieldData: Record<string, string | number | boolean | null>;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function fromRow(row: Record<string, unknown>): Subscription {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    customerId: String(row.customer_id),
+    productId: String(row.product_id),
+    productPriceId: String(row.product_price_id),
+    checkoutId: nullableString(row.checkout_id),
+    discountId: nullableString(row.discount_id),
+    status: String(row.status) as SubscriptionStatus,
+    amount: Number(row.amount),
+    currency: String(row.currency),
+    recurringInterval: String(row.recurring_interval),
+    recurringIntervalCount: Number(row.recurring_interval_count),
+    currentPeriodStart: toDate(row.current_period_start),
+    currentPeriodEnd: toDate(row.current_period_end),
+    trialStart: toDateOrNull(row.trial_start),
+    trialEnd: toDateOrNull(row.trial_end),
+    cancelAtPeriodEnd: toBool(row.cancel_at_period_end),
+    canceledAt: toDateOrNull(row.canceled_at),
+    startedAt: toDateOrNull(row.started_at),
+    endsAt: toDateOrNull(row.ends_at),
+    endedAt: toDateOrNull(row.ended_at),
+    customerCancellationReason: nullableString(row.customer_cancellation_reason) as CancellationReason | null,
+    customerCancellationComment: nullableString(row.customer_cancellation_comment),
+    paymentProcessor: String(row.payment_processor),
+    paymentMethodReference: nullableString(row.payment_method_reference),
+    billedPeriods: Number(row.billed_periods),
+    metadata: parseJson<Metadata>(row.metadata) ?? {},
+    customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
+    createdAt: toDate(row.created_at),
+    modifiedAt: toDateOrNull(row.modified_at),
+  };
+}
+
+function toRow(subscription: Subscription): Record<string, unknown> {
+  return {
+    id: subscription.id,
+    organization_id: subscription.organizationId,
+    customer_id: subscription.customerId,
+    product_id: subscription.productId,
+    product_price_id: subscription.productPriceId,
+    checkout_id: subscription.checkoutId,
+    discount_id: subscription.discountId,
+    status: subscription.status,
+    amount: subscription.amount,
+    currency: subscription.currency,
+    recurring_interval: subscription.recurringInterval,
+    recurring_interval_count: subscription.recurringIntervalCount,
+    current_period_start: subscription.currentPeriodStart,
+    current_period_end: subscription.currentPeriodEnd,
+    trial_start: subscription.trialStart,
+    trial_end: subscription.trialEnd,
+    cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    canceled_at: subscription.canceledAt,
+    started_at: subscription.startedAt,
+    ends_at: subscription.endsAt,
+    ended_at: subscription.endedAt,
+    customer_cancellation_reason: subscription.customerCancellationReason,
+    customer_cancellation_comment: subscription.customerCancellationComment,
+    payment_processor: subscription.paymentProcessor,
+    payment_method_reference: subscription.paymentMethodReference,
+    billed_periods: subscription.billedPeriods,
+    metadata: JSON.stringify(subscription.metadata),
+    custom_field_data: JSON.stringify(subscription.customFieldData),
+    created_at: subscription.createdAt,
+    modified_at: subscription.modifiedAt,
+  };
+}
+
+export interface SubscriptionFilter {
+  organizationIds: string[];
+  productIds?: string[];
+  customerIds?: string[];
+  statuses?: string[];
+  /** true: active or trialing (Polar's `active` filter); false: everything else. */
+  active?: boolean;
+  metadata?: MetadataQuery;
+  discountIds?: string[];
+  /** Customers named by the merchant's external id. */
+  externalCustomerIds?: string[];
+  cancelAtPeriodEnd?: boolean;
+  cancellationReasons?: string[];
+}
+
+export function subscriptionsRepository(db: Db) {
+  return {
+    async insert(subscription: Subscription): Promise<void> {
+      await db('subscriptions').insert(toRow(subscription));
+    },
+    async findById(id: string): Promise<Subscription | null> {
+      const row = await db('subscriptions').where({ id }).first();
+      return row ? fromRow(row) : null;
+    },
+    /** Reads and locks the row (PostgreSQL) for a change that must not interleave with another. */
+    async lock(id: string): Promise<Subscription | null> {
+      const query = db('subscriptions').where({ id });
+      const row = await (dialect(db) === 'postgres' ? query.forUpdate() : query).first();
+      return row ? fromRow(row) : null;
+    },
+    async save(subscription: Subscription): Promise<void> {
+      const { id: _id, created_at: _created, ...columns } = toRow(subscription);
+      await db('subscriptions').where({ id: subscription.id }).update(columns);
+    },
+    async forCustomer(customerId: string, statuses: readonly SubscriptionStatus[]): Promise<Subscription[]> {
+      return (await db('subscriptions').where({ customer_id: customerId }).whereIn('status', statuses).orderBy('created_at', 'asc')).map(fromRow);
+    },
+    async list(filter: SubscriptionFilter, options: ListOptions) {
+      const query = db('subscriptions').whereIn('organization_id', filter.organizationIds);
+      if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
+      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
+      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+      if (filter.active === true) query.whereIn('status', ['active', 'trialing']);
+      if (filter.active === false) query.whereNotIn('status', ['active', 'trialing']);
+      if (filter.metadata) whereMetadata(db, query, filter.metadata);
+      if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
+      if (filter.externalCustomerIds?.length) {
+        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+      }
+      if (filter.cancelAtPeriodEnd !== undefined) query.where('cancel_at_period_end', filter.cancelAtPeriodEnd);
+      if (filter.cancellationReasons?.length) query.whereIn('customer_cancellation_reason', filter.cancellationReasons);
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        started_at: 'started_at',
+        current_period_end: 'current_period_end',
+        ended_at: 'ended_at',
+        ends_at: 'ends_at',
+        amount: 'amount',
+        status: 'status',
+      });
+      return { items: page.rows.map(fromRow), pagination: page.pagination };
+    },
+  };
+}

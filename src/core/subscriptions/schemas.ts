@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { customerSchema } from '../customers/schemas.js';
+import { discountBaseSchema } from '../discounts/schemas.js';
+import { datetime, listResource, metadataOutput } from '../merchant/schemas.js';
+import { productPriceSchema, productSchema } from '../products/schemas.js';
+import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from './repository.js';
+
+const customFieldData = z.record(z.string(), z.union([z.string(), z.number().int(), z.boolean(), z.null()]));
+
+/** The subscription's own fields: what an order embeds (Polar's OrderSubscription). */
+export const subscriptionBaseFields = {
+  metadata: metadataOutput,
+  created_at: datetime,
+  modified_at: datetime.nullable(),
+  id: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  recurring_interval: z.enum(['day', 'week', 'month', 'year']),
+  recurring_interval_count: z.number().int(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  current_period_start: datetime,
+  current_period_end: datetime,
+  trial_start: datetime.nullable(),
+  trial_end: datetime.nullable(),
+  cancel_at_period_end: z.boolean(),
+  canceled_at: datetime.nullable(),
+  started_at: datetime.nullable(),
+  ends_at: datetime.nullable(),
+  ended_at: datetime.nullable(),
+  customer_id: z.string(),
+  product_id: z.string(),
+  discount_id: z.string().nullable(),
+  checkout_id: z.string().nullable(),
+  seats: z.number().int().nullable(),
+  customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullable(),
+  customer_cancellation_comment: z.string().nullable(),
+};
+
+export const orderSubscriptionSchema = z.object(subscriptionBaseFields).meta({ id: 'OrderSubscription' });
+
+export const subscriptionSchema = z
+  .object({
+    ...subscriptionBaseFields,
+    custom_field_data: customFieldData,
+    customer: customerSchema,
+    product: productSchema,
+    discount: discountBaseSchema.nullable(),
+    prices: z.array(productPriceSchema),
+    meters: z.array(z.unknown()),
+    pending_update: z.null(),
+  })
+  .meta({ id: 'Subscription' });
+
+export const subscriptionListSchema = listResource(subscriptionSchema, 'ListResource_Subscription_');
+
+export type SubscriptionWire = z.infer<typeof subscriptionSchema>;
+export type OrderSubscriptionWire = z.infer<typeof orderSubscriptionSchema>;

@@ -1,0 +1,32 @@
+import type { CustomerStateWire } from '../customers/schemas.js';
+import type { Db } from '../kernel/db.js';
+import { iso, isoOrNull } from '../merchant/schemas.js';
+import { subscriptionsRepository } from './repository.js';
+
+/** A customer's active (or trialing) subscriptions as CustomerState lists them, for customers/state.ts. */
+export async function activeSubscriptionsOf(db: Db, customerId: string): Promise<CustomerStateWire['active_subscriptions']> {
+  const subscriptions = await subscriptionsRepository(db).forCustomer(customerId, ['active', 'trialing']);
+  return subscriptions.map((subscription) => ({
+    id: subscription.id,
+    created_at: iso(subscription.createdAt),
+    modified_at: isoOrNull(subscription.modifiedAt),
+    metadata: subscription.metadata,
+    custom_field_data: subscription.customFieldData,
+    status: subscription.status as 'active' | 'trialing',
+    amount: subscription.amount,
+    currency: subscription.currency,
+    recurring_interval: subscription.recurringInterval,
+    current_period_start: iso(subscription.currentPeriodStart),
+    current_period_end: iso(subscription.currentPeriodEnd),
+    trial_start: isoOrNull(subscription.trialStart),
+    trial_end: isoOrNull(subscription.trialEnd),
+    cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    canceled_at: isoOrNull(subscription.canceledAt),
+    started_at: isoOrNull(subscription.startedAt),
+    ends_at: isoOrNull(subscription.endsAt),
+    product_id: subscription.productId,
+    discount_id: subscription.discountId,
+    // Metered prices do not exist yet, so no subscription has meters.
+    meters: [],
+  }));
+}
