@@ -19,6 +19,11 @@ export type CheckoutChanges = Partial<CheckoutUpdateInput> & Partial<Pick<Checko
  * tax), so a checkout's amounts are never stale. Throws 422s located at the field that caused them.
  */
 export async function applyCheckoutChanges(db: Db, checkout: Checkout, changes: CheckoutChanges, at: Date, options: EmbedOptions): Promise<Checkout> {
+  return (await applyCheckoutChangesWithProduct(db, checkout, changes, at, options)).checkout;
+}
+
+/** The same, also handing back the product, price and product wire it loaded, so callers need not load them again. */
+export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout, changes: CheckoutChanges, at: Date, options: EmbedOptions) {
   const next: Checkout = { ...checkout };
   const set = <K extends keyof Checkout>(key: K, value: Checkout[K] | undefined) => {
     if (value !== undefined) next[key] = value;
@@ -39,10 +44,12 @@ export async function applyCheckoutChanges(db: Db, checkout: Checkout, changes: 
   if (changes.custom_field_data) next.customFieldData = { ...next.customFieldData, ...changes.custom_field_data };
 
   // Product and price: the price must belong to one of the checkout's products, and be live.
+  let chosen: Awaited<ReturnType<typeof findProduct>> = null;
   if (changes.product_price_id || changes.product_id) {
     const productId = changes.product_id ?? next.productId;
     if (!next.productIds.includes(productId)) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
     const product = await findProduct(db, productId);
+    chosen = product;
     if (!product || product.isArchived) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
     const price = changes.product_price_id ? product.prices.find((p) => p.id === changes.product_price_id) : product.prices[0];
     if (!price) throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
@@ -51,7 +58,7 @@ export async function applyCheckoutChanges(db: Db, checkout: Checkout, changes: 
     next.currency = price.priceCurrency;
     next.customAmount = null;
   }
-  const product = await findProduct(db, next.productId);
+  const product = chosen?.id === next.productId ? chosen : await findProduct(db, next.productId);
   const price = product?.prices.find((p) => p.id === next.productPriceId);
   if (!product || !price) throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
   if (changes.amount !== undefined) {
@@ -97,5 +104,5 @@ export async function applyCheckoutChanges(db: Db, checkout: Checkout, changes: 
   next.taxAmount = totals.tax_amount;
   next.totalAmount = totals.total_amount;
   next.modifiedAt = at;
-  return next;
+  return { checkout: next, product, price, productWire: productWire! };
 }

@@ -7,15 +7,15 @@ import { redeem } from '../discounts/redemption.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
-import { findProduct, productWires } from '../products/read.js';
-import { applyCheckoutChanges } from './apply.js';
+import type { ProductWire } from '../products/schemas.js';
+import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import type { Checkout } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
 import { expired, notOpen, saveCheckout } from './service.js';
 import { fulfilFinished } from './confirm-result.js';
-import { fulfilCheckout } from './fulfil.js';
+import { allocateInvoiceNumber, fulfilCheckout } from './fulfil.js';
 import type { CheckoutUrls } from './wire.js';
 
 /**
@@ -25,9 +25,9 @@ import type { CheckoutUrls } from './wire.js';
  * transaction with everything it causes, or, on a decline, the checkout reopens and the discount is given back.
  */
 export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: CheckoutUrls; processor: PaymentProcessor; checkouts: CheckoutService }) {
-  const { db, clock, urls, processor, checkouts } = deps;
+  const { db, clock, urls: baseUrls, processor, checkouts } = deps;
 
-  async function requirements(checkout: Checkout, token: string | null | undefined, paymentNeeded: boolean): Promise<void> {
+  function requirements(checkout: Checkout, productWire: ProductWire, token: string | null | undefined, paymentNeeded: boolean): void {
     const issues: FieldIssue[] = [];
     if (!checkout.customerEmail && !checkout.customerId) issues.push({ loc: ['body', 'customer_email'], msg: 'Field required', type: 'missing' });
     const address = checkout.customerBillingAddress;
@@ -36,9 +36,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
       else for (const field of ['line1', 'city', 'postal_code'] as const) if (!address[field]) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
     }
     if (address) for (const field of missingAddressFields(address)) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
-    const product = await findProduct(db, checkout.productId);
-    const [wire] = product ? await productWires(db, [product], urls) : [];
-    issues.push(...customFieldDataIssues(checkout.customFieldData, wire?.attached_custom_fields ?? [], { requireAll: true }));
+    issues.push(...customFieldDataIssues(checkout.customFieldData, productWire.attached_custom_fields, { requireAll: true }));
     if (paymentNeeded && !token) issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'Field required', type: 'missing' });
     if (issues.length > 0) throw validationError(issues);
   }
@@ -49,14 +47,13 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     if (current.status !== 'open') throw notOpen();
     const { confirmation_token_id: token, payment_method_type: _m, allow_trial: _t, seats: _s, ...changes } = input;
     const now = clock.now();
-    const prepared = await applyCheckoutChanges(db, current, changes, now, urls);
-    const product = await findProduct(db, prepared.productId);
-    const price = product?.prices.find((p) => p.id === prepared.productPriceId);
-    if (!product || !price) throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
+    // One request renders the same product many times (checkout, order, subscription, their events): build it once.
+    const urls = { ...baseUrls, memo: new Map() };
+    const { checkout: prepared, product, price, productWire } = await applyCheckoutChangesWithProduct(db, current, changes, now, urls);
     // A recurring paid price keeps the card for renewals even when nothing is due today (a 100 % first-month discount).
     const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
     const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
-    await requirements(prepared, token, paymentNeeded);
+    requirements(prepared, productWire, token, paymentNeeded);
 
     const confirmed: Checkout = { ...prepared, status: 'confirmed' };
     await inTransaction(db, async (trx) => {
@@ -79,11 +76,13 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     }
 
     const at = clock.now();
+    const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
     const fulfilment = await inTransaction(db, async (trx) => {
       const result = await fulfilCheckout(trx, {
         checkout: confirmed,
         product,
         price,
+        invoiceNumber,
         paymentReference: charge?.processorReference ?? null,
         paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
         processor: processor.name,
@@ -120,7 +119,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
     await inTransaction(db, async (trx) => {
       const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
-      await saveCheckout(trx, failed, 'confirmed', urls, at);
+      await saveCheckout(trx, failed, 'confirmed', baseUrls, at);
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
       if (refund && charge) {
@@ -134,7 +133,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const at = clock.now();
     await inTransaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
-      await saveCheckout(trx, reopened, 'confirmed', urls, at);
+      await saveCheckout(trx, reopened, 'confirmed', baseUrls, at);
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) {
         await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });

@@ -6,6 +6,7 @@ import { recordStateChanged } from '../customers/state.js';
 import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../kernel/db.js';
+import { inTransaction } from '../kernel/db.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { Order, OrderItem } from '../orders/repository.js';
@@ -32,13 +33,25 @@ function invoicePrefix(slug: string): string {
 }
 
 /**
+ * Takes the organization's next invoice number in a transaction of its own, before the order's: the counter row is
+ * then locked for one statement, not for the whole fulfilment, so one organization's purchases do not queue behind
+ * each other. A fulfilment that fails afterwards leaves a gap in the numbers, as a database sequence would.
+ */
+export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
+  return inTransaction(db, async (trx) => {
+    const organization = await trx('organizations').where({ id: organizationId }).first('slug');
+    return ordersRepository(trx).nextInvoiceNumber(organizationId, invoicePrefix(String(organization?.slug ?? '')));
+  });
+}
+
+/**
  * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
  * subscription for a recurring price, the order with its item, their events, and a customer session the buyer's
  * browser can use for the portal right away.
  */
 export async function fulfilCheckout(
   trx: Db,
-  input: { checkout: Checkout; product: Product; price: ProductPrice; paymentReference: string | null; paymentMethodReference: string | null; processor: string; at: Date; urls: CheckoutUrls },
+  input: { checkout: Checkout; product: Product; price: ProductPrice; invoiceNumber: string; paymentReference: string | null; paymentMethodReference: string | null; processor: string; at: Date; urls: CheckoutUrls },
 ): Promise<Fulfilment> {
   const { checkout, product, price, at, urls } = input;
   const customer = checkout.customerId
@@ -95,7 +108,6 @@ export async function fulfilCheckout(
     await subscriptionsRepository(trx).insert(subscription);
   }
 
-  const organization = await trx('organizations').where({ id: checkout.organizationId }).first();
   const order: Order = {
     id: randomUUID(),
     organizationId: checkout.organizationId,
@@ -117,7 +129,7 @@ export async function fulfilCheckout(
     currency: checkout.currency,
     billingName: checkout.customerBillingName ?? checkout.customerName,
     billingAddress: checkout.customerBillingAddress,
-    invoiceNumber: await ordersRepository(trx).nextInvoiceNumber(checkout.organizationId, invoicePrefix(String(organization?.slug ?? ''))),
+    invoiceNumber: input.invoiceNumber,
     paymentProcessor: input.processor,
     paymentReference: input.paymentReference,
     metadata: checkout.metadata,

@@ -30,7 +30,8 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
 async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<SharedWire> {
   const repo = productsRepository(db);
-  const products = await productWires(db, await repo.findByIds(checkout.productIds), urls);
+  const memo = urls.memo;
+  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await repo.findByIds(checkout.productIds), urls);
   const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
   const product = ordered.find((p) => p.id === checkout.productId) ?? null;
   const price = await repo.findPrice(checkout.productPriceId);

@@ -29,6 +29,12 @@ export type AttachedCustomFieldWire = z.infer<typeof attachedCustomFieldSchema>;
 export interface EmbedOptions {
   /** The daemon's public URL, for media files' `public_url`. */
   baseUrl: string;
+  /**
+   * Product wires already built while serving this one request (a checkout confirmation renders the same product
+   * for the checkout, the order, the subscription and their events). Never shared between requests, so a catalog
+   * change is always seen by the next request.
+   */
+  memo?: Map<string, import('./schemas.js').ProductWire>;
 }
 
 /** Uploaded, live files among `ids` of the given organizations, by id. */

@@ -12,7 +12,16 @@ import type { ProductWire } from './schemas.js';
  * one go for the whole list, never once per product. `prices` are the live ones; archived prices stay readable
  * through findPrice.
  */
-export async function productWires(db: Db, products: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {
+export async function productWires(db: Db, all: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {
+  const { memo } = options;
+  if (memo && all.every((product) => memo.has(product.id))) return all.map((product) => memo.get(product.id)!);
+  const built = await buildWires(db, memo ? all.filter((product) => !memo.has(product.id)) : all, options);
+  if (!memo) return built;
+  for (const wire of built) memo.set(wire.id, wire);
+  return all.map((product) => memo.get(product.id)!);
+}
+
+async function buildWires(db: Db, products: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {
   if (products.length === 0) return [];
   const repo = productsRepository(db);
   const ids = products.map((product) => product.id);

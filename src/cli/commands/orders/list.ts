@@ -1,0 +1,33 @@
+import type { OrderWire } from '../../../core/orders/schemas.js';
+import type { Invocation } from '../../action.js';
+import { printJson, printTable } from '../../output.js';
+import { signedIn } from '../org/shared.js';
+import { fetchAll, money, orgFilter } from './shared.js';
+
+interface Options {
+  customer?: string;
+  product?: string;
+  subscription?: string;
+  status?: string;
+  org?: string;
+  json?: boolean;
+}
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  const target = signedIn(globals);
+  const query = new URLSearchParams();
+  if (opts.customer) query.set('customer_id', opts.customer);
+  if (opts.product) query.set('product_id', opts.product);
+  if (opts.subscription) query.set('subscription_id', opts.subscription);
+  if (opts.status) query.set('status', opts.status);
+  await orgFilter(target, query, opts.org);
+  const orders = await fetchAll<OrderWire>(target, '/v1/orders/', query);
+  if (opts.json) {
+    printJson(orders);
+    return;
+  }
+  printTable(
+    ['ID', 'INVOICE', 'STATUS', 'TOTAL', 'REFUNDED', 'CUSTOMER', 'CREATED'],
+    orders.map((order) => [order.id, order.invoice_number, order.status, money(order.total_amount, order.currency), money(order.refunded_amount, order.currency), order.customer.email ?? order.customer_id, order.created_at]),
+  );
+}

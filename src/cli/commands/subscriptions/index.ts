@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { lazy, withJson } from '../../action.js';
+
+export function registerSubscriptionCommands(program: Command): void {
+  const subscriptions = program.command('subscriptions').description("list, show, cancel, uncancel and revoke an organization's subscriptions (/v1/subscriptions)");
+  withJson(
+    subscriptions
+      .command('list')
+      .description('list subscriptions, most recently started first (every page)')
+      .option('--customer <id>', 'only this customer’s subscriptions')
+      .option('--product <id>', 'only subscriptions of this product')
+      .option('--status <status>', 'only this status: active, trialing, past_due, canceled, …')
+      .option('--active', 'only active or trialing ones')
+      .option('--org <id|slug>', 'only this organization'),
+  ).action(lazy(async () => (await import('./list.js')).run));
+  withJson(subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id')).action(lazy(async () => (await import('./show.js')).run));
+  const reasons = 'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
+  withJson(
+    subscriptions
+      .command('cancel')
+      .description('cancel at the end of the current period (the customer keeps access until then)')
+      .argument('<id>', 'subscription id')
+      .option('--reason <reason>', `why: ${reasons}`)
+      .option('--comment <text>', "the customer's own words"),
+  ).action(lazy(async () => (await import('./change.js')).cancel));
+  withJson(subscriptions.command('uncancel').description('undo a cancellation at the period end').argument('<id>', 'subscription id')).action(
+    lazy(async () => (await import('./change.js')).uncancel),
+  );
+  withJson(
+    subscriptions
+      .command('revoke')
+      .description('end the subscription now')
+      .argument('<id>', 'subscription id')
+      .option('--reason <reason>', `why: ${reasons}`)
+      .option('--comment <text>', "the customer's own words"),
+  ).action(lazy(async () => (await import('./change.js')).revoke));
+}

@@ -1,0 +1,118 @@
+import type { Db } from '../kernel/db.js';
+import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { ListOptions } from '../kernel/pagination.js';
+import { paginate } from '../kernel/pagination.js';
+import type { Metadata } from '../merchant/schemas.js';
+import type { RefundReason, RefundStatus } from './schemas.js';
+
+export interface Refund {
+  id: string;
+  organizationId: string;
+  orderId: string;
+  subscriptionId: string | null;
+  customerId: string;
+  status: RefundStatus;
+  reason: RefundReason;
+  amount: number;
+  taxAmount: number;
+  currency: string;
+  comment: string | null;
+  revokeBenefits: boolean;
+  processorReference: string | null;
+  metadata: Metadata;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function fromRow(row: Record<string, unknown>): Refund {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    orderId: String(row.order_id),
+    subscriptionId: nullableString(row.subscription_id),
+    customerId: String(row.customer_id),
+    status: String(row.status) as RefundStatus,
+    reason: String(row.reason) as RefundReason,
+    amount: Number(row.amount),
+    taxAmount: Number(row.tax_amount),
+    currency: String(row.currency),
+    comment: nullableString(row.comment),
+    revokeBenefits: toBool(row.revoke_benefits),
+    processorReference: nullableString(row.processor_reference),
+    metadata: parseJson<Metadata>(row.metadata) ?? {},
+    createdAt: toDate(row.created_at),
+    modifiedAt: toDateOrNull(row.modified_at),
+  };
+}
+
+export interface RefundFilter {
+  organizationIds: string[];
+  ids?: string[];
+  orderIds?: string[];
+  subscriptionIds?: string[];
+  customerIds?: string[];
+  externalCustomerIds?: string[];
+  succeeded?: boolean;
+}
+
+export function refundsRepository(db: Db) {
+  return {
+    async insert(refund: Refund): Promise<void> {
+      await db('refunds').insert({
+        id: refund.id,
+        organization_id: refund.organizationId,
+        order_id: refund.orderId,
+        subscription_id: refund.subscriptionId,
+        customer_id: refund.customerId,
+        status: refund.status,
+        reason: refund.reason,
+        amount: refund.amount,
+        tax_amount: refund.taxAmount,
+        currency: refund.currency,
+        comment: refund.comment,
+        revoke_benefits: refund.revokeBenefits,
+        processor_reference: refund.processorReference,
+        metadata: JSON.stringify(refund.metadata),
+        created_at: refund.createdAt,
+        modified_at: refund.modifiedAt,
+      });
+    },
+    async findById(id: string): Promise<Refund | null> {
+      const row = await db('refunds').where({ id }).first();
+      return row ? fromRow(row) : null;
+    },
+    /** Moves a pending refund to its outcome; false when it was not pending any more. */
+    async settle(id: string, changes: { status: RefundStatus; processorReference: string | null; modifiedAt: Date }): Promise<boolean> {
+      const updated = await db('refunds')
+        .where({ id, status: 'pending' })
+        .update({ status: changes.status, processor_reference: changes.processorReference, modified_at: changes.modifiedAt });
+      return Number(updated) === 1;
+    },
+    /**
+     * What refunds still in flight hold of an order: their amounts are reserved, so a refund racing them can
+     * never take the same money twice. Read under the order's lock.
+     */
+    async pendingTotals(orderId: string): Promise<{ amount: number; taxAmount: number }> {
+      const row = (await db('refunds').where({ order_id: orderId, status: 'pending' }).sum({ amount: 'amount', tax: 'tax_amount' }).first()) as
+        | { amount: number | string | null; tax: number | string | null }
+        | undefined;
+      return { amount: Number(row?.amount ?? 0), taxAmount: Number(row?.tax ?? 0) };
+    },
+    async list(filter: RefundFilter, options: ListOptions) {
+      const query = db('refunds').whereIn('organization_id', filter.organizationIds);
+      if (filter.ids?.length) query.whereIn('id', filter.ids);
+      if (filter.orderIds?.length) query.whereIn('order_id', filter.orderIds);
+      if (filter.subscriptionIds?.length) query.whereIn('subscription_id', filter.subscriptionIds);
+      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
+      if (filter.externalCustomerIds?.length) {
+        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+      }
+      if (filter.succeeded === true) query.where('status', 'succeeded');
+      if (filter.succeeded === false) query.whereNot('status', 'succeeded');
+      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', amount: 'amount' });
+      return { items: page.rows.map(fromRow), pagination: page.pagination };
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../kernel/clock.js';
+import { fieldError } from '../kernel/api-errors.js';
+import type { Db } from '../kernel/db.js';
+import { inTransaction } from '../kernel/db.js';
+import { DomainError } from '../kernel/errors.js';
+import { proportion } from '../kernel/money.js';
+import { recordEvent } from '../kernel/outbox.js';
+import type { Page } from '../kernel/pagination.js';
+import type { MerchantActor } from '../merchant/actor.js';
+import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
+import type { Order, OrderStatus } from '../orders/repository.js';
+import { ordersRepository } from '../orders/repository.js';
+import { orderWires } from '../orders/wire.js';
+import { recordRefundAttempt } from '../payments/attempts.js';
+import type { PaymentProcessor, RefundResult } from '../payments/processor.js';
+import type { EmbedOptions } from '../products/embedded.js';
+import { applyLifecycle, changeSubscription } from '../subscriptions/lifecycle.js';
+import { subscriptionsRepository } from '../subscriptions/repository.js';
+import type { Refund } from './repository.js';
+import { refundsRepository } from './repository.js';
+import type { RefundCreateInput, RefundListQuery, RefundReason, RefundWire } from './schemas.js';
+import { refundWire } from './wire.js';
+
+/**
+ * Refunds. The amount is Polar's: the net (pre-tax) amount to give back, never more than what is left of the
+ * order's net amount; the tax refunded with it is the order's tax in proportion (the last refund takes exactly
+ * what is left, so a full refund returns all the tax), and the processor gives back both.
+ *
+ * Concurrency: the refund is first written `pending` in a transaction holding the order's row lock, after checking
+ * the amount against the order's refunded amount plus every refund still pending on it. So N concurrent refunds
+ * are checked one after another and never exceed the order, even while their processor calls are in flight
+ * outside any transaction. The outcome is written in a second locked transaction: success moves the amount into
+ * the order's `refunded_amount`; a failure marks the refund failed, which releases its reservation.
+ */
+export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; processor: PaymentProcessor }) {
+  const { db, clock, processor } = deps;
+  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+
+  /** Validates and reserves the refund under the order's lock; returns it with the order. */
+  async function reserve(actor: MerchantActor, input: RefundCreateInput): Promise<{ refund: Refund; order: Order }> {
+    return inTransaction(db, async (trx) => {
+      const order = await ordersRepository(trx).lock(input.order_id);
+      if (!order || !readableOrganizationIds(actor).includes(order.organizationId)) throw fieldError(['body', 'order_id'], 'Order not found.');
+      authorize(actor, order.organizationId, 'write');
+      if (order.status === 'pending') throw fieldError(['body', 'order_id'], 'The order is not paid.');
+      if (order.status === 'refunded') throw new DomainError(403, 'RefundedAlready', 'Order is already fully refunded.');
+      const pending = await refundsRepository(trx).pendingTotals(order.id);
+      const refundable = order.netAmount - order.refundedAmount - pending.amount;
+      const refundableTax = order.taxAmount - order.refundedTaxAmount - pending.taxAmount;
+      if (input.amount > refundable) {
+        throw fieldError(['body', 'amount'], `Refund amount exceeds the refundable amount of the order (${Math.max(refundable, 0)}).`, 'value_error');
+      }
+      if (!order.paymentReference) throw fieldError(['body', 'order_id'], 'The order has no payment to refund.');
+      const taxAmount = input.amount === refundable ? refundableTax : Math.min(proportion(input.amount, order.taxAmount, order.netAmount), refundableTax);
+      const at = clock.now();
+      const refund: Refund = {
+        id: randomUUID(),
+        organizationId: order.organizationId,
+        orderId: order.id,
+        subscriptionId: order.subscriptionId,
+        customerId: order.customerId,
+        status: 'pending',
+        reason: input.reason as RefundReason,
+        amount: input.amount,
+        taxAmount: Math.max(taxAmount, 0),
+        currency: order.currency,
+        comment: input.comment ?? null,
+        // Stored as asked. One-time purchases' benefit grants do not exist yet; for a subscription's order it
+        // revokes the subscription once the money is back (see settle).
+        revokeBenefits: input.revoke_benefits,
+        processorReference: null,
+        metadata: input.metadata ?? {},
+        createdAt: at,
+        modifiedAt: null,
+      };
+      await refundsRepository(trx).insert(refund);
+      await recordEvent(trx, { organizationId: refund.organizationId, type: 'refund.created', data: refundWire(refund), at });
+      return { refund, order };
+    });
+  }
+
+  /** Writes the processor's answer: the money is counted on the order, or the reservation is released. */
+  async function settle(refund: Refund, result: RefundResult): Promise<Refund> {
+    return inTransaction(db, async (trx) => {
+      const at = clock.now();
+      const order = (await ordersRepository(trx).lock(refund.orderId))!;
+      const status = result.status === 'succeeded' ? 'succeeded' : 'failed';
+      const settled: Refund = { ...refund, status, processorReference: result.processorReference, modifiedAt: at };
+      await refundsRepository(trx).settle(refund.id, { status, processorReference: result.processorReference, modifiedAt: at });
+      await recordRefundAttempt(trx, {
+        organizationId: refund.organizationId,
+        processor: order.paymentProcessor,
+        amount: refund.amount + refund.taxAmount,
+        currency: refund.currency,
+        orderId: order.id,
+        checkoutId: order.checkoutId,
+        refundId: refund.id,
+        customerId: refund.customerId,
+        result,
+        at,
+      });
+      await recordEvent(trx, { organizationId: refund.organizationId, type: 'refund.updated', data: refundWire(settled), at });
+      if (status === 'failed') return settled;
+
+      const refundedAmount = order.refundedAmount + refund.amount;
+      const orderStatus: OrderStatus = refundedAmount >= order.netAmount ? 'refunded' : 'partially_refunded';
+      const next: Order = { ...order, refundedAmount, refundedTaxAmount: order.refundedTaxAmount + refund.taxAmount, status: orderStatus, modifiedAt: at };
+      await ordersRepository(trx).updateRefunds(order.id, { refundedAmount: next.refundedAmount, refundedTaxAmount: next.refundedTaxAmount, status: orderStatus, modifiedAt: at });
+      if (refund.revokeBenefits && order.subscriptionId) await revokeSubscription(trx, order.subscriptionId, at);
+      const [wire] = await orderWires(trx, [next], options);
+      await recordEvent(trx, { organizationId: order.organizationId, type: 'order.updated', data: wire, at });
+      await recordEvent(trx, { organizationId: order.organizationId, type: 'order.refunded', data: wire, at });
+      return settled;
+    });
+  }
+
+  /**
+   * Polar revokes the subscription behind a refunded order when asked to revoke benefits (a subscription's benefits
+   * go with the subscription). One that has already ended stays as it is.
+   */
+  async function revokeSubscription(trx: Db, subscriptionId: string, at: Date): Promise<void> {
+    const current = await subscriptionsRepository(trx).lock(subscriptionId);
+    if (!current) return;
+    try {
+      applyLifecycle(current, 'revoke', {}, at);
+    } catch {
+      return;
+    }
+    await changeSubscription(trx, subscriptionId, 'revoke', {}, at, options);
+  }
+
+  return {
+    async create(actor: MerchantActor, input: RefundCreateInput): Promise<RefundWire> {
+      const { refund, order } = await reserve(actor, input);
+      let result: RefundResult;
+      try {
+        result = await processor.refund(order.paymentReference!, { amount: refund.amount + refund.taxAmount, currency: refund.currency, reference: refund.id });
+      } catch (error) {
+        // The processor could not be asked: nothing moved, so the reservation goes back before the error surfaces.
+        await settle(refund, { status: 'failed', processorReference: `unreachable:${refund.id}`, failureReason: 'processor_unreachable' });
+        throw error;
+      }
+      const settled = await settle(refund, result);
+      if (result.status === 'failed') {
+        throw new DomainError(400, 'RefundFailed', `The payment processor refused the refund (${result.failureReason}); nothing was refunded.`);
+      }
+      return refundWire(settled);
+    },
+
+    async list(actor: MerchantActor, query: RefundListQuery): Promise<Page<RefundWire>> {
+      const organizationIds = organizationFilter(actor, query.organization_id);
+      if (organizationIds.length === 0) return { items: [], pagination: { total_count: 0, max_page: 0 } };
+      const page = await refundsRepository(db).list(
+        {
+          organizationIds,
+          ids: query.id,
+          orderIds: query.order_id,
+          subscriptionIds: query.subscription_id,
+          customerIds: query.customer_id,
+          externalCustomerIds: query.external_customer_id,
+          succeeded: query.succeeded,
+        },
+        query,
+      );
+      return { items: page.items.map(refundWire), pagination: page.pagination };
+    },
+  };
+}
+
+export type RefundService = ReturnType<typeof createRefundService>;
