@@ -260,10 +260,12 @@ export const postJson = (baseUrl, path, body, headers = {}) => requestText(baseU
 
 /**
  * Runs one load process. `server` is the process under load (for its CPU use over the measured window).
+ * `script` is the load generator: load.mjs unless a benchmark brings its own that speaks the same IPC protocol
+ * (bench/checkout/load.mjs).
  * Returns {result, stop()} where result is a promise; stop() ends a run started with durationMs null.
  */
-export function startLoad(name, spec, server) {
-  const child = startChild(`load: ${name}`, join(HERE, 'load.mjs'), [], { env: process.env, execArgv: ['--max-semi-space-size=32'] });
+export function startLoad(name, spec, server, script = join(HERE, 'load.mjs')) {
+  const child = startChild(`load: ${name}`, script, [], { env: process.env, execArgv: ['--max-semi-space-size=32'] });
   let serverCpu0 = null;
   let system0 = null;
   const result = new Promise((done, fail) => {

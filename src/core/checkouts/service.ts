@@ -111,8 +111,10 @@ export function createCheckoutService(deps: CheckoutDeps) {
       const now = clock.now();
       const draft = draftCheckout({ organizationId, productIds, productId: first.id, price: firstPrice, customerId, externalCustomerId: input.external_customer_id ?? null, now });
       const { products: _p, prices: _pr, payment_processor: _processor, customer_id: _c, external_customer_id: _e, subscription_id: _s, seats: _seats, min_seats: _min, max_seats: _max, ...changes } = input;
-      const checkout = { ...(await applyCheckoutChanges(db, draft, changes, now, urls)), modifiedAt: null };
-      return insertNew(checkout, now);
+      // The product is rendered for the checkout and its event: build it once for this request.
+      const requestUrls = { ...urls, memo: new Map() };
+      const checkout = { ...(await applyCheckoutChanges(db, draft, changes, now, requestUrls)), modifiedAt: null };
+      return insertNew(checkout, now, requestUrls);
     },
 
     /**
@@ -184,10 +186,10 @@ export function createCheckoutService(deps: CheckoutDeps) {
     },
   };
 
-  async function insertNew(checkout: Checkout, now: Date): Promise<CheckoutWire> {
+  async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
     return inTransaction(db, async (trx) => {
       await checkoutsRepository(trx).insert(checkout);
-      const wire = await checkoutWire(trx, checkout, urls);
+      const wire = await checkoutWire(trx, checkout, requestUrls);
       await recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now });
       return wire;
     });
@@ -197,8 +199,9 @@ export function createCheckoutService(deps: CheckoutDeps) {
     if (checkout.status === 'expired') throw expired();
     if (checkout.status !== 'open') throw notOpen();
     const now = clock.now();
-    const next = await applyCheckoutChanges(db, checkout, changes, now, urls);
-    const saved = await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
+    const requestUrls = { ...urls, memo: new Map() };
+    const next = await applyCheckoutChanges(db, checkout, changes, now, requestUrls);
+    const saved = await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', requestUrls, now));
     if (!saved) throw notOpen();
     return render(next);
   }

@@ -1,0 +1,35 @@
+/**
+ * Money on the page: amounts are integers in minor units everywhere in Till, so formatting and parsing go through
+ * decimal strings (never floats): Intl.NumberFormat formats a decimal string exactly, and a typed amount is read digit
+ * by digit.
+ */
+
+const LOCALE = 'en-US';
+
+/** How many minor-unit digits a currency has (2 for usd, 0 for jpy), as Intl knows it. */
+export function fractionDigits(currency: string): number {
+  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** 1234 minor units → "12.34" (for usd); the decimal string Intl formats and the amount field shows. */
+export function toMajorString(minor: number, currency: string): string {
+  const digits = fractionDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+export function formatMoney(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() });
+  return format.format(toMajorString(minor, currency) as `${number}`);
+}
+
+/** "12.5" or "12,50" → 1250 minor units; null when the text is not an amount in this currency. */
+export function parseMajor(text: string, currency: string): number | null {
+  const digits = fractionDigits(currency);
+  const match = /^\s*(\d{1,9})(?:[.,](\d*))?\s*$/.exec(text);
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  if (fraction.length > digits) return null;
+  return Number(match[1]) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
+}
