@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { benefitPublicSchema } from '../checkout-links/schemas.js';
-import { pageQuery, repeated, sortingQuery } from '../kernel/pagination.js';
+import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource } from '../merchant/schemas.js';
 import { orderSchema } from '../orders/schemas.js';
 import { PRODUCT_BILLING_TYPES } from '../orders/inputs.js';
@@ -62,16 +62,16 @@ export type CustomerProductWire = z.infer<typeof customerProductSchema>;
 export type CustomerOrganizationWire = z.infer<typeof customerOrganizationSchema>;
 
 export const customerOrderListQuery = z.object({
-  product_id: repeated(z.string()).optional(),
+  product_id: uuidFilter().optional(),
   product_billing_type: repeated(z.enum(PRODUCT_BILLING_TYPES)).optional(),
-  subscription_id: repeated(z.string()).optional(),
+  subscription_id: uuidFilter().optional(),
   ...pageQuery,
   sorting: sortingQuery(['created_at', 'amount', 'net_amount']),
 });
 export type CustomerOrderListQuery = z.output<typeof customerOrderListQuery>;
 
 export const customerSubscriptionListQuery = z.object({
-  product_id: repeated(z.string()).optional(),
+  product_id: uuidFilter().optional(),
   active: queryBoolean.optional(),
   ...pageQuery,
   sorting: sortingQuery(['started_at', 'amount', 'status'], ['-started_at']),

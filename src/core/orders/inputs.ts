@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addressInput } from '../customers/address.js';
-import { pageQuery, repeated, sortingQuery } from '../kernel/pagination.js';
+import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { BILLING_REASONS, ORDER_STATUSES } from './repository.js';
 
 /** Polar's ProductBillingType: orders of a one-time product or of a recurring one. */
@@ -8,13 +8,13 @@ export const PRODUCT_BILLING_TYPES = ['one_time', 'recurring'] as const;
 
 export const orderListQuery = z.object({
   organization_id: repeated(z.string()).optional(),
-  product_id: repeated(z.string()).optional(),
+  product_id: uuidFilter().optional(),
   product_billing_type: repeated(z.enum(PRODUCT_BILLING_TYPES)).optional(),
-  discount_id: repeated(z.string()).optional(),
-  customer_id: repeated(z.string()).optional(),
+  discount_id: uuidFilter().optional(),
+  customer_id: uuidFilter().optional(),
   external_customer_id: repeated(z.string()).optional(),
-  checkout_id: repeated(z.string()).optional(),
-  subscription_id: repeated(z.string()).optional(),
+  checkout_id: uuidFilter().optional(),
+  subscription_id: uuidFilter().optional(),
   status: repeated(z.enum(ORDER_STATUSES)).optional(),
   // Not one of Polar's filters, but the billing reason is on every order and cheap to filter by.
   billing_reason: repeated(z.enum(BILLING_REASONS)).optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, repeated, sortingQuery } from '../kernel/pagination.js';
+import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource, metadataInput, metadataOutput } from '../merchant/schemas.js';
 
 // Kept free of repositories (and so of Knex): the CLI imports this module for the reasons.
@@ -48,11 +48,11 @@ export type RefundWire = z.infer<typeof refundSchema>;
 export const refundListSchema = listResource(refundSchema, 'ListResource_Refund_');
 
 export const refundListQuery = z.object({
-  id: repeated(z.string()).optional(),
+  id: uuidFilter().optional(),
   organization_id: repeated(z.string()).optional(),
-  order_id: repeated(z.string()).optional(),
-  subscription_id: repeated(z.string()).optional(),
-  customer_id: repeated(z.string()).optional(),
+  order_id: uuidFilter().optional(),
+  subscription_id: uuidFilter().optional(),
+  customer_id: uuidFilter().optional(),
   external_customer_id: repeated(z.string()).optional(),
   succeeded: queryBoolean.optional(),
   ...pageQuery,

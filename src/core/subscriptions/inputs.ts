@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, repeated, sortingQuery } from '../kernel/pagination.js';
+import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from './repository.js';
 
 /** What the subscription routes take. Query booleans arrive as text (`?active=true`). */
@@ -7,10 +7,10 @@ export const queryBoolean = z.enum(['true', 'false']).transform((value) => value
 
 export const subscriptionListQuery = z.object({
   organization_id: repeated(z.string()).optional(),
-  product_id: repeated(z.string()).optional(),
-  customer_id: repeated(z.string()).optional(),
+  product_id: uuidFilter().optional(),
+  customer_id: uuidFilter().optional(),
   external_customer_id: repeated(z.string()).optional(),
-  discount_id: repeated(z.string()).optional(),
+  discount_id: uuidFilter().optional(),
   active: queryBoolean.optional(),
   status: repeated(z.enum(SUBSCRIPTION_STATUSES)).optional(),
   cancel_at_period_end: queryBoolean.optional(),

@@ -1,0 +1,71 @@
+import type { WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
+import type { Invocation } from '../../action.js';
+import { call } from '../../client.js';
+import { UsageError } from '../../errors.js';
+import { info, printJson, printLine, printTable } from '../../output.js';
+import { resolveOrg, signedIn } from '../org/shared.js';
+
+interface Page {
+  items: WebhookEndpointWire[];
+  pagination: { total_count: number; max_page: number };
+}
+
+function show(endpoint: WebhookEndpointWire, json: boolean | undefined): void {
+  if (json) printJson(endpoint);
+  else printTable(['ID', 'URL', 'ENABLED', 'EVENTS'], [[endpoint.id, endpoint.url, endpoint.enabled ? 'yes' : 'no', endpoint.events.join(',')]]);
+}
+
+export async function create({ args, opts, globals }: Invocation<{ event?: string[]; name?: string; org?: string; json?: boolean }>): Promise<void> {
+  const target = signedIn(globals);
+  const body: Record<string, unknown> = { url: String(args[0]), format: 'raw', events: opts.event ?? [] };
+  if (opts.name) body.name = opts.name;
+  if (opts.org) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  const endpoint = await call<WebhookEndpointWire>(target, 'POST', '/v1/webhooks/endpoints', { body });
+  if (opts.json) {
+    printJson(endpoint);
+    return;
+  }
+  // Only the secret on stdout, so SECRET=$(till webhooks endpoints create ...) captures it.
+  printLine(endpoint.secret);
+  info(`Created webhook endpoint ${endpoint.id} for ${endpoint.url} (${endpoint.events.length} event types).`);
+}
+
+export async function list({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
+  const target = signedIn(globals);
+  const query = new URLSearchParams({ limit: '100' });
+  if (opts.org) query.set('organization_id', (await resolveOrg(target, opts.org)).id);
+  const page = await call<Page>(target, 'GET', `/v1/webhooks/endpoints?${query}`);
+  if (opts.json) {
+    printJson(page.items);
+    return;
+  }
+  printTable(['ID', 'URL', 'ENABLED', 'EVENTS', 'NAME'], page.items.map((endpoint) => [endpoint.id, endpoint.url, endpoint.enabled ? 'yes' : 'no', endpoint.events.join(','), endpoint.name ?? '']));
+}
+
+export async function update({ args, opts, globals }: Invocation<{ endpointUrl?: string; event?: string[]; name?: string; enable?: boolean; disable?: boolean; json?: boolean }>): Promise<void> {
+  if (opts.enable && opts.disable) throw new UsageError('give --enable or --disable, not both');
+  const body: Record<string, unknown> = {};
+  if (opts.endpointUrl) body.url = opts.endpointUrl;
+  if (opts.event) body.events = opts.event;
+  if (opts.name !== undefined) body.name = opts.name;
+  if (opts.enable) body.enabled = true;
+  if (opts.disable) body.enabled = false;
+  if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --endpoint-url, --event, --name, --enable or --disable');
+  const endpoint = await call<WebhookEndpointWire>(signedIn(globals), 'PATCH', `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}`, { body });
+  show(endpoint, opts.json);
+}
+
+export async function remove({ args, globals }: Invocation): Promise<void> {
+  await call(signedIn(globals), 'DELETE', `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}`);
+  info(`Deleted webhook endpoint ${String(args[0])}.`);
+}
+
+export async function rotate({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
+  const endpoint = await call<WebhookEndpointWire>(signedIn(globals), 'PATCH', `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}/secret`);
+  if (opts.json) {
+    printJson(endpoint);
+    return;
+  }
+  printLine(endpoint.secret);
+  info('New secret issued; deliveries carry a signature with the old one too for the next 24 hours.');
+}

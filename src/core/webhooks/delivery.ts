@@ -1,0 +1,193 @@
+import { lookup as dnsLookup } from 'node:dns';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { Clock } from '../kernel/clock.js';
+import { MINUTE } from '../kernel/clock.js';
+import type { WebhooksConfig } from '../kernel/config.js';
+import type { Db } from '../kernel/db.js';
+import { dialect } from '../kernel/db.js';
+import { uuidv7 } from '../kernel/ids.js';
+import type { MailService } from '../mail/service.js';
+import type { EndpointService } from './endpoints.js';
+import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
+import { eventsRepository, type WebhookEventRecord } from './events-repository.js';
+import { notifyEndpointDisabled } from './notices.js';
+import { signatureHeader } from './signer.js';
+import { isPrivateAddress } from './url-guard.js';
+
+/**
+ * Polar's policy: 10 attempts; after the n-th failure wait min(2 s·2ⁿ, 20 min), jittered to 50–100 %; an endpoint
+ * whose last 10 finished events all failed is disabled. Leases outlast the longest attempt by a minute.
+ */
+export const WEBHOOK_RETRY = { maxAttempts: 10, baseMs: 2_000, maxBackoffMs: 20 * MINUTE, batchSize: 50, leaseMarginMs: MINUTE, failureThreshold: 10 } as const;
+export const RESPONSE_CHARS = 2048;
+const RESPONSE_READ_BYTES = 16 * 1024;
+
+/**
+ * A transaction whose commit does not wait for PostgreSQL's disk flush. Only for delivery bookkeeping: should the
+ * database server itself crash, the last claims or outcomes may be lost, which only means an event is sent again with
+ * its webhook-id (at least once either way). On SQLite (WAL, synchronous=NORMAL) commits already skip the flush.
+ */
+export async function relaxedTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    if (dialect(trx) === 'postgres') await trx.raw('SET LOCAL synchronous_commit TO OFF');
+    return fn(trx);
+  });
+}
+
+export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
+  const nominal = Math.min(WEBHOOK_RETRY.baseMs * 2 ** failedAttempts, WEBHOOK_RETRY.maxBackoffMs);
+  return Math.round(nominal * (0.5 + random() * 0.5));
+}
+
+export interface AttemptResult {
+  eventId: string;
+  endpointId: string;
+  attempt: number;
+  succeeded: boolean;
+  httpCode: number | null;
+  /** Set when the event will be tried again. */
+  retryAt: Date | null;
+  endpointDisabled: boolean;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+
+/** Refuses connections to private addresses whatever the name resolved to when the endpoint was saved. */
+function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
+  dnsLookup(hostname, options as never, ((error: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => {
+    if (error) return callback(error, address, family);
+    const addresses = Array.isArray(address) ? address.map((entry) => entry.address) : [address];
+    if (addresses.some(isPrivateAddress)) return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), address, family);
+    callback(null, address, family);
+  }) as never);
+}
+
+async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_READ_BYTES) {
+      // More than we keep: drop the rest (and with it this connection) instead of reading a large answer.
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_CHARS);
+}
+
+export function createDeliverer(deps: { db: Db; clock: Clock; config: WebhooksConfig; endpoints: EndpointService; mail: MailService }) {
+  const { db, clock, config, endpoints, mail } = deps;
+  // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers.
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 16,
+    ...(config.allowPrivateUrls ? {} : { connect: { lookup: guardedLookup } }),
+  });
+
+  async function post(url: string, body: string, headers: Record<string, string>): Promise<{ httpCode: number | null; response: string }> {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (!config.allowPrivateUrls && isIP(host) && isPrivateAddress(host)) return { httpCode: null, response: 'refused: the endpoint is a private address' };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+    try {
+      const answer = await request(url, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: agent,
+        signal: controller.signal,
+        headersTimeout: config.timeoutMs,
+        bodyTimeout: config.timeoutMs,
+      });
+      return { httpCode: answer.statusCode, response: await readPrefix(answer.body) };
+    } catch (error) {
+      if (controller.signal.aborted) return { httpCode: null, response: `timed out after ${config.timeoutMs} ms` };
+      const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
+      return { httpCode: null, response: (e.cause?.message || e.message || e.code || String(error)).slice(0, RESPONSE_CHARS) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function attempt(event: WebhookEventRecord, endpoint: EndpointRecord | undefined): Promise<AttemptResult> {
+    const sentAt = clock.now();
+    let outcome: { httpCode: number | null; response: string };
+    let durationMs = 0;
+    if (!endpoint || event.payload === null) {
+      outcome = { httpCode: null, response: endpoint ? 'the payload was archived' : 'the endpoint no longer exists' };
+    } else {
+      const timestamp = Math.floor(sentAt.getTime() / 1000);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'till webhooks',
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(endpoints.signingSecrets(endpoint, sentAt), event.id, timestamp, event.payload),
+      };
+      const started = performance.now();
+      outcome = await post(endpoint.url, event.payload, headers);
+      durationMs = Math.round(performance.now() - started);
+    }
+    // Redirects are failures: a receiver that moved must be updated, not followed (Standard Webhooks).
+    const succeeded = outcome.httpCode !== null && outcome.httpCode >= 200 && outcome.httpCode < 300;
+    const gone = outcome.httpCode === 410;
+    const final = succeeded || gone || event.attempts >= WEBHOOK_RETRY.maxAttempts || !endpoint;
+    const at = clock.now();
+    const retryAt = final ? null : new Date(at.getTime() + retryDelayMs(event.attempts));
+    let endpointDisabled = false;
+    await relaxedTransaction(db, async (trx) => {
+      const events = eventsRepository(trx);
+      const applied = await events.finishAttempt(event, {
+        status: succeeded ? 'succeeded' : final ? 'failed' : 'pending',
+        succeeded: succeeded ? true : final ? false : event.succeeded,
+        httpCode: outcome.httpCode,
+        nextAttemptAt: retryAt,
+        at,
+      });
+      if (!endpoint) return;
+      await events.insertDelivery({
+        id: uuidv7(at.getTime()),
+        organizationId: event.organizationId,
+        endpointId: event.endpointId,
+        webhookEventId: event.id,
+        attempt: event.attempts,
+        succeeded,
+        httpCode: outcome.httpCode,
+        response: outcome.response,
+        durationMs,
+        createdAt: sentAt,
+      });
+      if (!applied || succeeded) return;
+      const reason = gone
+        ? 'it answered 410 Gone'
+        : final && (await events.lastFinished(endpoint.id, WEBHOOK_RETRY.failureThreshold)).filter((status) => status === 'failed').length === WEBHOOK_RETRY.failureThreshold
+          ? `its last ${WEBHOOK_RETRY.failureThreshold} events all failed`
+          : null;
+      if (reason && (await endpointsRepository(trx).disable(endpoint.id, at))) {
+        endpointDisabled = true;
+        await events.skipPending(endpoint.id, at);
+        await notifyEndpointDisabled(trx, mail, endpoint, reason);
+      }
+    });
+    return { eventId: event.id, endpointId: event.endpointId, attempt: event.attempts, succeeded, httpCode: outcome.httpCode, retryAt, endpointDisabled };
+  }
+
+  return {
+    /** Claims one batch of due events (at most one per endpoint, FIFO) and sends it; answers the attempts made. */
+    async deliverBatch(): Promise<AttemptResult[]> {
+      const now = clock.now();
+      const claimed = await relaxedTransaction(db, (trx) => eventsRepository(trx).claimDue(now, new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs), WEBHOOK_RETRY.batchSize));
+      if (claimed.length === 0) return [];
+      const byId = new Map((await endpointsRepository(db).findByIds([...new Set(claimed.map((event) => event.endpointId))])).map((endpoint) => [endpoint.id, endpoint]));
+      return Promise.all(claimed.map((event) => attempt(event, byId.get(event.endpointId))));
+    },
+
+    async close(): Promise<void> {
+      await agent.close();
+    },
+  };
+}

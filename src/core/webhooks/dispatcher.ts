@@ -1,0 +1,106 @@
+import type { Clock } from '../kernel/clock.js';
+import { SECOND } from '../kernel/clock.js';
+import type { Db } from '../kernel/db.js';
+import { dialect } from '../kernel/db.js';
+import { uuidv7 } from '../kernel/ids.js';
+import { relaxedTransaction } from './delivery.js';
+import { endpointsRepository } from './endpoints-repository.js';
+import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';
+
+/** customer.state_changed events of one customer within this window are delivered once, with the latest state. */
+export const STATE_CHANGED_WINDOW_MS = SECOND;
+const BATCH = 200;
+// Any constant works: it only has to be the same in every daemon (pg_advisory_xact_lock takes a bigint).
+const DISPATCH_LOCK = 7_363_581_104;
+
+/**
+ * The webhook body: Polar's `{type, timestamp, data}` with `data` spliced in as the producing service wrote it,
+ * so what is signed and sent is byte for byte what the outbox holds.
+ */
+export function envelope(row: Pick<OutboxRow, 'type' | 'createdAt' | 'payload'>): string {
+  return `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.createdAt.toISOString())},"data":${row.payload}}`;
+}
+
+function customerIdOf(payload: string): string | null {
+  try {
+    const id = (JSON.parse(payload) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Fans new outbox rows out into one webhook event per subscribed, enabled endpoint, and marks the rows dispatched,
+ * all in one transaction. On PostgreSQL an advisory lock makes dispatchers of all daemons take turns, so events
+ * reach `webhook_events` in outbox order (the FIFO order deliveries follow); each event keeps its outbox `seq`.
+ */
+export function createDispatcher(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function dispatchBatch(): Promise<number> {
+    // The outbox rows are already durable: losing a dispatch in a database crash only means dispatching them again.
+    return relaxedTransaction(db, async (trx) => {
+      if (dialect(trx) === 'postgres') await trx.raw('SELECT pg_advisory_xact_lock(?)', [DISPATCH_LOCK]);
+      const events = eventsRepository(trx);
+      const rows = await events.undispatched(BATCH);
+      if (rows.length === 0) return 0;
+      const now = clock.now();
+      const endpoints = await endpointsRepository(trx).enabledFor([...new Set(rows.map((row) => row.organizationId))]);
+      const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
+      for (const row of rows) {
+        const targets = endpoints.filter((endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type));
+        if (targets.length === 0) continue;
+        const body = envelope(row);
+        const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
+        for (const endpoint of targets) {
+          if (key) {
+            // The window is fixed from its first state, so a customer changing non-stop still gets one state per window.
+            const inBatch = created.find((event) => event.endpointId === endpoint.id && event.coalesceKey === key && event.windowEnd! > row.createdAt.getTime());
+            if (inBatch) {
+              inBatch.payload = body;
+              continue;
+            }
+            const open = await events.openWindow(endpoint.id, key, row.createdAt);
+            if (open && (await events.replacePayload(open.id, body, now))) continue;
+          }
+          const windowEnd = key ? row.createdAt.getTime() + STATE_CHANGED_WINDOW_MS : undefined;
+          created.push({
+            id: uuidv7(now.getTime()),
+            organizationId: row.organizationId,
+            endpointId: endpoint.id,
+            outboxEventId: row.id,
+            seq: row.seq,
+            type: row.type,
+            coalesceKey: key,
+            payload: body,
+            status: 'pending',
+            attempts: 0,
+            nextAttemptAt: windowEnd !== undefined ? new Date(windowEnd) : now,
+            claimedUntil: null,
+            lastHttpCode: null,
+            succeeded: null,
+            createdAt: now,
+            modifiedAt: null,
+            windowEnd,
+          });
+        }
+      }
+      await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
+      await events.markDispatched(rows.map((row) => row.id), now);
+      return rows.length;
+    });
+  }
+
+  return {
+    /** Dispatches everything undispatched; answers how many outbox rows it handled. */
+    async dispatchAll(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const handled = await dispatchBatch();
+        total += handled;
+        if (handled < BATCH) return total;
+      }
+    },
+  };
+}

@@ -1,0 +1,290 @@
+import type { Knex } from 'knex';
+import type { Db } from '../kernel/db.js';
+import { dialect, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+
+export type EventStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
+
+export interface OutboxRow {
+  id: string;
+  seq: number;
+  organizationId: string;
+  type: string;
+  payload: string;
+  createdAt: Date;
+}
+
+export interface WebhookEventRecord {
+  id: string;
+  organizationId: string;
+  endpointId: string;
+  outboxEventId: string | null;
+  seq: number;
+  type: string;
+  coalesceKey: string | null;
+  payload: string | null;
+  status: EventStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  claimedUntil: Date | null;
+  lastHttpCode: number | null;
+  succeeded: boolean | null;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  organizationId: string;
+  endpointId: string;
+  webhookEventId: string;
+  attempt: number;
+  succeeded: boolean;
+  httpCode: number | null;
+  response: string | null;
+  durationMs: number;
+  createdAt: Date;
+}
+
+/** SQLite's rowid is the outbox's write order; PostgreSQL has a BIGSERIAL for it (see the webhooks migration). */
+export function outboxSeq(db: Db): string {
+  return dialect(db) === 'postgres' ? 'seq' : 'rowid';
+}
+
+export function eventFromRow(row: Record<string, unknown>, prefix = ''): WebhookEventRecord {
+  const get = (name: string) => row[`${prefix}${name}`];
+  return {
+    id: String(get('id')),
+    organizationId: String(get('organization_id')),
+    endpointId: String(get('endpoint_id')),
+    outboxEventId: (get('outbox_event_id') as string | null) ?? null,
+    seq: Number(get('seq')),
+    type: String(get('type')),
+    coalesceKey: (get('coalesce_key') as string | null) ?? null,
+    payload: (get('payload') as string | null) ?? null,
+    status: String(get('status')) as EventStatus,
+    attempts: Number(get('attempts')),
+    nextAttemptAt: toDateOrNull(get('next_attempt_at')),
+    claimedUntil: toDateOrNull(get('claimed_until')),
+    lastHttpCode: get('last_http_code') === null || get('last_http_code') === undefined ? null : Number(get('last_http_code')),
+    succeeded: get('succeeded') === null || get('succeeded') === undefined ? null : toBool(get('succeeded')),
+    createdAt: toDate(get('created_at')),
+    modifiedAt: toDateOrNull(get('modified_at')),
+  };
+}
+
+export function deliveryFromRow(row: Record<string, unknown>): DeliveryRecord {
+  return {
+    id: String(row.id),
+    organizationId: String(row.organization_id),
+    endpointId: String(row.endpoint_id),
+    webhookEventId: String(row.webhook_event_id),
+    attempt: Number(row.attempt),
+    succeeded: toBool(row.succeeded),
+    httpCode: row.http_code === null || row.http_code === undefined ? null : Number(row.http_code),
+    response: (row.response as string | null) ?? null,
+    durationMs: Number(row.duration_ms),
+    createdAt: toDate(row.created_at),
+  };
+}
+
+function eventRow(event: WebhookEventRecord): Record<string, unknown> {
+  return {
+    id: event.id,
+    organization_id: event.organizationId,
+    endpoint_id: event.endpointId,
+    outbox_event_id: event.outboxEventId,
+    seq: event.seq,
+    type: event.type,
+    coalesce_key: event.coalesceKey,
+    payload: event.payload,
+    status: event.status,
+    attempts: event.attempts,
+    next_attempt_at: event.nextAttemptAt,
+    claimed_until: event.claimedUntil,
+    last_http_code: event.lastHttpCode,
+    succeeded: event.succeeded,
+    created_at: event.createdAt,
+    modified_at: event.modifiedAt,
+  };
+}
+
+export function eventsRepository(db: Db) {
+  const pending = (query: Knex.QueryBuilder, now: Date) =>
+    query
+      .where('status', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((claim) => claim.whereNull('claimed_until').orWhere('claimed_until', '<=', now));
+
+  return {
+    /** Outbox rows not yet fanned out, in write order. */
+    async undispatched(limit: number): Promise<OutboxRow[]> {
+      const seq = outboxSeq(db);
+      const rows = await db('outbox_events')
+        .select('id', 'organization_id', 'type', 'payload', 'created_at', db.raw(`${seq} as seq`))
+        .whereNull('dispatched_at')
+        .orderBy(seq, 'asc')
+        .limit(limit);
+      return rows.map((row: Record<string, unknown>) => ({
+        id: String(row.id),
+        seq: Number(row.seq),
+        organizationId: String(row.organization_id),
+        type: String(row.type),
+        payload: String(row.payload),
+        createdAt: toDate(row.created_at),
+      }));
+    },
+
+    async markDispatched(ids: string[], at: Date): Promise<void> {
+      for (let i = 0; i < ids.length; i += 500) await db('outbox_events').whereIn('id', ids.slice(i, i + 500)).update({ dispatched_at: at });
+    },
+
+    async insertEvents(events: WebhookEventRecord[]): Promise<void> {
+      // Small chunks: SQLite caps bound parameters per statement.
+      for (let i = 0; i < events.length; i += 50) await db('webhook_events').insert(events.slice(i, i + 50).map(eventRow));
+    },
+
+    /**
+     * The endpoint's customer.state_changed event for this customer whose coalescing window is still open (not yet
+     * attempted, and due after `at`), if there is one.
+     */
+    async openWindow(endpointId: string, key: string, at: Date): Promise<WebhookEventRecord | null> {
+      const row = await db('webhook_events')
+        .where({ endpoint_id: endpointId, coalesce_key: key, status: 'pending', attempts: 0 })
+        .whereNull('claimed_until')
+        .where('next_attempt_at', '>', at)
+        .first();
+      return row ? eventFromRow(row) : null;
+    },
+
+    /** Only while nobody has claimed it: a claimed event is on its way with the payload it had. */
+    async replacePayload(id: string, payload: string, at: Date): Promise<boolean> {
+      const changed = await db('webhook_events').where({ id, status: 'pending', attempts: 0 }).whereNull('claimed_until').update({ payload, modified_at: at });
+      return Number(changed) > 0;
+    },
+
+    /**
+     * Claims up to `limit` due events in one statement, each the oldest unfinished one of its endpoint (FIFO: an
+     * event waits while an earlier one to the same endpoint is pending, retrying or in flight). The due test is
+     * repeated outside the subquery so a row claimed meanwhile is not claimed twice; on PostgreSQL, SKIP LOCKED lets
+     * daemons pass over each other's rows. Each claim counts as an attempt.
+     */
+    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<WebhookEventRecord[]> {
+      // Each endpoint's head (its oldest pending event) found once per claim, not once per waiting event.
+      const heads = db('webhook_events').select('endpoint_id').min({ head: 'seq' }).where('status', 'pending').groupBy('endpoint_id').as('h');
+      let candidates = pending(
+        db('webhook_events as e')
+          .select('e.id')
+          .join(heads, (on) => on.on('h.endpoint_id', '=', 'e.endpoint_id').andOn('h.head', '=', 'e.seq')),
+        now,
+      )
+        .orderBy('e.seq', 'asc')
+        .limit(limit);
+      if (dialect(db) === 'postgres') candidates = candidates.forUpdate('e').skipLocked();
+      const rows = await pending(db('webhook_events').whereIn('id', candidates), now)
+        .update({ claimed_until: leaseUntil, attempts: db.raw('attempts + 1'), modified_at: now })
+        .returning('*');
+      return (rows as Array<Record<string, unknown>>).map((row) => eventFromRow(row)).sort((a, b) => a.seq - b.seq);
+    },
+
+    /** Records one attempt's outcome; applies only to the claim it belongs to. Answers whether it did. */
+    async finishAttempt(
+      event: WebhookEventRecord,
+      outcome: { status: EventStatus; succeeded: boolean | null; httpCode: number | null; nextAttemptAt: Date | null; at: Date },
+    ): Promise<boolean> {
+      const changed = await db('webhook_events')
+        .where({ id: event.id, status: 'pending', attempts: event.attempts })
+        .update({
+          status: outcome.status,
+          succeeded: outcome.succeeded,
+          last_http_code: outcome.httpCode,
+          next_attempt_at: outcome.nextAttemptAt,
+          claimed_until: null,
+          modified_at: outcome.at,
+        });
+      return Number(changed) > 0;
+    },
+
+    async insertDelivery(delivery: DeliveryRecord): Promise<void> {
+      await db('webhook_deliveries').insert({
+        id: delivery.id,
+        organization_id: delivery.organizationId,
+        endpoint_id: delivery.endpointId,
+        webhook_event_id: delivery.webhookEventId,
+        attempt: delivery.attempt,
+        succeeded: delivery.succeeded,
+        http_code: delivery.httpCode,
+        response: delivery.response,
+        duration_ms: delivery.durationMs,
+        created_at: delivery.createdAt,
+      });
+    },
+
+    /** The endpoint's last `count` finished events, newest first: the disabling rule looks at these. */
+    async lastFinished(endpointId: string, count: number): Promise<EventStatus[]> {
+      const rows = await db('webhook_events').select('status').where({ endpoint_id: endpointId }).whereIn('status', ['succeeded', 'failed']).orderBy('seq', 'desc').limit(count);
+      return rows.map((row: { status: string }) => row.status as EventStatus);
+    },
+
+    /** A disabled endpoint's waiting events are skipped, as in Polar; a claim in flight finishes on its own. */
+    async skipPending(endpointId: string, at: Date): Promise<void> {
+      await db('webhook_events').where({ endpoint_id: endpointId, status: 'pending' }).whereNull('claimed_until').update({ status: 'skipped', next_attempt_at: null, modified_at: at });
+    },
+
+    /**
+     * SQLite allows one daemon per file, so at start every claim in it belongs to a daemon that died: retake them at
+     * once instead of waiting out their lease.
+     */
+    async releaseAllClaims(): Promise<number> {
+      return Number(await db('webhook_events').where('status', 'pending').whereNotNull('claimed_until').update({ claimed_until: null }));
+    },
+
+    async findById(id: string): Promise<WebhookEventRecord | null> {
+      const row = await db('webhook_events').where({ id }).first();
+      return row ? eventFromRow(row) : null;
+    },
+
+    /** Sends the event again with the same webhook-id and a fresh attempt budget, even if it succeeded. */
+    async requeue(id: string, at: Date): Promise<void> {
+      await db('webhook_events').where({ id }).update({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_until: null, modified_at: at });
+    },
+
+    /** Payloads older than the cutoff are archived; outbox rows too, except each table's newest (it keeps the order). */
+    async prune(cutoff: Date): Promise<{ archived: number; outbox: number }> {
+      const archived = Number(await db('webhook_events').where('created_at', '<', cutoff).whereNotNull('payload').whereNot('status', 'pending').update({ payload: null }));
+      const seq = outboxSeq(db);
+      const newest = await db('outbox_events').max({ n: seq }).first();
+      const outbox = Number(
+        await db('outbox_events')
+          .where('created_at', '<', cutoff)
+          .whereNotNull('dispatched_at')
+          .where(seq, '<', Number(newest?.n ?? 0))
+          .delete(),
+      );
+      return { archived, outbox };
+    },
+
+    /** An organization's outbox events after `seq`, in write order (the event stream). */
+    async outboxAfter(organizationId: string, seq: number, limit: number): Promise<OutboxRow[]> {
+      const column = outboxSeq(db);
+      const rows = await db('outbox_events')
+        .select('id', 'organization_id', 'type', 'payload', 'created_at', db.raw(`${column} as seq`))
+        .where('organization_id', organizationId)
+        .where(column, '>', seq)
+        .orderBy(column, 'asc')
+        .limit(limit);
+      return rows.map((row: Record<string, unknown>) => ({
+        id: String(row.id),
+        seq: Number(row.seq),
+        organizationId: String(row.organization_id),
+        type: String(row.type),
+        payload: String(row.payload),
+        createdAt: toDate(row.created_at),
+      }));
+    },
+
+    async latestOutboxSeq(organizationId: string): Promise<number> {
+      const row = await db('outbox_events').where('organization_id', organizationId).max({ n: outboxSeq(db) }).first();
+      return Number(row?.n ?? 0);
+    },
+  };
+}
