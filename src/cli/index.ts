@@ -25,6 +25,7 @@ import { registerTeamCommands } from './commands/team/index.js';
 import { registerTokenCommands } from './commands/tokens/index.js';
 import { registerUserCommands } from './commands/user/index.js';
 import { registerWebhookCommands } from './commands/webhooks/index.js';
+import { registerListenCommand } from './commands/listen/index.js';
 import { registerCheckoutCommands } from './commands/checkouts/index.js';
 import { registerOrderCommands } from './commands/orders/index.js';
 import { registerSubscriptionCommands } from './commands/subscriptions/index.js';
@@ -90,6 +91,7 @@ export function buildProgram(): Command {
   registerMailCommands(program);
   registerProfileCommands(program);
   registerWebhookCommands(program);
+  registerListenCommand(program);
   return program;
 }
 

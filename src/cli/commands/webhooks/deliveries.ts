@@ -45,10 +45,3 @@ export async function list({ opts, globals }: Invocation<Options>): Promise<void
     ]),
   );
 }
-
-export async function replay({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
-  const id = String(args[0]);
-  await call(signedIn(globals), 'POST', `/v1/webhooks/events/${encodeURIComponent(id)}/redeliver`);
-  if (opts.json) printJson({ id, scheduled: true });
-  else info(`Webhook event ${id} will be sent again (same webhook-id).`);
-}

@@ -47,9 +47,15 @@ export function registerWebhookCommands(program: Command): void {
       .option('--page <n>', 'page number', '1')
       .option('--limit <n>', 'attempts per page (at most 100)', '20'),
   ).action(lazy(async () => (await import('./deliveries.js')).list));
-  withJson(webhooks.command('replay').description('send a webhook event again, with the same webhook-id').argument('<event-id>', 'webhook event id (the webhook-id header)')).action(
-    lazy(async () => (await import('./deliveries.js')).replay),
-  );
+  withJson(
+    webhooks
+      .command('replay')
+      .description('send a webhook event again, with the same webhook-id; or every failed one with --failed')
+      .argument('[event-id]', 'webhook event id (the webhook-id header)')
+      .option('--failed', 'replay every event whose latest attempt failed (with --since)')
+      .option('--since <duration|iso>', 'with --failed: how far back, e.g. 1h, 30m, 2d, or an ISO time', '1h')
+      .option('--endpoint <id>', 'with --failed: only this endpoint (repeatable)', collect),
+  ).action(lazy(async () => (await import('./replay.js')).replay));
   webhooks
     .command('verify')
     .description('check that a captured delivery (JSON {"headers": {...}, "body": "..."} on stdin) was signed with the secret')
