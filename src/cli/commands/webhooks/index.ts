@@ -56,6 +56,13 @@ export function registerWebhookCommands(program: Command): void {
       .option('--since <duration|iso>', 'with --failed: how far back, e.g. 1h, 30m, 2d, or an ISO time', '1h')
       .option('--endpoint <id>', 'with --failed: only this endpoint (repeatable)', collect),
   ).action(lazy(async () => (await import('./replay.js')).replay));
+  // A screen, not data: no --json (the hint it prints without a terminal names the commands that have it).
+  webhooks
+    .command('dashboard')
+    .description('interactive screen: live deliveries, endpoint health, replay of the selected event with r (needs a terminal)')
+    .option('--org <id|slug>', 'only this organization (default: every one you can see)')
+    .option('--endpoint <id>', 'only this endpoint and its deliveries')
+    .action(lazy(async () => (await import('./dashboard.js')).run));
   webhooks
     .command('verify')
     .description('check that a captured delivery (JSON {"headers": {...}, "body": "..."} on stdin) was signed with the secret')

@@ -1,0 +1,151 @@
+import type { Snapshot } from './data.js';
+
+// What the keys do, as a pure function of (view state, data, key) -> (next state, what to run), as in the org
+// dashboard: free of React and Ink, so every binding is testable without a terminal.
+
+export const SECTIONS = ['endpoints', 'deliveries'] as const;
+export type SectionId = (typeof SECTIONS)[number];
+
+/** The few fields of Ink's Key that the dashboard reads; Ink's own Key object fits it. */
+export interface KeyPress {
+  tab: boolean;
+  shift: boolean;
+  upArrow: boolean;
+  downArrow: boolean;
+  leftArrow: boolean;
+  rightArrow: boolean;
+  return: boolean;
+  escape: boolean;
+  ctrl: boolean;
+}
+
+export const NO_KEY: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
+
+/**
+ * Ink hands over plain text that arrives in one read as one input ("ry" when keys come faster than it reads, as
+ * with tmux send-keys or a paste). Each character is a key here, so it is split back into presses.
+ */
+export function splitInput(input: string, key: KeyPress): Array<{ input: string; key: KeyPress }> {
+  if (input.length <= 1 || key.ctrl || key.escape) return [{ input, key }];
+  return [...input].map((char) => ({ input: char, key: { ...NO_KEY, tab: char === '\t', return: char === '\r' } }));
+}
+
+export interface Command {
+  kind: 'redeliver';
+  eventId: string;
+  /** How the status line names the event: its type and id. */
+  label: string;
+}
+
+export type Mode = { kind: 'browse' } | { kind: 'confirm'; question: string; command: Command } | { kind: 'busy'; label: string };
+
+export interface Status {
+  /** done: a replay was queued; note: nothing changed (a hint, a declined prompt); error: the daemon said no. */
+  tone: 'done' | 'note' | 'error';
+  text: string;
+  /** Set on a failed refresh, so the next refresh that works can clear it (a replay's outcome stays). */
+  refresh?: boolean;
+}
+
+export interface ViewState {
+  section: SectionId;
+  /** The selected row of each section, kept when moving away so coming back lands where one left. */
+  rows: Record<SectionId, number>;
+  mode: Mode;
+  status: Status | null;
+}
+
+export interface Outcome {
+  state: ViewState;
+  run?: Command;
+  quit?: boolean;
+}
+
+// Deliveries first: they are what changes while one watches, and what `r` acts on.
+export const initialView: ViewState = { section: 'deliveries', rows: { endpoints: 0, deliveries: 0 }, mode: { kind: 'browse' }, status: null };
+
+export function rowCount(snapshot: Snapshot, section: SectionId): number {
+  return section === 'endpoints' ? snapshot.endpoints.length : snapshot.deliveries.length;
+}
+
+/** The selected row, clamped: a refresh can leave the stored index past the end (an endpoint deleted elsewhere). */
+export function selectedRow(state: ViewState, snapshot: Snapshot, section: SectionId = state.section): number {
+  const count = rowCount(snapshot, section);
+  return count === 0 ? -1 : Math.min(Math.max(state.rows[section], 0), count - 1);
+}
+
+const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
+  section === 'endpoints' ? snapshot.endpoints.map((health) => health.endpoint.id) : snapshot.deliveries.map((delivery) => delivery.id);
+
+/**
+ * Keeps each selection on the same row across a refresh: new attempts arrive at the top every few seconds, and an
+ * index alone would slide the cursor onto another delivery just before `r` is pressed. A row that is gone keeps
+ * its index (clamped when drawn).
+ */
+export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
+  const rows = { ...state.rows };
+  for (const section of SECTIONS) {
+    const id = idsOf(before, section)[selectedRow(state, before, section)];
+    const index = id === undefined ? -1 : idsOf(after, section).indexOf(id);
+    if (index !== -1) rows[section] = index;
+  }
+  return { ...state, rows };
+}
+
+/**
+ * The slice of `count` rows to draw in `size` lines so that `selected` is on screen: the list scrolls only once the
+ * selection would leave it, and keeps it a line from the bottom edge as it moves down.
+ */
+export function visibleWindow(selected: number, count: number, size: number): { start: number; end: number } {
+  if (count <= size) return { start: 0, end: count };
+  const start = Math.min(Math.max(selected - size + 2, 0), count - size);
+  return { start, end: start + size };
+}
+
+/** What the status line says once a replay has been queued. */
+export function doneMessage(command: Command): string {
+  return `Replay of ${command.label} queued (same webhook-id)`;
+}
+
+const cycle = <T>(items: readonly T[], current: T, step: number): T => items[(items.indexOf(current) + step + items.length) % items.length]!;
+
+function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+  const note = (text: string): Outcome => ({ state: { ...state, status: { tone: 'note', text } } });
+  if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return { state, quit: true };
+  if (key.tab || key.leftArrow || key.rightArrow) {
+    const back = (key.tab && key.shift) || key.leftArrow;
+    return { state: { ...state, section: cycle(SECTIONS, state.section, back ? -1 : 1) } };
+  }
+  if (key.upArrow || key.downArrow || input === 'k' || input === 'j') {
+    const count = rowCount(snapshot, state.section);
+    if (count === 0) return { state };
+    const row = Math.min(Math.max(selectedRow(state, snapshot) + (key.upArrow || input === 'k' ? -1 : 1), 0), count - 1);
+    return { state: { ...state, rows: { ...state.rows, [state.section]: row } } };
+  }
+  if (input === 'r') {
+    if (state.section !== 'deliveries') return note('r replays the selected delivery: Tab to Deliveries first');
+    const delivery = snapshot.deliveries[selectedRow(state, snapshot)];
+    if (!delivery) return note('No delivery to replay yet');
+    const event = delivery.webhook_event;
+    const endpoint = snapshot.endpoints.find((health) => health.endpoint.id === delivery.webhook_endpoint_id)?.endpoint;
+    const command: Command = { kind: 'redeliver', eventId: event.id, label: `${event.type} ${event.id}` };
+    const question = `Replay ${event.type} ${event.id}${endpoint ? ` to ${endpoint.url}` : ''}?`;
+    return { state: { ...state, status: null, mode: { kind: 'confirm', question, command } } };
+  }
+  return { state };
+}
+
+export function press(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+  const mode = state.mode;
+  switch (mode.kind) {
+    case 'browse':
+      return browse(state, snapshot, input, key);
+    case 'busy':
+      // One replay at a time: a second key press would act on a list about to be refreshed.
+      return { state };
+    case 'confirm':
+      if (input === 'y' || input === 'Y') return { state: { ...state, mode: { kind: 'busy', label: `Replaying ${mode.command.label}` } }, run: mode.command };
+      // Anything but an explicit yes (n, Enter, Esc, q) keeps things as they are, as a [y/N] prompt promises.
+      return { state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text: 'Nothing replayed' } } };
+  }
+}
