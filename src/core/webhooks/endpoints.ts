@@ -137,7 +137,17 @@ export function createEndpointService(deps: EndpointDeps) {
 
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const endpoint = await owned(actor, id, 'write');
-      await repo.delete(endpoint.id);
+      // The cascade to the endpoint's events and deliveries takes its locks in the opposite order from a delivery
+      // being recorded at the same moment; PostgreSQL then aborts one of the two as a deadlock. The delete is the
+      // one safe to run again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await repo.delete(endpoint.id);
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
+        }
+      }
     },
   };
 }
