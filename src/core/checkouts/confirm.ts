@@ -76,36 +76,38 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     }
 
     const at = clock.now();
-    const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
-    const fulfilment = await inTransaction(db, async (trx) => {
-      const result = await fulfilCheckout(trx, {
-        checkout: confirmed,
-        product,
-        price,
-        invoiceNumber,
-        paymentReference: charge?.processorReference ?? null,
-        paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
-        processor: processor.name,
-        at,
-        urls,
-      });
-      if (charge) {
-        await recordChargeAttempt(trx, {
-          organizationId: confirmed.organizationId,
+    const fulfilment = await (async () => {
+      const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
+      return inTransaction(db, async (trx) => {
+        const result = await fulfilCheckout(trx, {
+          checkout: confirmed,
+          product,
+          price,
+          invoiceNumber,
+          paymentReference: charge?.processorReference ?? null,
+          paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
           processor: processor.name,
-          amount: confirmed.totalAmount,
-          currency: confirmed.currency,
-          checkoutId: confirmed.id,
-          orderId: result.order.id,
-          customerId: result.customer.id,
-          result: charge,
           at,
+          urls,
         });
-      }
-      const succeeded: Checkout = { ...confirmed, status: 'succeeded', customerId: result.customer.id, orderId: result.order.id, subscriptionId: result.subscription?.id ?? null, modifiedAt: at };
-      if (!(await saveCheckout(trx, succeeded, 'confirmed', urls, at))) throw notOpen();
-      return { ...result, checkout: succeeded };
-    }).catch(async (error: unknown) => {
+        if (charge) {
+          await recordChargeAttempt(trx, {
+            organizationId: confirmed.organizationId,
+            processor: processor.name,
+            amount: confirmed.totalAmount,
+            currency: confirmed.currency,
+            checkoutId: confirmed.id,
+            orderId: result.order.id,
+            customerId: result.customer.id,
+            result: charge,
+            at,
+          });
+        }
+        const succeeded: Checkout = { ...confirmed, status: 'succeeded', customerId: result.customer.id, orderId: result.order.id, subscriptionId: result.subscription?.id ?? null, modifiedAt: at };
+        if (!(await saveCheckout(trx, succeeded, 'confirmed', urls, at))) throw notOpen();
+        return { ...result, checkout: succeeded };
+      });
+    })().catch(async (error: unknown) => {
       // Money moved but nothing could be recorded: give it back and fail the checkout, so no charge is left
       // without an order. The failure is the caller's error (a 500 unless it is a DomainError).
       await failAfterCharge(confirmed, charge, error);
