@@ -1,6 +1,7 @@
 import type { CoreContext } from '../../core/context.js';
 import { MAIL_RETRY } from '../../core/mail/service.js';
 import type { Logger } from '../logger.js';
+import { startPollLoop } from './poll-loop.js';
 
 export interface MailDelivery {
   stop(): Promise<void>;
@@ -17,46 +18,16 @@ const POLL_INTERVAL_MS = 5_000;
  */
 export function startMailDelivery(core: CoreContext, logger: Logger): MailDelivery {
   if (core.mail.transportKind === 'outbox') return { stop: () => core.mail.close() };
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let wokenWhileRunning = false;
-
-  async function run(): Promise<void> {
+  const loop = startPollLoop(async () => {
     try {
       // A full batch means more may be due: keep going until one comes back short.
-      while (!stopped && (await core.mail.deliverDue()) === MAIL_RETRY.batchSize);
+      while (!loop.stopped && (await core.mail.deliverDue()) === MAIL_RETRY.batchSize);
     } catch (error) {
       logger.warn('mail delivery failed', { error: String(error) });
     }
-  }
+  }, POLL_INTERVAL_MS);
 
-  function tick(): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (running) {
-      wokenWhileRunning = true;
-      return;
-    }
-    running = run().finally(() => {
-      running = null;
-      if (wokenWhileRunning) {
-        wokenWhileRunning = false;
-        tick();
-        return;
-      }
-      schedule();
-    });
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(tick, POLL_INTERVAL_MS);
-    timer.unref();
-  }
-
-  const unsubscribe = core.mail.onEnqueued(tick);
+  const unsubscribe = core.mail.onEnqueued(loop.wake);
   // The mail id, not the address: logs are not the place for people's addresses.
   const unsubscribeFailures = core.mail.onDeliveryFailed((failure) =>
     logger.warn(failure.retryAt ? 'mail not sent; will retry' : 'mail not sent; giving up', {
@@ -66,15 +37,13 @@ export function startMailDelivery(core: CoreContext, logger: Logger): MailDelive
       ...(failure.retryAt ? { retryAt: failure.retryAt.toISOString() } : {}),
     }),
   );
-  tick();
+  loop.wake();
 
   return {
     async stop() {
-      stopped = true;
       unsubscribe();
       unsubscribeFailures();
-      if (timer) clearTimeout(timer);
-      await running;
+      await loop.stop();
       // The worker drove the transport; with it stopped, the transport's connections can go.
       await core.mail.close();
     },

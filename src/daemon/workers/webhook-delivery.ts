@@ -1,6 +1,7 @@
 import type { CoreContext } from '../../core/context.js';
 import { HOUR } from '../../core/kernel/clock.js';
 import type { Logger } from '../logger.js';
+import { startPollLoop } from './poll-loop.js';
 
 export interface WebhookDelivery {
   stop(): Promise<void>;
@@ -19,45 +20,15 @@ const PRUNE_INTERVAL_MS = 6 * HOUR;
  */
 export function startWebhookDelivery(core: CoreContext, logger: Logger): WebhookDelivery {
   const webhooks = core.webhooks;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let wokenWhileRunning = false;
-
-  async function run(): Promise<void> {
+  const loop = startPollLoop(async () => {
     try {
       await webhooks.runOnce();
     } catch (error) {
       logger.warn('webhook delivery failed', { error: String(error) });
     }
-  }
+  }, POLL_INTERVAL_MS);
 
-  function tick(): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (running) {
-      wokenWhileRunning = true;
-      return;
-    }
-    running = run().finally(() => {
-      running = null;
-      if (wokenWhileRunning) {
-        wokenWhileRunning = false;
-        tick();
-        return;
-      }
-      schedule();
-    });
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(tick, POLL_INTERVAL_MS);
-    timer.unref();
-  }
-
-  const unsubscribe = webhooks.onWake(tick);
+  const unsubscribe = webhooks.onWake(loop.wake);
   // Ids and codes only: payloads and secrets stay out of logs.
   const unsubscribeAttempts = webhooks.onAttempt((result) => {
     if (result.succeeded) return;
@@ -81,18 +52,17 @@ export function startWebhookDelivery(core: CoreContext, logger: Logger): Webhook
     .catch((error) => logger.warn('webhook claim recovery failed', { error: String(error) }))
     .then(() => {
       prune();
-      tick();
+      loop.wake();
     });
 
   return {
     async stop() {
-      stopped = true;
       unsubscribe();
       unsubscribeAttempts();
       clearInterval(pruner);
-      if (timer) clearTimeout(timer);
+      await loop.stop();
+      // Claim recovery may still be running; its wake is ignored once the loop is stopped.
       await started;
-      await running;
       await webhooks.close();
     },
   };
