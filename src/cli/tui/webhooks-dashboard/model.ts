@@ -1,34 +1,13 @@
 import type { Snapshot } from './data.js';
+import { isQuit, navigate, type KeyPress } from '../keys.js';
+
+export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
 
 // What the keys do, as a pure function of (view state, data, key) -> (next state, what to run), as in the org
 // dashboard: free of React and Ink, so every binding is testable without a terminal.
 
 export const SECTIONS = ['endpoints', 'deliveries'] as const;
 export type SectionId = (typeof SECTIONS)[number];
-
-/** The few fields of Ink's Key that the dashboard reads; Ink's own Key object fits it. */
-export interface KeyPress {
-  tab: boolean;
-  shift: boolean;
-  upArrow: boolean;
-  downArrow: boolean;
-  leftArrow: boolean;
-  rightArrow: boolean;
-  return: boolean;
-  escape: boolean;
-  ctrl: boolean;
-}
-
-export const NO_KEY: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
-
-/**
- * Ink hands over plain text that arrives in one read as one input ("ry" when keys come faster than it reads, as
- * with tmux send-keys or a paste). Each character is a key here, so it is split back into presses.
- */
-export function splitInput(input: string, key: KeyPress): Array<{ input: string; key: KeyPress }> {
-  if (input.length <= 1 || key.ctrl || key.escape) return [{ input, key }];
-  return [...input].map((char) => ({ input: char, key: { ...NO_KEY, tab: char === '\t', return: char === '\r' } }));
-}
 
 export interface Command {
   kind: 'redeliver';
@@ -107,21 +86,11 @@ export function doneMessage(command: Command): string {
   return `Replay of ${command.label} queued (same webhook-id)`;
 }
 
-const cycle = <T>(items: readonly T[], current: T, step: number): T => items[(items.indexOf(current) + step + items.length) % items.length]!;
-
 function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
   const note = (text: string): Outcome => ({ state: { ...state, status: { tone: 'note', text } } });
-  if (input === 'q' || key.escape || (key.ctrl && input === 'c')) return { state, quit: true };
-  if (key.tab || key.leftArrow || key.rightArrow) {
-    const back = (key.tab && key.shift) || key.leftArrow;
-    return { state: { ...state, section: cycle(SECTIONS, state.section, back ? -1 : 1) } };
-  }
-  if (key.upArrow || key.downArrow || input === 'k' || input === 'j') {
-    const count = rowCount(snapshot, state.section);
-    if (count === 0) return { state };
-    const row = Math.min(Math.max(selectedRow(state, snapshot) + (key.upArrow || input === 'k' ? -1 : 1), 0), count - 1);
-    return { state: { ...state, rows: { ...state.rows, [state.section]: row } } };
-  }
+  if (isQuit(input, key)) return { state, quit: true };
+  const moved = navigate(SECTIONS, state, rowCount(snapshot, state.section), selectedRow(state, snapshot), input, key);
+  if (moved) return { state: { ...state, ...moved } };
   if (input === 'r') {
     if (state.section !== 'deliveries') return note('r replays the selected delivery: Tab to Deliveries first');
     const delivery = snapshot.deliveries[selectedRow(state, snapshot)];

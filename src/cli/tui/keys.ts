@@ -1,0 +1,56 @@
+// Key handling every dashboard shares: the Ink key fields they read, splitting fast-typed text into presses, and
+// moving between sections and rows. Each screen's model keeps only its own bindings.
+
+/** The few fields of Ink's Key that the dashboards read; Ink's own Key object fits it. */
+export interface KeyPress {
+  tab: boolean;
+  shift: boolean;
+  upArrow: boolean;
+  downArrow: boolean;
+  leftArrow: boolean;
+  rightArrow: boolean;
+  return: boolean;
+  escape: boolean;
+  ctrl: boolean;
+}
+
+export const NO_KEY: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
+
+/**
+ * Ink hands over plain text that arrives in one read as one input ("rm" when keys come faster than it reads, as
+ * with tmux send-keys or a paste). Each character is a key here, so it is split back into presses.
+ */
+export function splitInput(input: string, key: KeyPress): Array<{ input: string; key: KeyPress }> {
+  if (input.length <= 1 || key.ctrl || key.escape) return [{ input, key }];
+  return [...input].map((char) => ({ input: char, key: { ...NO_KEY, tab: char === '\t', return: char === '\r' } }));
+}
+
+export function isQuit(input: string, key: KeyPress): boolean {
+  return input === 'q' || key.escape || (key.ctrl && input === 'c');
+}
+
+export const cycle = <T>(items: readonly T[], current: T, step: number): T => items[(items.indexOf(current) + step + items.length) % items.length]!;
+
+/**
+ * Tab/Shift-Tab and ←/→ move between sections, ↑/↓ and k/j between rows (clamped). Returns the new position, or
+ * null when the key is not a movement.
+ */
+export function navigate<S extends string>(
+  sections: readonly S[],
+  position: { section: S; rows: Record<S, number> },
+  rowCount: number,
+  selected: number,
+  input: string,
+  key: KeyPress,
+): { section: S; rows: Record<S, number> } | null {
+  if (key.tab || key.leftArrow || key.rightArrow) {
+    const back = (key.tab && key.shift) || key.leftArrow;
+    return { section: cycle(sections, position.section, back ? -1 : 1), rows: position.rows };
+  }
+  if (key.upArrow || key.downArrow || input === 'k' || input === 'j') {
+    if (rowCount === 0) return position;
+    const row = Math.min(Math.max(selected + (key.upArrow || input === 'k' ? -1 : 1), 0), rowCount - 1);
+    return { section: position.section, rows: { ...position.rows, [position.section]: row } };
+  }
+  return null;
+}
