@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -28,22 +28,36 @@ export function newAuthId(): string {
 let lastMs = -1;
 let sequence = 0;
 
+// Ids are made many times per request: one kernel call per 512 ids instead of one per id.
+const pool = Buffer.alloc(16 * 512);
+let poolOffset = pool.length;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 /**
  * Time-ordered UUID (RFC 9562 version 7) for rows inserted in bulk. Ids made in the same millisecond by this
  * process carry an increasing 18-bit counter (RFC 9562 method 1), so rows written together in one transaction
  * (an event and the `state_changed` that follows it) keep their order when read back by id.
  */
 export function uuidv7(at: number = Date.now()): string {
-  const bytes = randomBytes(16);
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const random = poolOffset;
+  poolOffset += 16;
   sequence = at === lastMs ? (sequence + 1) & 0x3ffff : 0;
   lastMs = at;
-  const ms = BigInt(at);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = 0x70 | ((sequence >> 14) & 0x0f);
-  bytes[7] = (sequence >> 6) & 0xff;
-  bytes[8] = 0x80 | (sequence & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // 48 bits of milliseconds: the high 16 and low 32 fit plain numbers.
+  const high = Math.floor(at / 2 ** 32);
+  const low = at >>> 0;
+  const h = (byte: number) => HEX[byte & 0xff]!;
+  return (
+    h(high >>> 8) + h(high) + h(low >>> 24) + h(low >>> 16) + '-' +
+    h(low >>> 8) + h(low) + '-' +
+    h(0x70 | ((sequence >> 14) & 0x0f)) + h(sequence >> 6) + '-' +
+    h(0x80 | (sequence & 0x3f)) + h(pool[random + 9]!) + '-' +
+    h(pool[random + 10]!) + h(pool[random + 11]!) + h(pool[random + 12]!) + h(pool[random + 13]!) + h(pool[random + 14]!) + h(pool[random + 15]!)
+  );
 }
 
 export function randomDigitsAndLowercase(length: number): string {
