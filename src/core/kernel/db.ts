@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { cachePreparedStatements, type SqliteConnection } from './sqlite-statements.js';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'postgres';
@@ -63,12 +64,13 @@ export function createDb(url: string, options: DbOptions = {}): Db {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(connection: { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) {
+      afterCreate(connection: SqliteConnection & { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) {
         connection.exec(`${lockPragmas} PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`, (error) => {
           if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
             done(new DatabaseLockedError(filename), connection);
             return;
           }
+          if (!error) cachePreparedStatements(connection);
           done(error, connection);
         });
       },

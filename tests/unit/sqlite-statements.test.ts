@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDb, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
+import { cachePreparedStatements, type SqliteConnection } from '../../src/core/kernel/sqlite-statements.js';
+
+const dirs: string[] = [];
+const dbs: Db[] = [];
+afterEach(async () => {
+  await Promise.all(dbs.splice(0).map((db) => db.destroy()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function freshDb(): Promise<Db> {
+  const dir = mkdtempSync(join(tmpdir(), 'till-statements-'));
+  dirs.push(dir);
+  const db = createDb(`sqlite:${join(dir, 'till.sqlite')}`, { exclusive: true });
+  dbs.push(db);
+  await db.schema.createTable('items', (t) => {
+    t.increments('id');
+    t.string('name').notNullable().unique();
+    t.integer('count').notNullable().defaultTo(0);
+  });
+  return db;
+}
+
+describe('prepared statement reuse on SQLite', () => {
+  it('answers repeated queries of one shape with each call own values, ids and change counts', async () => {
+    const db = await freshDb();
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) ids.push(...((await db('items').insert({ name: `item-${i}`, count: i })) as number[]));
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (let i = 0; i < 20; i++) expect(await db('items').where({ name: `item-${i}` }).first()).toEqual({ id: i + 1, name: `item-${i}`, count: i });
+    expect(await db('items').where('count', '<', 5).update({ count: 100 })).toBe(5);
+    expect(await db('items').where('count', '<', 5).update({ count: 100 })).toBe(0);
+    expect(await db('items').where({ count: 100 }).delete()).toBe(5);
+    expect((await db('items').count({ n: '*' }).first())?.n).toBe(15);
+  });
+
+  it('reports failures and keeps working after them: constraint violations, bad SQL, rolled back transactions', async () => {
+    const db = await freshDb();
+    await db('items').insert({ name: 'taken' });
+    const duplicate = await db('items').insert({ name: 'taken' }).catch((error: unknown) => error);
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    await db('items').insert({ name: 'free' });
+    await expect(db.raw('select * from no_such_table')).rejects.toThrow(/no such table/);
+    await expect(db.raw('select * from no_such_table')).rejects.toThrow(/no such table/);
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('items').insert({ name: 'rolled back' });
+        await trx.transaction(async (inner) => inner('items').insert({ name: 'inner' }));
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    await db.transaction(async (trx) => {
+      await trx('items').insert({ name: 'kept' });
+      await trx.transaction(async (inner) => inner('items').insert({ name: 'inner kept' }));
+    });
+    expect((await db('items').orderBy('id').select('name')).map((row: { name: string }) => row.name)).toEqual(['taken', 'free', 'kept', 'inner kept']);
+  });
+
+  it('sees schema changes made after a statement was cached', async () => {
+    const db = await freshDb();
+    await db('items').insert({ name: 'a' });
+    expect(await db('items').select('*')).toEqual([{ id: 1, name: 'a', count: 0 }]);
+    await db.schema.alterTable('items', (t) => t.string('note').nullable());
+    expect(await db('items').select('*')).toEqual([{ id: 1, name: 'a', count: 0, note: null }]);
+  });
+
+  it('evicts the least recently used statements beyond its bound and closes with statements still cached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'till-statements-'));
+    dirs.push(dir);
+    const database = new sqlite3.Database(join(dir, 'raw.sqlite')) as unknown as SqliteConnection;
+    cachePreparedStatements(database, 3);
+    const all = (sql: string, parameters: unknown[]) =>
+      new Promise<unknown>((resolve, reject) => database.all(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))));
+    const prepared: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = (sql, callback) => {
+      prepared.push(sql);
+      return prepare(sql, callback);
+    };
+    for (const n of [1, 2, 3, 1, 4, 1, 2]) expect(await all(`select ? + ${n} as v`, [10])).toEqual([{ v: 10 + n }]);
+    // 1, 2, 3 prepared; 1 reused; 4 evicts 2 (least recently used); 1 reused; 2 prepared again.
+    expect(prepared).toEqual(['select ? + 1 as v', 'select ? + 2 as v', 'select ? + 3 as v', 'select ? + 4 as v', 'select ? + 2 as v']);
+    await new Promise<void>((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
+  });
+});
