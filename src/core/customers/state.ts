@@ -1,5 +1,5 @@
 import type { Db } from '../kernel/db.js';
-import { recordEvent } from '../kernel/outbox.js';
+import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { activeSubscriptionsOf } from '../subscriptions/state.js';
 import { customersRepository, type Customer } from './repository.js';
 import type { CustomerStateWire } from './schemas.js';
@@ -13,13 +13,19 @@ import { customerStateWire, customerWire } from './wire.js';
 export async function customerState(db: Db, customerId: string): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
-  // Plug-in points for the modules that own these, each reading with the same `db` (possibly a transaction):
-  // - active_subscriptions: the customer's subscriptions whose status is active or trialing, as
-  //   CustomerStateSubscription (with their meters);
+  return stateOf(customer, await activeSubscriptionsOf(db, customer.id));
+}
+
+/**
+ * The state of a customer already in hand, given their active subscriptions (a caller that just wrote them need
+ * not read them back).
+ */
+export function stateOf(customer: Customer, activeSubscriptions: CustomerStateWire['active_subscriptions']): CustomerStateWire {
+  // Plug-in points for the modules that own these:
   // - granted_benefits: benefit grants that are granted and not revoked, as CustomerStateBenefitGrant;
   // - active_meters: the customer's meters with their running consumed/credited balance, as CustomerStateMeter.
   // Until those modules exist a customer has none of them.
-  return customerStateWire(customer, { activeSubscriptions: await activeSubscriptionsOf(db, customer.id), grantedBenefits: [], activeMeters: [] });
+  return customerStateWire(customer, { activeSubscriptions, grantedBenefits: [], activeMeters: [] });
 }
 
 export type CustomerEvent = 'created' | 'updated' | 'deleted';
@@ -27,15 +33,23 @@ export type CustomerEvent = 'created' | 'updated' | 'deleted';
 /**
  * Records `customer.<event>` and then `customer.state_changed` in the caller's transaction, as Polar sends both
  * for every change to a customer. Other modules whose changes alter a customer's state (subscriptions, grants,
- * meters) call `recordStateChanged` alone.
+ * meters) call `recordStateChanged` alone. `customer` is the row as just written.
  */
 export async function recordCustomerEvent(trx: Db, customer: Customer, event: CustomerEvent, at: Date): Promise<void> {
-  await recordEvent(trx, { organizationId: customer.organizationId, type: `customer.${event}`, data: customerWire(customer), at });
-  await recordStateChanged(trx, customer.id, at);
+  // A customer created a moment ago has no subscriptions yet.
+  const subscriptions = event === 'created' ? [] : await activeSubscriptionsOf(trx, customer.id);
+  await recordEvents(trx, [customerEvent(customer, event, at), stateChangedEvent(stateOf(customer, subscriptions), at)]);
 }
 
 export async function recordStateChanged(trx: Db, customerId: string, at: Date): Promise<void> {
   const state = await customerState(trx, customerId);
-  if (!state) return;
-  await recordEvent(trx, { organizationId: state.organization_id, type: 'customer.state_changed', data: state, at });
+  if (state) await recordEvents(trx, [stateChangedEvent(state, at)]);
+}
+
+export function customerEvent(customer: Customer, event: CustomerEvent, at: Date): OutboxEvent {
+  return { organizationId: customer.organizationId, type: `customer.${event}`, data: customerWire(customer), at };
+}
+
+export function stateChangedEvent(state: CustomerStateWire, at: Date): OutboxEvent {
+  return { organizationId: state.organization_id, type: 'customer.state_changed', data: state, at };
 }

@@ -2,33 +2,61 @@ import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import { uuidv7 } from './ids.js';
 
+export interface OutboxEvent {
+  organizationId: string;
+  type: string;
+  data: unknown;
+  at: Date;
+}
+
+// Five columns a row: 100 rows stay under SQLite's 500 compound-select terms (knex inserts many rows that way).
+const ROWS_PER_INSERT = 100;
+
 /**
  * The transactional outbox: every change that has a webhook event type records it here in the same transaction as
  * the change, so no event is lost and none is sent for a change that rolled back. The webhook worker delivers them.
  */
-export async function recordEvent(
-  trx: Db,
-  event: { organizationId: string; type: string; data: unknown; at: Date },
-): Promise<void> {
-  await trx('outbox_events').insert({
+export async function recordEvent(trx: Db, event: OutboxEvent): Promise<void> {
+  await recordEvents(trx, [event]);
+}
+
+/**
+ * Several events in one statement, in the order given: that order is the rows' sequence, so it is the order in which
+ * they are delivered. A transaction with many events (a checkout's fulfilment) costs one round trip for all of them.
+ */
+export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  // Events often share one payload (order.created and order.paid): serialize each object once.
+  const payloads = new Map<unknown, string>();
+  const payloadOf = (data: unknown) => payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
+  const rows = events.map((event) => ({
     id: uuidv7(event.at.getTime()),
     organization_id: event.organizationId,
     type: event.type,
-    payload: JSON.stringify(event.data),
+    payload: payloadOf(event.data),
     created_at: event.at,
-  });
-  // Wakes this process's webhook worker and event streams once the row is visible; others find it by polling.
-  if (trx.isTransaction) (trx as Knex.Transaction).executionPromise.then(notifyCommitted, () => undefined);
-  else notifyCommitted();
+  }));
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT));
+  wakeAfterCommit(trx);
 }
 
 const committedListeners = new Set<() => void>();
+// Transactions whose commit already wakes the listeners: one wake-up per transaction, however many events it wrote.
+const awaitingCommit = new WeakSet<object>();
+
+/** Wakes this process's webhook worker and event streams once the rows are visible; others find them by polling. */
+function wakeAfterCommit(trx: Db): void {
+  if (!trx.isTransaction) return notifyCommitted();
+  if (awaitingCommit.has(trx)) return;
+  awaitingCommit.add(trx);
+  (trx as Knex.Transaction).executionPromise.then(notifyCommitted, () => undefined);
+}
 
 function notifyCommitted(): void {
   for (const listener of committedListeners) listener();
 }
 
-/** Calls the listener after each committed event of this process (several daemons in one test process share it). */
+/** Calls the listener after each transaction of this process that committed events (several daemons in one test process share it). */
 export function onEventsCommitted(listener: () => void): () => void {
   committedListeners.add(listener);
   return () => committedListeners.delete(listener);

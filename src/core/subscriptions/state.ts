@@ -1,12 +1,19 @@
 import type { CustomerStateWire } from '../customers/schemas.js';
 import type { Db } from '../kernel/db.js';
 import { iso, isoOrNull } from '../merchant/schemas.js';
-import { subscriptionsRepository } from './repository.js';
+import { subscriptionsRepository, type Subscription } from './repository.js';
+
+/** The statuses CustomerState counts as having a subscription. */
+export const ACTIVE_STATUSES = ['active', 'trialing'] as const;
 
 /** A customer's active (or trialing) subscriptions as CustomerState lists them, for customers/state.ts. */
 export async function activeSubscriptionsOf(db: Db, customerId: string): Promise<CustomerStateWire['active_subscriptions']> {
-  const subscriptions = await subscriptionsRepository(db).forCustomer(customerId, ['active', 'trialing']);
-  return subscriptions.map((subscription) => ({
+  return (await subscriptionsRepository(db).forCustomer(customerId, [...ACTIVE_STATUSES])).map(stateSubscription);
+}
+
+/** One active (or trialing) subscription as CustomerState lists it. */
+export function stateSubscription(subscription: Subscription): CustomerStateWire['active_subscriptions'][number] {
+  return {
     id: subscription.id,
     created_at: iso(subscription.createdAt),
     modified_at: isoOrNull(subscription.modifiedAt),
@@ -28,5 +35,5 @@ export async function activeSubscriptionsOf(db: Db, customerId: string): Promise
     discount_id: subscription.discountId,
     // Metered prices do not exist yet, so no subscription has meters.
     meters: [],
-  }));
+  };
 }
