@@ -1,18 +1,32 @@
 import type { Db } from '../kernel/db.js';
-import { parseJson, toDate, toDateOrNull } from '../kernel/db.js';
-import { discountsRepository } from '../discounts/repository.js';
+import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
+import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
 import { iso, isoOrNull } from '../merchant/schemas.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
-import type { ProductWire } from '../products/schemas.js';
+import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Checkout } from './repository.js';
 import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
 
 export interface CheckoutUrls extends EmbedOptions {
   /** Where the hosted checkout page lives: `${baseUrl}/checkout/{client_secret}`. */
   baseUrl: string;
+  /**
+   * Discounts as one step of a request read them (its redemption count moves, so never across steps or requests):
+   * a fulfilment renders the same discount for the order, the subscription, the checkout and the answer.
+   */
+  discounts?: Map<string, Discount | null>;
+}
+
+/** The discount, read once per `urls.discounts` memo. */
+export async function discountOf(db: Db, id: string, urls: CheckoutUrls): Promise<Discount | null> {
+  const memo = urls.discounts;
+  if (memo?.has(id)) return memo.get(id)!;
+  const discount = await discountsRepository(db).findById(id);
+  memo?.set(id, discount);
+  return discount;
 }
 
 type SharedWire = Omit<CheckoutWire, 'trial_interval' | 'trial_interval_count' | 'metadata' | 'external_customer_id' | 'subscription_id' | 'customer_metadata'>;
@@ -27,16 +41,21 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
   return { country: 'required', state: stateNeeded ? 'required' : 'disabled', city: 'disabled', postal_code: country === 'US' ? 'required' : 'disabled', line1: 'disabled', line2: 'disabled' };
 }
 
+async function archivedPriceWire(db: Db, id: string): Promise<ProductPriceWire | null> {
+  const price = await productsRepository(db).findPrice(id);
+  return price ? priceWire(price) : null;
+}
+
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
 async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<SharedWire> {
-  const repo = productsRepository(db);
   const memo = urls.memo;
-  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await repo.findByIds(checkout.productIds), urls);
+  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db).findByIds(checkout.productIds), urls);
   const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
   const product = ordered.find((p) => p.id === checkout.productId) ?? null;
-  const price = await repo.findPrice(checkout.productPriceId);
-  const discount = checkout.discountId ? await discountsRepository(db).findById(checkout.discountId) : null;
-  const amountType = price?.amountType ?? 'free';
+  // A live price is already in its product's wire; only one archived since the checkout opened is read on its own.
+  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId));
+  const discount = checkout.discountId ? await discountOf(db, checkout.discountId, urls) : null;
+  const amountType = price?.amount_type ?? 'free';
   const isFree = amountType === 'free';
   const recurring = product?.is_recurring ?? false;
   const paymentRequired = checkout.totalAmount > 0;
@@ -94,7 +113,7 @@ async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promi
     billing_address_fields: billingAddressFields(checkout),
     products: ordered,
     product,
-    product_price: price ? priceWire(price) : null,
+    product_price: price ?? null,
     prices: Object.fromEntries(ordered.map((p) => [p.id, p.prices])),
     discount: discount ? discountBaseWire(discount) : null,
     attached_custom_fields: product?.attached_custom_fields ?? [],
@@ -115,18 +134,18 @@ export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrl
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
 export async function checkoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
-  const organization = await db('organizations').where({ id: checkout.organizationId }).first();
-  const settings = parseJson<{ proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean }>(organization?.subscription_settings) ?? {};
+  const organization = (await merchantOrganizationsRepository(db).findById(checkout.organizationId))!;
+  const settings = organization.subscriptionSettings as { proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean };
   return {
     ...(await sharedWire(db, checkout, urls)),
     payment_method_type: null,
     organization: {
-      created_at: iso(toDate(organization.created_at)),
-      modified_at: isoOrNull(toDateOrNull(organization.modified_at)),
+      created_at: iso(organization.createdAt),
+      modified_at: isoOrNull(organization.modifiedAt),
       id: organization.id,
       name: organization.name,
       slug: organization.slug,
-      avatar_url: organization.logo ?? null,
+      avatar_url: organization.avatarUrl,
       proration_behavior: settings.proration_behavior ?? 'prorate',
       allow_customer_updates: settings.allow_customer_updates ?? true,
     },

@@ -4,7 +4,10 @@ import type { EmbedOptions } from '../products/embedded.js';
 import type { ProductWire } from '../products/schemas.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import { orderSubscriptionWire } from '../subscriptions/wire.js';
-import type { Order } from './repository.js';
+import type { CustomerWire } from '../customers/schemas.js';
+import type { DiscountBaseWire } from '../discounts/schemas.js';
+import type { OrderSubscriptionWire } from '../subscriptions/schemas.js';
+import type { Order, OrderItem } from './repository.js';
 import { ordersRepository } from './repository.js';
 import { loadRelated } from './related.js';
 import type { OrderWire } from './schemas.js';
@@ -28,66 +31,85 @@ function orderProduct(product: ProductWire): OrderWire['product'] {
   };
 }
 
+/** What an order embeds, when the caller already has it (a fulfilment that just wrote the rows). */
+export interface OrderEmbeds {
+  customer: CustomerWire;
+  product: ProductWire | null;
+  discount: DiscountBaseWire | null;
+  subscription: OrderSubscriptionWire | null;
+  items: readonly OrderItem[];
+}
+
 /** Orders as the API and webhooks show them: items, customer, product, discount and subscription embedded. */
 export async function orderWires(db: Db, orders: readonly Order[], options: EmbedOptions): Promise<OrderWire[]> {
   const related = await loadRelated(db, { customerIds: orders.map((o) => o.customerId), productIds: orders.map((o) => o.productId), discountIds: orders.map((o) => o.discountId) }, options);
   const items = await ordersRepository(db).itemsOf(orders.map((o) => o.id));
-  const subscriptions = new Map<string, ReturnType<typeof orderSubscriptionWire>>();
+  const subscriptions = new Map<string, OrderSubscriptionWire>();
   for (const id of new Set(orders.map((o) => o.subscriptionId).filter((id): id is string => id !== null))) {
     const subscription = await subscriptionsRepository(db).findById(id);
     if (subscription) subscriptions.set(id, orderSubscriptionWire(subscription));
   }
-  return orders.map((order) => {
-    const product = order.productId ? related.products.get(order.productId) : undefined;
-    const paid = order.status !== 'pending';
-    return {
-      id: order.id,
-      created_at: iso(order.createdAt),
-      modified_at: isoOrNull(order.modifiedAt),
-      status: order.status,
-      paid,
-      subtotal_amount: order.subtotalAmount,
-      discount_amount: order.discountAmount,
-      net_amount: order.netAmount,
-      tax_amount: order.taxAmount,
-      total_amount: order.totalAmount,
-      applied_balance_amount: 0,
-      due_amount: paid ? 0 : order.totalAmount,
-      refunded_amount: order.refundedAmount,
-      refunded_tax_amount: order.refundedTaxAmount,
-      currency: order.currency,
-      billing_reason: order.billingReason,
-      billing_name: order.billingName,
-      billing_address: order.billingAddress,
-      invoice_number: order.invoiceNumber,
-      is_invoice_generated: false,
-      seats: null,
-      customer_id: order.customerId,
-      product_id: order.productId,
-      discount_id: order.discountId,
-      subscription_id: order.subscriptionId,
-      checkout_id: order.checkoutId,
-      metadata: order.metadata,
-      custom_field_data: order.customFieldData,
-      platform_fee_amount: 0,
-      platform_fee_currency: null,
+  return orders.map((order) =>
+    orderWire(order, {
       customer: related.customers.get(order.customerId)!,
-      // Polar's deprecated alias of the customer id.
-      user_id: order.customerId,
-      product: product ? orderProduct(product) : null,
+      product: order.productId ? (related.products.get(order.productId) ?? null) : null,
       discount: order.discountId ? (related.discounts.get(order.discountId) ?? null) : null,
       subscription: order.subscriptionId ? (subscriptions.get(order.subscriptionId) ?? null) : null,
-      items: (items.get(order.id) ?? []).map((item) => ({
-        created_at: iso(item.createdAt),
-        modified_at: null,
-        id: item.id,
-        label: item.label,
-        amount: item.amount,
-        tax_amount: item.taxAmount,
-        proration: item.proration,
-        product_price_id: item.productPriceId,
-      })),
-      description: product?.name ?? (items.get(order.id)?.[0]?.label ?? 'Order'),
-    };
-  });
+      items: items.get(order.id) ?? [],
+    }),
+  );
+}
+
+export function orderWire(order: Order, embeds: OrderEmbeds): OrderWire {
+  const { product, items } = embeds;
+  const paid = order.status !== 'pending';
+  return {
+    id: order.id,
+    created_at: iso(order.createdAt),
+    modified_at: isoOrNull(order.modifiedAt),
+    status: order.status,
+    paid,
+    subtotal_amount: order.subtotalAmount,
+    discount_amount: order.discountAmount,
+    net_amount: order.netAmount,
+    tax_amount: order.taxAmount,
+    total_amount: order.totalAmount,
+    applied_balance_amount: 0,
+    due_amount: paid ? 0 : order.totalAmount,
+    refunded_amount: order.refundedAmount,
+    refunded_tax_amount: order.refundedTaxAmount,
+    currency: order.currency,
+    billing_reason: order.billingReason,
+    billing_name: order.billingName,
+    billing_address: order.billingAddress,
+    invoice_number: order.invoiceNumber,
+    is_invoice_generated: false,
+    seats: null,
+    customer_id: order.customerId,
+    product_id: order.productId,
+    discount_id: order.discountId,
+    subscription_id: order.subscriptionId,
+    checkout_id: order.checkoutId,
+    metadata: order.metadata,
+    custom_field_data: order.customFieldData,
+    platform_fee_amount: 0,
+    platform_fee_currency: null,
+    customer: embeds.customer,
+    // Polar's deprecated alias of the customer id.
+    user_id: order.customerId,
+    product: product ? orderProduct(product) : null,
+    discount: embeds.discount,
+    subscription: embeds.subscription,
+    items: items.map((item) => ({
+      created_at: iso(item.createdAt),
+      modified_at: null,
+      id: item.id,
+      label: item.label,
+      amount: item.amount,
+      tax_amount: item.taxAmount,
+      proration: item.proration,
+      product_price_id: item.productPriceId,
+    })),
+    description: product?.name ?? (items[0]?.label ?? 'Order'),
+  };
 }

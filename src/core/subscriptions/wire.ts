@@ -5,6 +5,9 @@ import { priceWire } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { Related } from '../orders/related.js';
 import { loadRelated } from '../orders/related.js';
+import type { CustomerWire } from '../customers/schemas.js';
+import type { DiscountBaseWire } from '../discounts/schemas.js';
+import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Subscription } from './repository.js';
 import type { OrderSubscriptionWire, SubscriptionWire } from './schemas.js';
 
@@ -48,19 +51,38 @@ export async function subscriptionWires(db: Db, subscriptions: readonly Subscrip
       options,
     ));
   const repo = productsRepository(db);
-  const prices = new Map<string, ReturnType<typeof priceWire>>();
+  const prices = new Map<string, ProductPriceWire>();
   for (const id of new Set(subscriptions.map((s) => s.productPriceId))) {
     const price = await repo.findPrice(id);
     if (price) prices.set(id, priceWire(price));
   }
-  return subscriptions.map((subscription) => ({
+  return subscriptions.map((subscription) =>
+    subscriptionWire(subscription, {
+      customer: loaded.customers.get(subscription.customerId)!,
+      product: loaded.products.get(subscription.productId)!,
+      discount: subscription.discountId ? (loaded.discounts.get(subscription.discountId) ?? null) : null,
+      price: prices.get(subscription.productPriceId) ?? null,
+    }),
+  );
+}
+
+/** What a subscription embeds, when the caller already has it (a fulfilment that just wrote the rows). */
+export interface SubscriptionEmbeds {
+  customer: CustomerWire;
+  product: ProductWire;
+  discount: DiscountBaseWire | null;
+  price: ProductPriceWire | null;
+}
+
+export function subscriptionWire(subscription: Subscription, embeds: SubscriptionEmbeds): SubscriptionWire {
+  return {
     ...orderSubscriptionWire(subscription),
     custom_field_data: subscription.customFieldData,
-    customer: loaded.customers.get(subscription.customerId)!,
-    product: loaded.products.get(subscription.productId)!,
-    discount: subscription.discountId ? (loaded.discounts.get(subscription.discountId) ?? null) : null,
-    prices: prices.has(subscription.productPriceId) ? [prices.get(subscription.productPriceId)!] : [],
+    customer: embeds.customer,
+    product: embeds.product,
+    discount: embeds.discount,
+    prices: embeds.price ? [embeds.price] : [],
     meters: [],
     pending_update: null,
-  }));
+  };
 }
