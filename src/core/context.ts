@@ -10,9 +10,11 @@ import { createFilesService, type FilesService } from './files/service.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { createSessionService, type SessionService } from './auth/sessions.js';
 import type { Clock } from './kernel/clock.js';
-import { systemClock } from './kernel/clock.js';
+import { MINUTE, systemClock } from './kernel/clock.js';
 import type { TillConfig } from './kernel/config.js';
 import { InvalidationBus } from './kernel/invalidation.js';
+import { createChanging, type Changing } from './kernel/changes.js';
+import { attachReadCache, ReadCache } from './kernel/read-cache.js';
 import type { Db } from './kernel/db.js';
 import { idempotencyStore, type IdempotencyStore } from './kernel/idempotency.js';
 import { createTaxService, type TaxService } from './tax/service.js';
@@ -43,6 +45,13 @@ export interface CoreContext {
   hasher: PasswordHasher;
   /** Tells other daemons on the same PostgreSQL what changed; started by the daemon, not by createCore. */
   bus: InvalidationBus;
+  /**
+   * Organization rows, catalogs and access tokens every request reads, kept across requests; attached to `db` so
+   * repositories find it (kernel/read-cache.ts).
+   */
+  readCache: ReadCache;
+  /** Runs a change that cached rows depend on: announces it to every daemon's caches (kernel/changes.ts). */
+  changing: Changing;
   sessions: SessionService;
   auth: AuthService;
   apiKeys: ApiKeyService;
@@ -100,19 +109,27 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
-  // The bus's handlers reach the caches through `sessions` and `apiKeys`, which exist by the time any arrive.
+  // The bus's handlers reach the caches through `sessions`, `apiKeys` and `readCache`, which exist by the time any
+  // arrive.
   let sessions: SessionService;
   let apiKeys: ApiKeyService;
   const bus = new InvalidationBus(config.databaseUrl, {
     onKey: (key) => {
       sessions.forgetKey(key);
       apiKeys.forgetKey(key);
+      readCache.forgetKey(key);
     },
     onReset: () => {
       sessions.clearCache();
       apiKeys.clearCache();
+      readCache.clear();
     },
   });
+  // As for sessions and API keys, a minute bounds what a change made behind Till's back (by hand in the database) can
+  // leave behind; a change Till makes is announced and seen at once.
+  const readCache = new ReadCache(bus, clock, MINUTE);
+  attachReadCache(db, readCache);
+  const changing = createChanging(db, bus);
   sessions = createSessionService({ db, clock, session: config.session, bus });
   apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
   const secretBox = createSecretBox(config.secret);
@@ -121,9 +138,9 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
-  const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl });
-  const accessTokens = createAccessTokenService({ db, clock });
-  const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret });
+  const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl, changing });
+  const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
+  const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret, changing });
   const idempotency = idempotencyStore(db, clock);
   const customers = createCustomerService({ db, clock });
   const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl });
@@ -131,9 +148,9 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
   const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl } });
   const confirmCheckout = createCheckoutConfirmation({ db, clock, urls: { baseUrl: config.baseUrl }, processor: paymentProcessor, checkouts });
-  const benefits = createBenefitService({ db, clock });
-  const customFields = createCustomFieldService({ db, clock });
-  const products = createProductService({ db, clock, baseUrl: config.baseUrl });
+  const benefits = createBenefitService({ db, clock, changing });
+  const customFields = createCustomFieldService({ db, clock, changing });
+  const products = createProductService({ db, clock, baseUrl: config.baseUrl, changing });
   const catalog = productLookup({ baseUrl: config.baseUrl });
   const discounts = createDiscountService({ db, clock, products: catalog });
   const checkoutLinks = createCheckoutLinkService({ db, clock, baseUrl: config.baseUrl, products: catalog });
@@ -142,5 +159,5 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl });
   const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, processor: paymentProcessor });
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl });
-  return { config, db, clock, hasher, bus, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, files, idempotency, tax, paymentProcessor, checkouts, confirmCheckout, benefits, customFields, products, discounts, checkoutLinks, customers, customerSessions, webhooks, orders, subscriptions, refunds, customerPortal };
+  return { config, db, clock, hasher, bus, readCache, changing, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, files, idempotency, tax, paymentProcessor, checkouts, confirmCheckout, benefits, customFields, products, discounts, checkoutLinks, customers, customerSessions, webhooks, orders, subscriptions, refunds, customerPortal };
 }

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import type { ReadCache } from '../kernel/read-cache.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { resourceNotFound } from '../kernel/api-errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
@@ -33,9 +36,15 @@ export function accessTokenWire(token: OrganizationAccessToken): OrganizationAcc
   };
 }
 
-export function createAccessTokenService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+/**
+ * `cache` holds tokens by hash, owned by their organization: a revoke, update or deletion (of the token or its
+ * organization) announces the organization, so the next request reads the change. Expiry is checked at each use.
+ */
+export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: ReadCache; changing: Changing }) {
+  const { db, clock, cache } = deps;
   const repo = accessTokensRepository(db);
+  /** When this daemon last wrote last_used_at per token: a cached token's own value is the one it was read with. */
+  const touched = new Map<string, number>();
 
   async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<OrganizationAccessToken> {
     const token = await repo.findById(id);
@@ -47,11 +56,19 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock }) {
   return {
     /** The token behind a bearer value, or null when it is unknown or expired. */
     async authenticate(value: string): Promise<OrganizationAccessToken | null> {
-      const token = await repo.findByHash(sha256Hex(value));
+      const tokenHash = sha256Hex(value);
+      const token = await cache.read(db, `oat:${tokenHash}`, async () => {
+        const found = await repo.findByHash(tokenHash);
+        return found ? { value: found, organizationId: found.organizationId } : null;
+      });
       const now = clock.now();
       if (!token || (token.expiresAt && token.expiresAt <= now)) return null;
       // Written at most once a minute per token: the column answers "is this token still used?", not an audit log.
-      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) await repo.touch(token.id, now);
+      const lastUsed = Math.max(token.lastUsedAt?.getTime() ?? -Infinity, touched.get(token.id) ?? -Infinity);
+      if (now.getTime() - lastUsed > LAST_USED_RESOLUTION_MS) {
+        touched.set(token.id, now.getTime());
+        await repo.touch(token.id, now);
+      }
       return token;
     },
 
@@ -85,13 +102,20 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock }) {
         ...(input.scopes ? { scopes: [...new Set(input.scopes)] } : {}),
         modifiedAt: clock.now(),
       };
-      await repo.update(token.id, changes);
+      await deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(token.organizationId)]);
+        await accessTokensRepository(trx).update(token.id, changes);
+      });
       return accessTokenWire({ ...token, ...changes });
     },
 
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const token = await owned(actor, id, 'write');
-      await repo.delete(token.id);
+      await deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(token.organizationId)]);
+        await accessTokensRepository(trx).delete(token.id);
+      });
+      touched.delete(token.id);
     },
   };
 }

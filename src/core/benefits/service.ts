@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
 import { inTransaction } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound, validationError } from '../kernel/api-errors.js';
 import type { FieldIssue } from '../kernel/api-errors.js';
 import type { Page } from '../kernel/pagination.js';
@@ -21,7 +23,7 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-export function createBenefitService(deps: { db: Db; clock: Clock }) {
+export function createBenefitService(deps: { db: Db; clock: Clock; changing: Changing }) {
   const { db, clock } = deps;
 
   async function owned(trx: Db, actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Benefit> {
@@ -99,8 +101,10 @@ export function createBenefitService(deps: { db: Db; clock: Clock }) {
     },
 
     async update(actor: MerchantActor, id: string, input: BenefitUpdateBody): Promise<BenefitWire> {
-      return inTransaction(db, async (trx) => {
+      // Product wires embed their benefits: the organization's cached catalog goes with the change.
+      return deps.changing(async (trx, announce) => {
         const benefit = await owned(trx, actor, id, 'write');
+        announce([merchantInvalidation(benefit.organizationId)]);
         if (input.type !== benefit.type) throw fieldError(['body', 'type'], `The type of a benefit cannot change: this one is ${benefit.type}.`);
         if (input.properties) await checkReferences(trx, benefit.organizationId, benefit.type, input.properties);
         const changes = {
@@ -118,8 +122,9 @@ export function createBenefitService(deps: { db: Db; clock: Clock }) {
     },
 
     async delete(actor: MerchantActor, id: string): Promise<void> {
-      await inTransaction(db, async (trx) => {
+      await deps.changing(async (trx, announce) => {
         const benefit = await owned(trx, actor, id, 'write');
+        announce([merchantInvalidation(benefit.organizationId)]);
         if (!benefit.deletable) throw notPermitted('This benefit is not deletable.');
         // Customers of a product that carries the benefit hold (or will hold) grants of it; deleting it under them
         // would revoke what they paid for. The merchant takes it off the products first.

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '../benefits/service.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction, isUniqueViolation } from '../kernel/db.js';
+import { isUniqueViolation } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
@@ -15,7 +17,7 @@ function slugTaken(): Error {
   return fieldError(['body', 'slug'], 'Custom field with this slug already exists.');
 }
 
-export function createCustomFieldService(deps: { db: Db; clock: Clock }) {
+export function createCustomFieldService(deps: { db: Db; clock: Clock; changing: Changing }) {
   const { db, clock } = deps;
   const repo = customFieldsRepository(db);
 
@@ -64,8 +66,10 @@ export function createCustomFieldService(deps: { db: Db; clock: Clock }) {
     },
 
     async update(actor: MerchantActor, id: string, input: CustomFieldUpdateBody): Promise<CustomFieldWire> {
-      return inTransaction(db, async (trx) => {
+      // Product wires embed their attached custom fields: the organization's cached catalog goes with the change.
+      return deps.changing(async (trx, announce) => {
         const field = await owned(trx, actor, id, 'write');
+        announce([merchantInvalidation(field.organizationId)]);
         // Answers already collected at checkouts were validated against the type; changing it would orphan them.
         if (input.type !== field.type) throw fieldError(['body', 'type'], `The type of a custom field cannot change: this one is ${field.type}.`);
         const changes = {
@@ -86,8 +90,9 @@ export function createCustomFieldService(deps: { db: Db; clock: Clock }) {
     },
 
     async delete(actor: MerchantActor, id: string): Promise<void> {
-      await inTransaction(db, async (trx) => {
+      await deps.changing(async (trx, announce) => {
         const field = await owned(trx, actor, id, 'write');
+        announce([merchantInvalidation(field.organizationId)]);
         await customFieldsRepository(trx).delete(field.id);
       });
     },

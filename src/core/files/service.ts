@@ -7,6 +7,8 @@ import type { Clock } from '../kernel/clock.js';
 import type { FilesConfig } from '../kernel/config.js';
 import type { Db } from '../kernel/db.js';
 import { inTransaction } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
@@ -82,7 +84,7 @@ function checkLayout(input: FileCreateInput, maxBytes: number): void {
   if (issues.length > 0) throw validationError(issues.slice(0, 20));
 }
 
-export function createFilesService(deps: { db: Db; clock: Clock; config: FilesConfig; baseUrl: string; secret: string }) {
+export function createFilesService(deps: { db: Db; clock: Clock; config: FilesConfig; baseUrl: string; secret: string; changing: Changing }) {
   const { db, clock, baseUrl } = deps;
   const repo = filesRepository(db);
   const storage = fileStorage(deps.config.dir);
@@ -250,7 +252,11 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
       await storage.commit(file.organizationId, file.id, assembled);
       const now = clock.now();
       const changes = { checksumSha256Base64: sha256Base64, checksumSha256Hex: assembled.sha256.toString('hex'), checksumEtag: multipartEtag(stored.map((part) => part.etag!)), at: now };
-      const won = await inTransaction(db, (trx) => filesRepository(trx).markUploaded(file.id, changes));
+      // Product wires embed their media files: every change to a file drops its organization's cached catalog.
+      const won = await deps.changing((trx, announce) => {
+        announce([merchantInvalidation(file.organizationId)]);
+        return filesRepository(trx).markUploaded(file.id, changes);
+      });
       await storage.removeUploads(file.id);
       if (!won) {
         // Another completion (or a deletion) got there first; answer what the database now says.
@@ -276,7 +282,10 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
         ...(input.version !== undefined ? { version: input.version } : {}),
         modifiedAt: clock.now(),
       };
-      await repo.update(file.id, changes);
+      await deps.changing((trx, announce) => {
+        announce([merchantInvalidation(file.organizationId)]);
+        return filesRepository(trx).update(file.id, changes);
+      });
       return wire({ ...file, ...changes });
     },
 
@@ -288,7 +297,10 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
       const file = await owned(actor, id, 'write');
       const usages = await repo.usages(file);
       if (usages.length > 0) throw notPermitted(`This file is in use (${usages.join(', ')}); remove it there before deleting it.`);
-      await inTransaction(db, (trx) => filesRepository(trx).softDelete(file.id, clock.now()));
+      await deps.changing((trx, announce) => {
+        announce([merchantInvalidation(file.organizationId)]);
+        return filesRepository(trx).softDelete(file.id, clock.now());
+      });
       await storage.removeUploads(file.id);
       await storage.removeObject(file.organizationId, file.id);
     },

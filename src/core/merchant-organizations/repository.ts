@@ -2,6 +2,7 @@ import type { Db } from '../kernel/db.js';
 import { parseJson, toDate, toDateOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
+import { readCacheOf } from '../kernel/read-cache.js';
 
 type Flags = Record<string, boolean>;
 
@@ -86,9 +87,21 @@ function toRow(settings: MerchantSettings): Row {
 
 export function merchantOrganizationsRepository(db: Db) {
   return {
+    /**
+     * Checkouts read the selling organization on every purchase, so this may be answered by the daemon's read cache
+     * (frozen); every write to the row announces the organization (organizations and merchant-organizations services).
+     */
     async findById(id: string): Promise<MerchantOrganization | null> {
-      const row = await db('organizations').where({ id }).first();
-      return row ? fromRow(row) : null;
+      const load = async () => {
+        const row = await db('organizations').where({ id }).first();
+        return row ? fromRow(row) : null;
+      };
+      const cache = readCacheOf(db);
+      if (!cache) return load();
+      return cache.read(db, `organization:${id}`, async () => {
+        const organization = await load();
+        return organization ? { value: organization, organizationId: id } : null;
+      });
     },
     async list(organizationIds: string[], filters: { slug?: string }, options: ListOptions) {
       const query = db('organizations').whereIn('id', organizationIds);

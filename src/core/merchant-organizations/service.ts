@@ -1,6 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound } from '../kernel/api-errors.js';
 import { DomainError } from '../kernel/errors.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -114,7 +115,7 @@ export function applySettings(org: MerchantOrganization, input: OrganizationSett
   return next;
 }
 
-export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService }) {
+export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing }) {
   const { db, clock, organizations } = deps;
   const repo = merchantOrganizationsRepository(db);
 
@@ -133,7 +134,9 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
 
     async update(actor: MerchantActor, id: string, input: OrganizationUpdateInput): Promise<OrganizationWire> {
       authorize(actor, id, 'write');
-      return inTransaction(db, async (trx) => {
+      // Checkouts read the organization row through the daemon's read cache: the change drops it.
+      return deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(id)]);
         // Locked so two concurrent updates merge their settings one after the other instead of losing one.
         if (!(await organizationsRepository(trx).lock(id))) throw resourceNotFound();
         const current = await merchantOrganizationsRepository(trx).findById(id);
@@ -168,7 +171,10 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
       if (!org) throw resourceNotFound();
       // A separate write from Better Auth's transaction; the settings were validated before either ran.
       const next = { ...applySettings(org, input, clock.now()), modifiedAt: null };
-      await repo.save(next);
+      await deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(id)]);
+        await merchantOrganizationsRepository(trx).save(next);
+      });
       return organizationWire(next);
     },
   };

@@ -5,6 +5,8 @@ import type { OrganizationsConfig } from '../kernel/config.js';
 import type { Db } from '../kernel/db.js';
 import type { MailService } from '../mail/service.js';
 import { inTransaction, isUniqueViolation } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { newAuthId } from '../kernel/ids.js';
 import { orgError } from './errors.js';
 import { createInvitationService } from './invitations.js';
@@ -25,6 +27,8 @@ export interface OrganizationDeps {
   mail: MailService;
   /** Where invitation links point. */
   baseUrl: string;
+  /** Organization rows, catalogs and access tokens are cached per daemon; changes here announce the organization. */
+  changing: Changing;
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
@@ -101,11 +105,14 @@ export function createOrganizationService(deps: OrganizationDeps) {
         if (holder && holder.id !== id) throw orgError(400, 'ORGANIZATION_SLUG_ALREADY_TAKEN');
       }
       try {
-        await organizationsRepository(db).update(id, {
-          name: data.name,
-          slug: data.slug,
-          logo: data.logo,
-          metadata: data.metadata === undefined ? undefined : JSON.stringify(data.metadata),
+        await deps.changing((trx, announce) => {
+          announce([merchantInvalidation(id)]);
+          return organizationsRepository(trx).update(id, {
+            name: data.name,
+            slug: data.slug,
+            logo: data.logo,
+            metadata: data.metadata === undefined ? undefined : JSON.stringify(data.metadata),
+          });
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw orgError(400, 'ORGANIZATION_SLUG_ALREADY_TAKEN');
@@ -117,7 +124,8 @@ export function createOrganizationService(deps: OrganizationDeps) {
     },
 
     async delete(actor: AuthActor, organizationId: string): Promise<Organization> {
-      return inTransaction(db, async (trx) => {
+      return deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(organizationId)]);
         const organization = await organizationsRepository(trx).lock(organizationId);
         const member = await membersRepository(trx).find(organizationId, actor.user.id);
         if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');

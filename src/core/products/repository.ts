@@ -6,6 +6,7 @@ import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../merchant/metadata-filter.js';
 import type { MetadataQuery } from '../merchant/metadata-query.js';
 import type { Metadata } from '../merchant/schemas.js';
+import { cachedLivePrices, cachedPrice, cachedProducts } from './catalog-cache.js';
 import type { ProductPrice } from './prices.js';
 import { priceFromRow, priceToRow } from './prices.js';
 import type { RecurringInterval, VISIBILITIES } from './schemas.js';
@@ -83,6 +84,19 @@ export function productsRepository(db: Db) {
   const priceSort = (expression: string, alias: string) =>
     db.raw(`(select min(${expression}) from product_prices pp where pp.product_id = products.id and pp.is_archived = ?) as ${alias}`, [false]);
 
+  async function readProducts(ids: readonly string[]): Promise<Product[]> {
+    return ((await db('products').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+  }
+
+  async function readPrices(productIds: readonly string[], includeArchived: boolean): Promise<Map<string, ProductPrice[]>> {
+    const byProduct = new Map<string, ProductPrice[]>();
+    const query = db('product_prices').whereIn('product_id', [...new Set(productIds)]);
+    if (!includeArchived) query.where({ is_archived: false });
+    const rows = (await query.orderBy([{ column: 'position' }, { column: 'created_at' }, { column: 'id' }])) as Array<Record<string, unknown>>;
+    for (const price of rows.map(priceFromRow)) byProduct.set(price.productId, [...(byProduct.get(price.productId) ?? []), price]);
+    return byProduct;
+  }
+
   return {
     async insert(product: Product): Promise<void> {
       await db('products').insert(toRow(product));
@@ -95,18 +109,21 @@ export function productsRepository(db: Db) {
 
     /**
      * `forUpdate` locks the row on PostgreSQL until the transaction ends, so two concurrent price changes cannot
-     * both archive the same prices and leave two sets live; SQLite already runs one writer at a time.
+     * both archive the same prices and leave two sets live; SQLite already runs one writer at a time. A locking
+     * read is for a change, so it reads the row itself; other reads may be answered by the catalog cache (frozen).
      */
     async findById(id: string, options: { forUpdate?: boolean } = {}): Promise<Product | null> {
+      if (!options.forUpdate) return (await cachedProducts(db, [id], (ids) => readProducts(ids)))[0] ?? null;
       const query = db('products').where({ id });
-      if (options.forUpdate && dialect(db) === 'postgres') query.forUpdate();
+      if (dialect(db) === 'postgres') query.forUpdate();
       const row = await query.first();
       return row ? fromRow(row) : null;
     },
 
+    /** Products by id (unknown ones left out), possibly from the catalog cache (frozen). */
     async findByIds(ids: readonly string[]): Promise<Product[]> {
       if (ids.length === 0) return [];
-      return ((await db('products').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+      return cachedProducts(db, ids, (missing) => readProducts(missing));
     },
 
     async list(filter: ProductFilter, options: ListOptions) {
@@ -144,20 +161,22 @@ export function productsRepository(db: Db) {
       if (prices.length > 0) await db('product_prices').insert(prices.map(priceToRow));
     },
 
+    /** A price, archived or not, possibly from the catalog cache (frozen). */
     async findPrice(id: string): Promise<ProductPrice | null> {
-      const row = await db('product_prices').where({ id }).first();
-      return row ? priceFromRow(row) : null;
+      return cachedPrice(db, id, async () => {
+        const row = await db('product_prices').where({ id }).first();
+        return row ? priceFromRow(row) : null;
+      });
     },
 
-    /** Prices of many products at once, in each product's order; archived ones only when asked. */
+    /**
+     * Prices of many products at once, in each product's order; archived ones only when asked. Live prices may come
+     * from the catalog cache (frozen lists).
+     */
     async pricesOf(productIds: readonly string[], options: { includeArchived?: boolean } = {}): Promise<Map<string, ProductPrice[]>> {
-      const byProduct = new Map<string, ProductPrice[]>();
-      if (productIds.length === 0) return byProduct;
-      const query = db('product_prices').whereIn('product_id', [...new Set(productIds)]);
-      if (!options.includeArchived) query.where({ is_archived: false });
-      const rows = (await query.orderBy([{ column: 'position' }, { column: 'created_at' }, { column: 'id' }])) as Array<Record<string, unknown>>;
-      for (const price of rows.map(priceFromRow)) byProduct.set(price.productId, [...(byProduct.get(price.productId) ?? []), price]);
-      return byProduct;
+      if (productIds.length === 0) return new Map();
+      if (options.includeArchived) return readPrices(productIds, true);
+      return cachedLivePrices(db, productIds, (missing) => readPrices(missing, false));
     },
 
     async archivePrices(ids: readonly string[], at: Date): Promise<void> {

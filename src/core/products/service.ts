@@ -3,7 +3,8 @@ import type { Clock } from '../kernel/clock.js';
 import type { FieldIssue } from '../kernel/api-errors.js';
 import { resourceNotFound, validationError } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import type { Changing } from '../kernel/changes.js';
+import { merchantInvalidation } from '../kernel/read-cache.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
@@ -33,7 +34,7 @@ function unique<T>(items: readonly T[], key: (item: T) => string): T[] {
   return items.filter((item) => !seen.has(key(item)) && (seen.add(key(item)), true));
 }
 
-export function createProductService(deps: { db: Db; clock: Clock } & EmbedOptions) {
+export function createProductService(deps: { db: Db; clock: Clock; changing: Changing } & EmbedOptions) {
   const { db, clock } = deps;
 
   async function owned(trx: Db, actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Product> {
@@ -67,7 +68,8 @@ export function createProductService(deps: { db: Db; clock: Clock } & EmbedOptio
       throwIf(issues);
       const medias = unique(input.medias ?? [], (id) => id);
       const customFields = unique(input.attached_custom_fields ?? [], (field) => field.custom_field_id);
-      return inTransaction(db, async (trx) => {
+      return deps.changing(async (trx, announce) => {
+        announce([merchantInvalidation(organizationId)]);
         throwIf(await checkReferences(trx, organizationId, { medias: input.medias ?? [], customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id) }));
         const now = clock.now();
         const product: Product = {
@@ -116,8 +118,10 @@ export function createProductService(deps: { db: Db; clock: Clock } & EmbedOptio
     },
 
     async update(actor: MerchantActor, id: string, input: ProductUpdateInput): Promise<ProductWire> {
-      return inTransaction(db, async (trx) => {
+      return deps.changing(async (trx, announce) => {
         const current = await owned(trx, actor, id, 'write');
+        // Every cached product wire of the organization goes: it may embed this product's prices or links.
+        announce([merchantInvalidation(current.organizationId)]);
         const repo = productsRepository(trx);
         const now = clock.now();
         const recurring = current.recurringInterval !== null;
@@ -200,8 +204,9 @@ export function createProductService(deps: { db: Db; clock: Clock } & EmbedOptio
 
     /** Replaces the product's benefits with `benefitIds`, in that order. */
     async updateBenefits(actor: MerchantActor, id: string, benefitIds: string[]): Promise<ProductWire> {
-      return inTransaction(db, async (trx) => {
+      return deps.changing(async (trx, announce) => {
         const current = await owned(trx, actor, id, 'write');
+        announce([merchantInvalidation(current.organizationId)]);
         throwIf(await checkReferences(trx, current.organizationId, { benefits: benefitIds }));
         const benefits = unique(benefitIds, (value) => value);
         const now = clock.now();

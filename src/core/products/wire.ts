@@ -1,4 +1,5 @@
 import type { Db } from '../kernel/db.js';
+import { beginCatalogRead, cachedWire, keepWire } from './catalog-cache.js';
 import { iso, isoOrNull } from '../merchant/schemas.js';
 import type { EmbedOptions } from './embedded.js';
 import { loadBenefits, loadCustomFields, loadMedias } from './embedded.js';
@@ -11,14 +12,25 @@ import type { ProductWire } from './schemas.js';
  * Polar's Product objects for many products at once: prices, benefits, medias and custom fields are each read in
  * one go for the whole list, never once per product. `prices` are the live ones; archived prices stay readable
  * through findPrice.
+ *
+ * Wires come from the request's memo, then the daemon's catalog cache (frozen, and only for the very version of
+ * the product given), and are built only for the rest.
  */
 export async function productWires(db: Db, all: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {
   const { memo } = options;
-  if (memo && all.every((product) => memo.has(product.id))) return all.map((product) => memo.get(product.id)!);
-  const built = await buildWires(db, memo ? all.filter((product) => !memo.has(product.id)) : all, options);
-  if (!memo) return built;
-  for (const wire of built) memo.set(wire.id, wire);
-  return all.map((product) => memo.get(product.id)!);
+  const found = new Map<string, ProductWire>();
+  for (const product of all) {
+    const known = memo?.get(product.id) ?? cachedWire<ProductWire>(db, product);
+    if (known) found.set(product.id, known);
+  }
+  const missing = all.filter((product) => !found.has(product.id));
+  if (missing.length > 0) {
+    const readEpoch = beginCatalogRead(db);
+    const built = await buildWires(db, missing, options);
+    missing.forEach((product, index) => found.set(product.id, keepWire(db, readEpoch, product, built[index]!)));
+  }
+  if (memo) for (const [id, wire] of found) memo.set(id, wire);
+  return all.map((product) => found.get(product.id)!);
 }
 
 async function buildWires(db: Db, products: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {

@@ -1,0 +1,118 @@
+import type { Clock } from './clock.js';
+import { CoherentCache } from './coherent-cache.js';
+import type { Db } from './db.js';
+import type { InvalidationBus } from './invalidation.js';
+
+/**
+ * The invalidation key, and the owner of every cached entry, for what an organization sells and how it is reached:
+ * its row, its catalog (products, prices, what product wires embed) and its access tokens. One key for all of them
+ * keeps every write path simple to get right: these change rarely, and a dropped entry costs one read.
+ */
+export const merchantInvalidation = (organizationId: string) => `merchant:${organizationId}`;
+
+const PREFIX = 'merchant:';
+
+/** Transactions that announced a change: they read the database, since a cache holds only what committed before. */
+const changingTransactions = new WeakSet<object>();
+
+export function markChanging(trx: Db): void {
+  changingTransactions.add(trx);
+}
+
+/** Freezes a value that will be handed to many requests, so no caller can change what the next one reads. */
+export function deepFreeze<V>(value: V): V {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || value instanceof Date) return value;
+  if (value instanceof Map) {
+    for (const item of value.values()) deepFreeze(item);
+  } else {
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return Object.freeze(value);
+}
+
+/**
+ * Rows every request reads and almost no request changes (the catalog behind a checkout, organizations, access
+ * tokens), kept across requests by the daemon that owns `db`. Correct because every change announces
+ * `merchantInvalidation` (kernel/changes.ts), not because entries expire.
+ *
+ * - Used only while the bus is coherent (always on SQLite; on PostgreSQL while this daemon listens).
+ * - Filled only outside transactions: a transaction may see its own uncommitted writes or, on PostgreSQL, an older
+ *   snapshot, and neither may outlive it. Reads inside a transaction that announced a change bypass the cache.
+ * - Values are frozen: they are shared by every request that reads them.
+ */
+export class ReadCache {
+  private readonly cache: CoherentCache<unknown>;
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    private readonly clock: Clock,
+    maxAgeMs: number,
+    maxEntries?: number,
+  ) {
+    this.cache = new CoherentCache(maxAgeMs, maxEntries);
+  }
+
+  /** Whether `db` may read from this cache at all. */
+  usable(db: Db): boolean {
+    return this.bus.coherent && !(db.isTransaction && changingTransactions.has(db));
+  }
+
+  get<V>(db: Db, key: string): V | undefined {
+    if (!this.usable(db)) return undefined;
+    return (this.cache.get(key, this.clock.now().getTime()) ?? undefined) as V | undefined;
+  }
+
+  beginRead(): number {
+    return this.cache.beginRead();
+  }
+
+  /** Keeps what a read begun at `readEpoch` found, where allowed; returns the value as callers must use it. */
+  keep<V>(db: Db, readEpoch: number, key: string, organizationId: string, value: V): V {
+    if (!this.usable(db) || db.isTransaction) return value;
+    const frozen = deepFreeze(value);
+    this.cache.fill(readEpoch, key, merchantInvalidation(organizationId), frozen, this.clock.now().getTime());
+    return frozen;
+  }
+
+  /** The cached value of `key`, or what `load` finds (kept when found). */
+  async read<V>(db: Db, key: string, load: () => Promise<{ value: V; organizationId: string } | null>): Promise<V | null> {
+    const hit = this.get<V>(db, key);
+    if (hit !== undefined) return hit;
+    const readEpoch = this.beginRead();
+    const found = await load();
+    return found ? this.keep(db, readEpoch, key, found.organizationId, found.value) : null;
+  }
+
+  /** Applies an invalidation key announced by any daemon (this one included). */
+  forgetKey(key: string): void {
+    if (key.startsWith(PREFIX)) this.cache.forgetOwner(key);
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+}
+
+/**
+ * Repositories take only a Db, so the cache of the daemon that owns a database is found through it. A transaction
+ * shares its root's client config object, which makes that the key for both.
+ */
+const registry = new WeakMap<object, ReadCache>();
+
+function registryKey(db: Db): object {
+  return (db.client as { config: object }).config;
+}
+
+export function attachReadCache(db: Db, cache: ReadCache): void {
+  registry.set(registryKey(db), cache);
+}
+
+/** The read cache `db` may use, or null (none attached, not coherent, or a transaction that changes cached rows). */
+export function readCacheOf(db: Db): ReadCache | null {
+  const cache = registry.get(registryKey(db));
+  return cache && cache.usable(db) ? cache : null;
+}
