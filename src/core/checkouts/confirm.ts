@@ -3,6 +3,7 @@ import { fieldError, validationError, type FieldIssue } from '../kernel/api-erro
 import type { Db } from '../kernel/db.js';
 import { inTransaction } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
+import { recordEvents } from '../kernel/outbox.js';
 import { redeem } from '../discounts/redemption.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
@@ -11,9 +12,10 @@ import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import type { Checkout } from './repository.js';
+import { checkoutsRepository } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
-import { expired, notOpen, saveCheckout } from './service.js';
+import { checkoutUpdatedEvent, expired, notOpen, saveCheckout } from './service.js';
 import { fulfilFinished } from './confirm-result.js';
 import { allocateInvoiceNumber, fulfilCheckout } from './fulfil.js';
 import type { CheckoutUrls } from './wire.js';
@@ -66,16 +68,18 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
       try {
         charge = await processor.chargeToken(token!, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: confirmed.id, saveMethod: keepsCard });
       } catch (error) {
-        await reopen(confirmed, null, 'The payment processor could not be reached.');
+        await reopen(confirmed, null, 'The payment processor could not be reached.', urls);
         throw error;
       }
     }
     if (charge?.status === 'failed') {
-      await reopen(confirmed, charge, charge.declineMessage);
+      await reopen(confirmed, charge, charge.declineMessage, urls);
       throw new DomainError(400, 'PaymentError', charge.declineMessage);
     }
 
     const at = clock.now();
+    // The discount as the fulfilment sees it (after this redemption), for everything it renders.
+    const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
     const fulfilment = await (async () => {
       const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
       return inTransaction(db, async (trx) => {
@@ -83,12 +87,13 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
           checkout: confirmed,
           product,
           price,
+          productWire,
           invoiceNumber,
           paymentReference: charge?.processorReference ?? null,
           paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
           processor: processor.name,
           at,
-          urls,
+          urls: fulfilUrls,
         });
         if (charge) {
           await recordChargeAttempt(trx, {
@@ -104,24 +109,26 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
           });
         }
         const succeeded: Checkout = { ...confirmed, status: 'succeeded', customerId: result.customer.id, orderId: result.order.id, subscriptionId: result.subscription?.id ?? null, modifiedAt: at };
-        if (!(await saveCheckout(trx, succeeded, 'confirmed', urls, at))) throw notOpen();
+        // Only this confirmation moves the checkout out of `confirmed`, so writing just what changed is safe.
+        if (!(await checkoutsRepository(trx).saveChanges(confirmed, succeeded, 'confirmed'))) throw notOpen();
+        await recordEvents(trx, [...result.events, await checkoutUpdatedEvent(trx, succeeded, fulfilUrls, at)]);
         return { ...result, checkout: succeeded };
       });
     })().catch(async (error: unknown) => {
       // Money moved but nothing could be recorded: give it back and fail the checkout, so no charge is left
       // without an order. The failure is the caller's error (a 500 unless it is a DomainError).
-      await failAfterCharge(confirmed, charge, error);
+      await failAfterCharge(confirmed, charge, error, urls);
       throw error;
     });
-    return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, urls);
+    return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, fulfilUrls);
   };
 
-  async function failAfterCharge(confirmed: Checkout, charge: ChargeResult | null, cause: unknown): Promise<void> {
+  async function failAfterCharge(confirmed: Checkout, charge: ChargeResult | null, cause: unknown, urls: CheckoutUrls): Promise<void> {
     const at = clock.now();
     const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
     await inTransaction(db, async (trx) => {
       const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
-      await saveCheckout(trx, failed, 'confirmed', baseUrls, at);
+      await saveCheckout(trx, failed, 'confirmed', urls, at, confirmed);
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
       if (refund && charge) {
@@ -131,11 +138,11 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
   }
 
   /** A declined or failed charge: the checkout opens again for another card and the discount is handed back. */
-  async function reopen(confirmed: Checkout, charge: ChargeResult | null, reason: string): Promise<void> {
+  async function reopen(confirmed: Checkout, charge: ChargeResult | null, reason: string, urls: CheckoutUrls): Promise<void> {
     const at = clock.now();
     await inTransaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
-      await saveCheckout(trx, reopened, 'confirmed', baseUrls, at);
+      await saveCheckout(trx, reopened, 'confirmed', urls, at, confirmed);
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) {
         await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });

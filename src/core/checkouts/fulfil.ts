@@ -2,29 +2,36 @@ import { randomUUID } from 'node:crypto';
 import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import { findOrCreateCustomer } from '../customers/find-or-create.js';
-import { recordStateChanged } from '../customers/state.js';
+import { customerEvent, stateChangedEvent, stateOf } from '../customers/state.js';
 import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
+import { customerWire } from '../customers/wire.js';
+import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { recordEvent } from '../kernel/outbox.js';
+import type { OutboxEvent } from '../kernel/outbox.js';
+import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
-import { orderWires } from '../orders/wire.js';
+import { orderWire } from '../orders/wire.js';
 import type { Product, ProductPrice } from '../products/read.js';
+import { priceWire } from '../products/read.js';
+import type { ProductWire } from '../products/schemas.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import { periodEnd, type Interval } from '../subscriptions/periods.js';
-import { subscriptionWires } from '../subscriptions/wire.js';
+import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state.js';
+import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
-import type { CheckoutUrls } from './wire.js';
+import { discountOf, type CheckoutUrls } from './wire.js';
 
 export interface Fulfilment {
   customer: Customer;
   order: Order;
   subscription: Subscription | null;
   customerSessionToken: string;
+  /** Not yet written: the caller adds its own and writes them all at once. */
+  events: OutboxEvent[];
 }
 
 function invoicePrefix(slug: string): string {
@@ -33,43 +40,60 @@ function invoicePrefix(slug: string): string {
 }
 
 /**
- * Takes the organization's next invoice number in a transaction of its own, before the order's: the counter row is
- * then locked for one statement, not for the whole fulfilment, so one organization's purchases do not queue behind
- * each other. A fulfilment that fails afterwards leaves a gap in the numbers, as a database sequence would.
+ * Takes the organization's next invoice number in a statement of its own, before the order's transaction: the
+ * counter row is then locked for one statement, not for the whole fulfilment, so one organization's purchases do not
+ * queue behind each other. A fulfilment that fails afterwards leaves a gap in the numbers, as a database sequence
+ * would.
  */
 export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
-  return inTransaction(db, async (trx) => {
-    const organization = await trx('organizations').where({ id: organizationId }).first('slug');
-    return ordersRepository(trx).nextInvoiceNumber(organizationId, invoicePrefix(String(organization?.slug ?? '')));
-  });
+  const organization = await merchantOrganizationsRepository(db).findById(organizationId);
+  return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
 
 /**
  * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
- * subscription for a recurring price, the order with its item, their events, and a customer session the buyer's
- * browser can use for the portal right away.
+ * subscription for a recurring price, the order with its item, and a customer session the buyer's browser can use
+ * for the portal right away. Their events are returned, in delivery order, for the caller to write in one statement
+ * with its own; they are built from what was just written, never read back.
  */
 export async function fulfilCheckout(
   trx: Db,
-  input: { checkout: Checkout; product: Product; price: ProductPrice; invoiceNumber: string; paymentReference: string | null; paymentMethodReference: string | null; processor: string; at: Date; urls: CheckoutUrls },
+  input: {
+    checkout: Checkout;
+    product: Product;
+    price: ProductPrice;
+    productWire: ProductWire;
+    invoiceNumber: string;
+    paymentReference: string | null;
+    paymentMethodReference: string | null;
+    processor: string;
+    at: Date;
+    urls: CheckoutUrls;
+  },
 ): Promise<Fulfilment> {
-  const { checkout, product, price, at, urls } = input;
-  const customer = checkout.customerId
-    ? (await customersRepository(trx).findById(checkout.customerId))!
-    : (
-        await findOrCreateCustomer(
-          trx,
-          {
-            organizationId: checkout.organizationId,
-            externalId: checkout.externalCustomerId,
-            email: checkout.customerEmail!,
-            name: checkout.customerBillingName ?? checkout.customerName,
-            billingAddress: checkout.customerBillingAddress,
-            metadata: checkout.customerMetadata,
-          },
-          at,
-        )
-      ).customer;
+  const { checkout, product, price, productWire, at } = input;
+  const organizationId = checkout.organizationId;
+  const events: OutboxEvent[] = [];
+  let customer: Customer;
+  let customerIsNew = false;
+  if (checkout.customerId) customer = (await customersRepository(trx).findById(checkout.customerId))!;
+  else {
+    const found = await findOrCreateCustomer(
+      trx,
+      {
+        organizationId,
+        externalId: checkout.externalCustomerId,
+        email: checkout.customerEmail!,
+        name: checkout.customerBillingName ?? checkout.customerName,
+        billingAddress: checkout.customerBillingAddress,
+        metadata: checkout.customerMetadata,
+      },
+      at,
+    );
+    customer = found.customer;
+    customerIsNew = found.created;
+    if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
+  }
 
   let subscription: Subscription | null = null;
   if (product.recurringInterval) {
@@ -150,21 +174,31 @@ export async function fulfilCheckout(
   };
   await ordersRepository(trx).insert(order, [item]);
 
-  const organizationId = checkout.organizationId;
-  const [orderWire] = await orderWires(trx, [order], urls);
-  await recordEvent(trx, { organizationId, type: 'order.created', data: orderWire, at });
+  const buyer = customerWire(customer);
+  const discount = checkout.discountId ? await discountOf(trx, checkout.discountId, input.urls) : null;
+  const discountWire = discount ? discountBaseWire(discount) : null;
+  const orderData = orderWire(order, {
+    customer: buyer,
+    product: productWire,
+    discount: discountWire,
+    subscription: subscription ? orderSubscriptionWire(subscription) : null,
+    items: [item],
+  });
+  events.push({ organizationId, type: 'order.created', data: orderData, at });
   if (subscription) {
-    const [subscriptionWire] = await subscriptionWires(trx, [subscription], urls);
-    await recordEvent(trx, { organizationId, type: 'subscription.created', data: subscriptionWire, at });
-    await recordEvent(trx, { organizationId, type: 'subscription.active', data: subscriptionWire, at });
+    const subscriptionData = subscriptionWire(subscription, { customer: buyer, product: productWire, discount: discountWire, price: priceWire(price) });
+    events.push({ organizationId, type: 'subscription.created', data: subscriptionData, at });
+    events.push({ organizationId, type: 'subscription.active', data: subscriptionData, at });
   }
-  await recordEvent(trx, { organizationId, type: 'order.paid', data: orderWire, at });
-  await recordStateChanged(trx, customer.id, at);
+  events.push({ organizationId, type: 'order.paid', data: orderData, at });
+  // One state_changed for the whole purchase, with the state it ends in: a new customer has just this subscription.
+  const activeSubscriptions = customerIsNew ? (subscription ? [stateSubscription(subscription)] : []) : await activeSubscriptionsOf(trx, customer.id);
+  events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
   await customersRepository(trx).insertSession(
     { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
     sha256Hex(customerSessionToken),
   );
-  return { customer, order, subscription, customerSessionToken };
+  return { customer, order, subscription, customerSessionToken, events };
 }

@@ -146,6 +146,11 @@ function toRow(checkout: Checkout): Record<string, unknown> {
   };
 }
 
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  return a === b;
+}
+
 export interface CheckoutFilter {
   organizationIds: string[];
   productIds?: string[];
@@ -171,6 +176,19 @@ export function checkoutsRepository(db: Db) {
     async save(checkout: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
       const { id: _id, created_at: _created, ...columns } = toRow(checkout);
       const changed = await db('checkouts').where({ id: checkout.id, status: expectedStatus }).update(columns);
+      return Number(changed) === 1;
+    },
+    /**
+     * Writes only the columns that differ from `previous` (what this caller last read or wrote), only while the
+     * checkout is in `expectedStatus`. For transitions whose status guard makes the caller the only writer (out of
+     * `confirmed`); elsewhere `save` keeps a concurrent update from mixing its columns with ours.
+     */
+    async saveChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
+      const before = toRow(previous);
+      const columns: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(toRow(next))) if (!sameValue(before[column], value)) columns[column] = value;
+      if (Object.keys(columns).length === 0) columns.status = next.status;
+      const changed = await db('checkouts').where({ id: next.id, status: expectedStatus }).update(columns);
       return Number(changed) === 1;
     },
     async list(filter: CheckoutFilter, options: ListOptions) {

@@ -6,7 +6,7 @@ import type { Db } from '../kernel/db.js';
 import { inTransaction } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { recordEvent } from '../kernel/outbox.js';
+import { recordEvent, type OutboxEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
@@ -42,11 +42,19 @@ export function expired(): DomainError {
   return new DomainError(410, 'ExpiredCheckoutError', 'Checkout session has expired.');
 }
 
-/** Writes a checkout change and its `checkout.updated` event together, only if nobody moved it out of `status`. */
-export async function saveCheckout(trx: Db, checkout: Checkout, expectedStatus: Checkout['status'], urls: CheckoutUrls, at: Date): Promise<boolean> {
-  if (!(await checkoutsRepository(trx).save(checkout, expectedStatus))) return false;
-  await recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.updated', data: await checkoutWire(trx, checkout, urls), at });
+/**
+ * Writes a checkout change and its `checkout.updated` event together, only if nobody moved it out of `status`.
+ * With `previous` only the changed columns are written (see checkoutsRepository.saveChanges for when that is safe).
+ */
+export async function saveCheckout(trx: Db, checkout: Checkout, expectedStatus: Checkout['status'], urls: CheckoutUrls, at: Date, previous?: Checkout): Promise<boolean> {
+  const repo = checkoutsRepository(trx);
+  if (!(await (previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus)))) return false;
+  await recordEvent(trx, await checkoutUpdatedEvent(trx, checkout, urls, at));
   return true;
+}
+
+export async function checkoutUpdatedEvent(db: Db, checkout: Checkout, urls: CheckoutUrls, at: Date): Promise<OutboxEvent> {
+  return { organizationId: checkout.organizationId, type: 'checkout.updated', data: await checkoutWire(db, checkout, urls), at };
 }
 
 export function createCheckoutService(deps: CheckoutDeps) {

@@ -3,8 +3,6 @@ import type { Db } from '../kernel/db.js';
 import type { Metadata } from '../merchant/schemas.js';
 import type { Address, TaxId } from './address.js';
 import { customersRepository, type Customer } from './repository.js';
-import { uniqueConflict } from './rules.js';
-import { recordCustomerEvent } from './state.js';
 
 export interface CustomerDetails {
   organizationId: string;
@@ -22,18 +20,16 @@ export interface CustomerDetails {
 /**
  * The customer a purchase belongs to (checkout confirmation): found by external id, else by e-mail, else created.
  * A found customer takes the details given (name, address, tax id, an external id it lacked, metadata merged).
- * Events are recorded in `trx`. The insert runs in a savepoint, so when a concurrent checkout created the same
- * customer first, the caller's transaction survives and gets that customer.
+ * Writes the row only; the caller records `customer.created` or `customer.updated` (when `created` or `updated`)
+ * with the rest of its events.
+ *
+ * The insert is tried first: most purchases are by new customers, for whom that is the only statement. When a live
+ * customer already has the address or external id (or a concurrent checkout just created it) the insert does
+ * nothing rather than fail, so the caller's transaction goes on without a savepoint, and the lookup finds them.
  */
 export async function findOrCreateCustomer(trx: Db, details: CustomerDetails, at: Date): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
   const repo = customersRepository(trx);
   const email = details.email.toLowerCase();
-  const find = async () =>
-    (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ?? (await repo.findByEmail(details.organizationId, email));
-
-  const existing = await find();
-  if (existing) return updateFound(trx, existing, details, at);
-
   const customer: Customer = {
     id: randomUUID(),
     organizationId: details.organizationId,
@@ -51,18 +47,10 @@ export async function findOrCreateCustomer(trx: Db, details: CustomerDetails, at
     modifiedAt: null,
     deletedAt: null,
   };
-  try {
-    await trx.transaction(async (savepoint) => {
-      await customersRepository(savepoint).insert(customer);
-    });
-  } catch (error) {
-    if (!uniqueConflict(error)) throw error;
-    const winner = await find();
-    if (!winner) throw error;
-    return updateFound(trx, winner, details, at);
-  }
-  await recordCustomerEvent(trx, customer, 'created', at);
-  return { customer, created: true, updated: false };
+  if (await repo.insertIfAbsent(customer)) return { customer, created: true, updated: false };
+  const existing = (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ?? (await repo.findByEmail(details.organizationId, email));
+  if (!existing) throw new Error('The customer could not be inserted, yet no live customer has its e-mail address or external id.');
+  return updateFound(trx, existing, details, at);
 }
 
 async function updateFound(trx: Db, found: Customer, details: CustomerDetails, at: Date) {
@@ -78,6 +66,5 @@ async function updateFound(trx: Db, found: Customer, details: CustomerDetails, a
   if (!changed) return { customer: found, created: false, updated: false };
   next.modifiedAt = at;
   await customersRepository(trx).update(next);
-  await recordCustomerEvent(trx, next, 'updated', at);
   return { customer: next, created: false, updated: true };
 }

@@ -88,6 +88,15 @@ export function customersRepository(db: Db) {
     async insert(customer: Customer): Promise<void> {
       await db('customers').insert(toRow(customer));
     },
+    /**
+     * Inserts unless a live customer already has the e-mail address or external id (the unique indexes decide, so
+     * concurrent inserts of one address make one row). Returns whether it inserted. No error is raised on a
+     * conflict, so a PostgreSQL transaction survives it without a savepoint.
+     */
+    async insertIfAbsent(customer: Customer): Promise<boolean> {
+      const inserted = await db('customers').insert(toRow(customer)).onConflict().ignore().returning('id');
+      return inserted.length > 0;
+    },
     async findById(id: string): Promise<Customer | null> {
       const row = await live().where({ id }).first();
       return row ? fromRow(row) : null;

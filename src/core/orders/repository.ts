@@ -214,16 +214,17 @@ export function ordersRepository(db: Db) {
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
     /**
-     * The next invoice number of an organization, counted in its own row so concurrent orders get distinct numbers
-     * without gaps (the row is locked until the order's transaction ends).
+     * The next invoice number of an organization, counted in its own row so concurrent orders get distinct numbers.
+     * One statement (the first order of an organization creates the row), atomic on its own: it needs no
+     * transaction around it, and holds the row's lock only while it runs.
      */
     async nextInvoiceNumber(organizationId: string, prefix: string): Promise<string> {
-      const updated = await db('invoice_counters').where({ organization_id: organizationId }).increment('last_number', 1);
-      if (Number(updated) === 0) {
-        await db('invoice_counters').insert({ organization_id: organizationId, last_number: 1 }).onConflict('organization_id').merge({ last_number: db.raw('invoice_counters.last_number + 1') });
-      }
-      const row = await db('invoice_counters').where({ organization_id: organizationId }).first();
-      return `${prefix}-${String(row.last_number).padStart(4, '0')}`;
+      const [row] = await db('invoice_counters')
+        .insert({ organization_id: organizationId, last_number: 1 })
+        .onConflict('organization_id')
+        .merge({ last_number: db.raw('invoice_counters.last_number + 1') })
+        .returning('last_number');
+      return `${prefix}-${String(Number(row.last_number)).padStart(4, '0')}`;
     },
   };
 }

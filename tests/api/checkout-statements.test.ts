@@ -1,0 +1,252 @@
+import { describe, expect, it } from 'vitest';
+import { onEventsCommitted } from '../../src/core/kernel/outbox.js';
+import { useTestDaemon } from '../helpers/daemon.js';
+import { TestClient } from '../helpers/http.js';
+import { createDiscount, createProduct } from '../helpers/catalog.js';
+import { createMerchant, type Merchant } from '../helpers/v1.js';
+
+/**
+ * On SQLite every statement holds the one connection, so statements per purchase are what a purchase costs
+ * (issue 7's benchmark). These tests pin the write path of create and confirm statement by statement: a new read-back
+ * or an extra round trip shows up here as a diff. Counts only, never timings.
+ */
+const daemon = useTestDaemon();
+const email = () => `buyer-${Math.random().toString(36).slice(2, 10)}@example.com`;
+
+// The webhook and mail workers run in the same process and interleave their own statements; they are not the
+// purchase's.
+const BACKGROUND = /\b(webhook_\w+|mails)\b|\b(from|update)\s+[`"]?outbox_events\b/i;
+// Catalog, organization and token reads are served by caches once warm; when one misses it is not a write-path cost.
+const CACHED = /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;
+
+const CONTROL = /^(begin|commit|rollback|savepoint|release savepoint)/i;
+
+interface Logged {
+  sql: string;
+  tx: string | undefined;
+}
+
+/** The statements `action` caused, as `verb table`, without the background workers' and without cached catalog reads. */
+async function statementsOf(action: () => Promise<void>): Promise<string[]> {
+  const db = daemon().core.db;
+  const log: Logged[] = [];
+  const listener = (query: { sql: string; __knexTxId?: string }) => log.push({ sql: query.sql.trim(), tx: query.__knexTxId });
+  db.on('query', listener);
+  try {
+    await action();
+  } finally {
+    db.removeListener('query', listener);
+  }
+  // A transaction is the purchase's when it ran a statement of the purchase: a worker's may have logged only its
+  // BEGIN before `action` ended.
+  const ours = new Set(log.filter((entry) => entry.tx && !BACKGROUND.test(entry.sql) && !CONTROL.test(entry.sql)).map((entry) => entry.tx));
+  for (const entry of log) if (entry.tx && BACKGROUND.test(entry.sql)) ours.delete(entry.tx);
+  return log
+    .filter((entry) => (entry.tx ? ours.has(entry.tx) : !BACKGROUND.test(entry.sql)) && !CACHED.test(entry.sql))
+    .map((entry) => describeStatement(entry.sql));
+}
+
+function describeStatement(sql: string): string {
+  const lower = sql.toLowerCase();
+  if (CONTROL.test(lower)) return lower.replace(/;$/, '').replace(/ trx\d+$/, '');
+  const table = /(?:into|update|from)\s+[`"]?(\w+)/.exec(lower)?.[1];
+  return `${lower.split(/\s+/)[0]} ${table}`;
+}
+
+async function buy(merchant: Merchant, productId: string, customerEmail: string) {
+  let checkout: { id: string; client_secret: string } | undefined;
+  const create = await statementsOf(async () => {
+    const created = await merchant.api.post('/v1/checkouts/', { products: [productId] });
+    expect(created.status, created.text).toBe(201);
+    checkout = created.json;
+  });
+  let confirmed: Record<string, unknown> | undefined;
+  const confirm = await statementsOf(async () => {
+    const response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${checkout!.client_secret}/confirm`, { customer_email: customerEmail, confirmation_token_id: 'tok_visa' });
+    expect(response.status, response.text).toBe(200);
+    confirmed = response.json;
+  });
+  return { checkout: checkout!, confirmed: confirmed!, create, confirm };
+}
+
+async function eventsOf(organizationId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  const rows = await daemon().core.db('outbox_events').where({ organization_id: organizationId }).orderBy('id');
+  // The catalog's own events (product.created …) are not the purchase's.
+  return rows.filter((row: { type: string }) => !/^(product|discount|benefit)\./.test(row.type)).map((row: { type: string; payload: string }) => ({ type: row.type, data: JSON.parse(row.payload) }));
+}
+
+const CREATE = ['begin', 'insert checkouts', 'insert outbox_events', 'commit'];
+
+describe('statements of one purchase', () => {
+  it('a one-time product bought by a new customer: 4 to create, 16 to confirm', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    await buy(merchant, product.id, email()); // warms the caches
+
+    const { create, confirm } = await buy(merchant, product.id, email());
+    expect(create).toEqual(CREATE);
+    expect(confirm).toEqual([
+      'select checkouts',
+      // the race for the checkout: open → confirmed
+      'begin', 'update checkouts', 'insert outbox_events', 'commit',
+      'insert invoice_counters',
+      'begin',
+      'insert customers',
+      'insert orders',
+      'insert order_items',
+      'insert customer_sessions',
+      'insert payment_attempts',
+      'update checkouts',
+      'insert outbox_events',
+      'commit',
+    ]);
+  });
+
+  it('a subscription bought by a returning customer reads only their other subscriptions', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant, { recurring_interval: 'month' });
+    const customerEmail = email();
+    await buy(merchant, product.id, customerEmail);
+
+    const { confirm } = await buy(merchant, product.id, customerEmail);
+    expect(confirm.slice(6)).toEqual([
+      'begin',
+      'insert customers', // does nothing: the customer exists
+      'select customers',
+      'insert subscriptions',
+      'insert orders',
+      'insert order_items',
+      'select subscriptions', // their state
+      'insert customer_sessions',
+      'insert payment_attempts',
+      'update checkouts',
+      'insert outbox_events',
+      'commit',
+    ]);
+  });
+});
+
+describe('waking the webhook worker', () => {
+  it('happens once per committed transaction, not once per event', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant, { recurring_interval: 'month' });
+    let wakes = 0;
+    const stop = onEventsCommitted(() => wakes++);
+    try {
+      await buy(merchant, product.id, email());
+      // checkout.created; checkout.updated (confirmed); the fulfilment's seven events
+      expect(wakes).toBe(3);
+      expect(await eventsOf(merchant.organization.id)).toHaveLength(9);
+    } finally {
+      stop();
+    }
+  });
+});
+
+describe('statements of a discounted purchase', () => {
+  it('reads the discount once to price it, once in the race, once for the fulfilment', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const discount = await createDiscount(merchant, { code: 'TENOFF' });
+    const created = await merchant.api.post('/v1/checkouts/', { products: [product.id], discount_id: discount.id });
+    expect(created.status, created.text).toBe(201);
+    let response: { status: number; json: Record<string, unknown> } | undefined;
+    const confirm = await statementsOf(async () => {
+      response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${created.json.client_secret}/confirm`, { customer_email: email(), confirmation_token_id: 'tok_visa' });
+    });
+    expect(response!.status).toBe(200);
+    expect(response!.json.discount).toMatchObject({ id: discount.id, redemptions_count: 1 });
+    expect(confirm.filter((statement) => statement.endsWith(' discounts'))).toEqual(['select discounts', 'select discounts', 'update discounts', 'select discounts']);
+  });
+});
+
+describe('events built without reading back', () => {
+  it('equal what the API reads afterwards, in delivery order, with one state_changed', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant, { recurring_interval: 'month' });
+    const customerEmail = email();
+    const first = await buy(merchant, product.id, customerEmail);
+    const afterFirst = (await eventsOf(merchant.organization.id)).length;
+    const second = await buy(merchant, product.id, customerEmail);
+    const events = await eventsOf(merchant.organization.id);
+
+    const confirmEvents = (from: number, to?: number) => events.slice(from, to).filter((event) => event.type !== 'checkout.created');
+    const firstEvents = confirmEvents(0, afterFirst);
+    expect(firstEvents.map((event) => event.type)).toEqual([
+      'checkout.updated', 'customer.created', 'order.created', 'subscription.created', 'subscription.active', 'order.paid', 'customer.state_changed', 'checkout.updated',
+    ]);
+    // The returning customer's details did not change: no customer.updated.
+    expect(confirmEvents(afterFirst).map((event) => event.type)).toEqual([
+      'checkout.updated', 'order.created', 'subscription.created', 'subscription.active', 'order.paid', 'customer.state_changed', 'checkout.updated',
+    ]);
+
+    const api = merchant.api;
+    const byType = (list: typeof events, type: string) => list.find((event) => event.type === type)!.data;
+    const customerId = second.confirmed.customer_id as string;
+    expect(byType(firstEvents, 'customer.created')).toEqual((await api.get(`/v1/customers/${customerId}`)).json);
+    const lastState = events.filter((event) => event.type === 'customer.state_changed').at(-1)!.data;
+    expect(lastState).toEqual((await api.get(`/v1/customers/${customerId}/state`)).json);
+    expect((lastState.active_subscriptions as unknown[]).length).toBe(2);
+
+    const secondEvents = confirmEvents(afterFirst);
+    const order = byType(secondEvents, 'order.paid');
+    expect(order).toEqual((await api.get(`/v1/orders/${order.id}`)).json);
+    expect(byType(secondEvents, 'order.created')).toEqual(order);
+    const subscription = byType(secondEvents, 'subscription.created');
+    expect(subscription).toEqual((await api.get(`/v1/subscriptions/${subscription.id}`)).json);
+    expect(secondEvents.at(-1)!.data).toEqual((await api.get(`/v1/checkouts/${second.checkout.id}`)).json);
+    expect(first.confirmed.status).toBe('confirmed');
+  });
+});
+
+describe('find or create without a savepoint', () => {
+  it('gives concurrent purchases by one e-mail address one customer, created once', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const customerEmail = email();
+    const checkouts = [];
+    for (let i = 0; i < 8; i++) checkouts.push((await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json as { client_secret: string });
+    const buyer = new TestClient(daemon().url);
+    const responses = await Promise.all(
+      checkouts.map((checkout) => buyer.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { customer_email: customerEmail, confirmation_token_id: 'tok_visa' })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(checkouts.map(() => 200));
+    const customers = await daemon().core.db('customers').where({ organization_id: merchant.organization.id, email: customerEmail });
+    expect(customers).toHaveLength(1);
+    expect(new Set(responses.map((response) => response.json.customer_id))).toEqual(new Set([customers[0].id]));
+    const created = (await eventsOf(merchant.organization.id)).filter((event) => event.type === 'customer.created');
+    expect(created).toHaveLength(1);
+  });
+});
+
+describe('a fulfilment that fails after the charge', () => {
+  it('refunds the charge, fails the checkout, gives the discount back and keeps both attempts', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const discount = await createDiscount(merchant, { code: 'BROKEN' });
+    const created = await merchant.api.post('/v1/checkouts/', { products: [product.id], discount_id: discount.id });
+    const checkoutId = created.json.id as string;
+    const db = daemon().core.db;
+    // The order insert of this one checkout fails, as a full disk or a lost connection would make it.
+    if (daemon().database.dialect === 'postgres') {
+      await db.raw(`CREATE FUNCTION fail_order() RETURNS trigger AS $$ BEGIN IF NEW.checkout_id = '${checkoutId}' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await db.raw('CREATE TRIGGER fail_order BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION fail_order()');
+    } else {
+      await db.raw(`CREATE TRIGGER fail_order BEFORE INSERT ON orders WHEN NEW.checkout_id = '${checkoutId}' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+    }
+    try {
+      const response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${created.json.client_secret}/confirm`, { customer_email: email(), confirmation_token_id: 'tok_visa' });
+      expect(response.status).toBe(500);
+    } finally {
+      await db.raw('DROP TRIGGER fail_order' + (daemon().database.dialect === 'postgres' ? ' ON orders' : ''));
+      if (daemon().database.dialect === 'postgres') await db.raw('DROP FUNCTION fail_order()');
+    }
+    expect((await merchant.api.get(`/v1/checkouts/${checkoutId}`)).json).toMatchObject({ status: 'failed', customer_id: null });
+    const attempts = await db('payment_attempts').where({ checkout_id: checkoutId }).orderBy('created_at');
+    expect(attempts.map((row: { kind: string; status: string }) => `${row.kind} ${row.status}`).sort()).toEqual(['charge succeeded', 'refund succeeded']);
+    expect(await db('orders').where({ checkout_id: checkoutId })).toHaveLength(0);
+    expect(Number((await db('discounts').where({ id: discount.id }).first()).redemptions_count)).toBe(0);
+    const types = (await eventsOf(merchant.organization.id)).map((event) => event.type);
+    expect(types).toEqual(['checkout.created', 'checkout.updated', 'checkout.updated']);
+  });
+});
