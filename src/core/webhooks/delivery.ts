@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import knexFactory, { type Knex } from 'knex';
 import { Agent, request } from 'undici';
 import type { Clock } from '../kernel/clock.js';
 import { MINUTE } from '../kernel/clock.js';
@@ -18,9 +19,11 @@ import { isPrivateAddress } from './url-guard.js';
 
 /**
  * Polar's policy: 10 attempts; after the n-th failure wait min(2 s·2ⁿ, 20 min), jittered to 50–100 %; an endpoint
- * whose last 10 finished events all failed is disabled. Leases outlast the longest attempt by a minute.
+ * whose last 10 finished events all failed is disabled. Leases outlast the longest attempt by a minute; a run (up to
+ * `runLength` events of one endpoint, sent one after another) starts no attempt that could outlast its lease.
+ * A claim takes at most `claimLimit` events over all endpoints.
  */
-export const WEBHOOK_RETRY = { maxAttempts: 10, baseMs: 2_000, maxBackoffMs: 20 * MINUTE, batchSize: 50, leaseMarginMs: MINUTE, failureThreshold: 10 } as const;
+export const WEBHOOK_RETRY = { maxAttempts: 10, baseMs: 2_000, maxBackoffMs: 20 * MINUTE, runLength: 100, claimLimit: 2000, leaseMarginMs: MINUTE, failureThreshold: 10 } as const;
 export const RESPONSE_CHARS = 2048;
 const RESPONSE_READ_BYTES = 16 * 1024;
 
@@ -29,16 +32,51 @@ const RESPONSE_READ_BYTES = 16 * 1024;
  * database server itself crash, the last claims or outcomes may be lost, which only means an event is sent again with
  * its webhook-id (at least once either way). On SQLite (WAL, synchronous=NORMAL) commits already skip the flush.
  */
-export async function relaxedTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+export async function relaxedTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>, options: { advisoryLocks?: number[] } = {}): Promise<T> {
   return db.transaction(async (trx) => {
-    if (dialect(trx) === 'postgres') await trx.raw('SET LOCAL synchronous_commit TO OFF');
+    if (dialect(trx) === 'postgres') {
+      // Transaction-scoped advisory locks (taken in the order given) ride along: one round trip for all.
+      const locks = options.advisoryLocks ?? [];
+      await trx.raw(`SELECT set_config('synchronous_commit', 'off', true)${locks.map(() => ', pg_advisory_xact_lock(?)').join('')}`, locks);
+    }
     return fn(trx);
   });
+}
+
+/**
+ * The delivery worker's database: on PostgreSQL a pool of its own (two connections: a round and a fallback write),
+ * so its rounds neither queue behind API requests for the API's pool nor take connections from it. SQLite has one
+ * connection for everything.
+ */
+export function deliveryDb(db: Db): Db {
+  if (dialect(db) !== 'postgres') return db;
+  return knexFactory({ ...(db.client as { config: Knex.Config }).config, pool: { min: 0, max: 2 } });
 }
 
 export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
   const nominal = Math.min(WEBHOOK_RETRY.baseMs * 2 ** failedAttempts, WEBHOOK_RETRY.maxBackoffMs);
   return Math.round(nominal * (0.5 + random() * 0.5));
+}
+
+/** A sent attempt, before it is recorded. */
+export interface AttemptOutcome {
+  event: WebhookEventRecord;
+  endpoint: EndpointRecord | undefined;
+  succeeded: boolean;
+  gone: boolean;
+  /** No further attempt: succeeded, gone, out of attempts, or the endpoint is gone. */
+  final: boolean;
+  httpCode: number | null;
+  response: string;
+  durationMs: number;
+  sentAt: Date;
+  at: Date;
+  retryAt: Date | null;
+}
+
+export function resultOf(outcome: AttemptOutcome, endpointDisabled = false): AttemptResult {
+  const { event } = outcome;
+  return { eventId: event.id, endpointId: event.endpointId, attempt: event.attempts, succeeded: outcome.succeeded, httpCode: outcome.httpCode, retryAt: outcome.retryAt, endpointDisabled };
 }
 
 export interface AttemptResult {
@@ -79,8 +117,8 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
   return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_CHARS);
 }
 
-export function createDeliverer(deps: { db: Db; clock: Clock; config: WebhooksConfig; endpoints: EndpointService; mail: MailService }) {
-  const { db, clock, config, endpoints, mail } = deps;
+export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; endpoints: EndpointService; mail: MailService }) {
+  const { clock, config, endpoints, mail } = deps;
   // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers.
   const agent = new Agent({
     keepAliveTimeout: 30_000,
@@ -113,11 +151,12 @@ export function createDeliverer(deps: { db: Db; clock: Clock; config: WebhooksCo
     }
   }
 
-  async function attempt(event: WebhookEventRecord, endpoint: EndpointRecord | undefined): Promise<AttemptResult> {
+  /** Sends one event (no database work): the run loop hands the outcome to the round that records it. */
+  async function send(event: WebhookEventRecord, endpoint: EndpointRecord | undefined, secrets: string[] | null): Promise<AttemptOutcome> {
     const sentAt = clock.now();
     let outcome: { httpCode: number | null; response: string };
     let durationMs = 0;
-    if (!endpoint || event.payload === null) {
+    if (!endpoint || event.payload === null || !secrets) {
       outcome = { httpCode: null, response: endpoint ? 'the payload was archived' : 'the endpoint no longer exists' };
     } else {
       const timestamp = Math.floor(sentAt.getTime() / 1000);
@@ -126,7 +165,7 @@ export function createDeliverer(deps: { db: Db; clock: Clock; config: WebhooksCo
         'user-agent': 'till webhooks',
         'webhook-id': event.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(endpoints.signingSecrets(endpoint, sentAt), event.id, timestamp, event.payload),
+        'webhook-signature': signatureHeader(secrets, event.id, timestamp, event.payload),
       };
       const started = performance.now();
       outcome = await post(endpoint.url, event.payload, headers);
@@ -138,52 +177,60 @@ export function createDeliverer(deps: { db: Db; clock: Clock; config: WebhooksCo
     const final = succeeded || gone || event.attempts >= WEBHOOK_RETRY.maxAttempts || !endpoint;
     const at = clock.now();
     const retryAt = final ? null : new Date(at.getTime() + retryDelayMs(event.attempts));
+    return { event, endpoint, succeeded, gone, final, httpCode: outcome.httpCode, response: outcome.response, durationMs, sentAt, at, retryAt };
+  }
+
+  /**
+   * Records a failed attempt, in the round's transaction, and applies the disabling rules (410 Gone; the endpoint's
+   * last 10 finished events all failed). Failures are rare, so each keeps its own statements.
+   */
+  async function recordFailure(trx: Db, failure: AttemptOutcome): Promise<AttemptResult> {
+    const { event, endpoint, final, gone, at } = failure;
     let endpointDisabled = false;
-    await relaxedTransaction(db, async (trx) => {
-      const events = eventsRepository(trx);
-      const applied = await events.finishAttempt(event, {
-        status: succeeded ? 'succeeded' : final ? 'failed' : 'pending',
-        succeeded: succeeded ? true : final ? false : event.succeeded,
-        httpCode: outcome.httpCode,
-        nextAttemptAt: retryAt,
-        at,
-      });
-      if (!endpoint) return;
+    const events = eventsRepository(trx);
+    const applied = await events.finishAttempt(event, {
+      status: final ? 'failed' : 'pending',
+      succeeded: final ? false : event.succeeded,
+      httpCode: failure.httpCode,
+      nextAttemptAt: failure.retryAt,
+      at,
+    });
+    if (endpoint) {
       await events.insertDelivery({
         id: uuidv7(at.getTime()),
         organizationId: event.organizationId,
         endpointId: event.endpointId,
         webhookEventId: event.id,
         attempt: event.attempts,
-        succeeded,
-        httpCode: outcome.httpCode,
-        response: outcome.response,
-        durationMs,
-        createdAt: sentAt,
+        succeeded: false,
+        httpCode: failure.httpCode,
+        response: failure.response,
+        durationMs: failure.durationMs,
+        createdAt: failure.sentAt,
       });
-      if (!applied || succeeded) return;
-      const reason = gone
-        ? 'it answered 410 Gone'
-        : final && (await events.lastFinished(endpoint.id, WEBHOOK_RETRY.failureThreshold)).filter((status) => status === 'failed').length === WEBHOOK_RETRY.failureThreshold
-          ? `its last ${WEBHOOK_RETRY.failureThreshold} events all failed`
-          : null;
+      const reason = !applied
+        ? null
+        : gone
+          ? 'it answered 410 Gone'
+          : final && (await events.lastFinished(endpoint.id, WEBHOOK_RETRY.failureThreshold)).filter((status) => status === 'failed').length === WEBHOOK_RETRY.failureThreshold
+            ? `its last ${WEBHOOK_RETRY.failureThreshold} events all failed`
+            : null;
       if (reason && (await endpointsRepository(trx).disable(endpoint.id, at))) {
         endpointDisabled = true;
         await events.skipPending(endpoint.id, at);
         await notifyEndpointDisabled(trx, mail, endpoint, reason);
       }
-    });
-    return { eventId: event.id, endpointId: event.endpointId, attempt: event.attempts, succeeded, httpCode: outcome.httpCode, retryAt, endpointDisabled };
+    }
+    return resultOf(failure, endpointDisabled);
   }
 
   return {
-    /** Claims one batch of due events (at most one per endpoint, FIFO) and sends it; answers the attempts made. */
-    async deliverBatch(): Promise<AttemptResult[]> {
-      const now = clock.now();
-      const claimed = await relaxedTransaction(db, (trx) => eventsRepository(trx).claimDue(now, new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs), WEBHOOK_RETRY.batchSize));
-      if (claimed.length === 0) return [];
-      const byId = new Map((await endpointsRepository(db).findByIds([...new Set(claimed.map((event) => event.endpointId))])).map((endpoint) => [endpoint.id, endpoint]));
-      return Promise.all(claimed.map((event) => attempt(event, byId.get(event.endpointId))));
+    send,
+    recordFailure,
+
+    /** The secrets that sign this endpoint's deliveries now: opened once per run, not once per event. */
+    secretsFor(endpoint: EndpointRecord): string[] {
+      return endpoints.signingSecrets(endpoint, clock.now());
     },
 
     async close(): Promise<void> {

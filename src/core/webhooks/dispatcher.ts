@@ -3,7 +3,6 @@ import { SECOND } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
 import { dialect } from '../kernel/db.js';
 import { uuidv7 } from '../kernel/ids.js';
-import { relaxedTransaction } from './delivery.js';
 import { endpointsRepository } from './endpoints-repository.js';
 import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';
 
@@ -11,7 +10,7 @@ import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './eve
 export const STATE_CHANGED_WINDOW_MS = SECOND;
 const BATCH = 200;
 // Any constant works: it only has to be the same in every daemon (pg_advisory_xact_lock takes a bigint).
-const DISPATCH_LOCK = 7_363_581_104;
+export const DISPATCH_LOCK = 7_363_581_104;
 
 /**
  * The webhook body: Polar's `{type, timestamp, data}` with `data` spliced in as the producing service wrote it,
@@ -32,75 +31,78 @@ function customerIdOf(payload: string): string | null {
 
 /**
  * Fans new outbox rows out into one webhook event per subscribed, enabled endpoint, and marks the rows dispatched,
- * all in one transaction. On PostgreSQL an advisory lock makes dispatchers of all daemons take turns, so events
+ * inside the caller's transaction (a delivery round: the outbox rows are already durable, so losing a dispatch in a
+ * database crash only means dispatching them again). On PostgreSQL an advisory lock makes dispatchers of all daemons take turns, so events
  * reach `webhook_events` in outbox order (the FIFO order deliveries follow); each event keeps its outbox `seq`.
  */
-export function createDispatcher(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createDispatcher(deps: { clock: Clock }) {
+  const { clock } = deps;
 
-  async function dispatchBatch(): Promise<number> {
-    // The outbox rows are already durable: losing a dispatch in a database crash only means dispatching them again.
-    return relaxedTransaction(db, async (trx) => {
-      if (dialect(trx) === 'postgres') await trx.raw('SELECT pg_advisory_xact_lock(?)', [DISPATCH_LOCK]);
-      const events = eventsRepository(trx);
-      const rows = await events.undispatched(BATCH);
-      if (rows.length === 0) return 0;
-      const now = clock.now();
-      const endpoints = await endpointsRepository(trx).enabledFor([...new Set(rows.map((row) => row.organizationId))]);
-      const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
-      for (const row of rows) {
-        const targets = endpoints.filter((endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type));
-        if (targets.length === 0) continue;
-        const body = envelope(row);
-        const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
-        for (const endpoint of targets) {
-          if (key) {
-            // The window is fixed from its first state, so a customer changing non-stop still gets one state per window.
-            const inBatch = created.find((event) => event.endpointId === endpoint.id && event.coalesceKey === key && event.windowEnd! > row.createdAt.getTime());
-            if (inBatch) {
-              inBatch.payload = body;
-              continue;
-            }
-            const open = await events.openWindow(endpoint.id, key, row.createdAt);
-            if (open && (await events.replacePayload(open.id, body, now))) continue;
+  /** One batch inside the caller's transaction; answers the outbox rows handled and the events created. */
+  async function dispatchBatch(trx: Db, locked: boolean): Promise<{ rows: number; events: number }> {
+    if (!locked && dialect(trx) === 'postgres') await trx.raw('SELECT pg_advisory_xact_lock(?)', [DISPATCH_LOCK]);
+    const events = eventsRepository(trx);
+    const rows = await events.undispatched(BATCH);
+    if (rows.length === 0) return { rows: 0, events: 0 };
+    const now = clock.now();
+    const endpoints = await endpointsRepository(trx).enabledFor([...new Set(rows.map((row) => row.organizationId))]);
+    const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
+    for (const row of rows) {
+      const targets = endpoints.filter((endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type));
+      if (targets.length === 0) continue;
+      const body = envelope(row);
+      const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
+      for (const endpoint of targets) {
+        if (key) {
+          // The window is fixed from its first state, so a customer changing non-stop still gets one state per window.
+          const inBatch = created.find((event) => event.endpointId === endpoint.id && event.coalesceKey === key && event.windowEnd! > row.createdAt.getTime());
+          if (inBatch) {
+            inBatch.payload = body;
+            continue;
           }
-          const windowEnd = key ? row.createdAt.getTime() + STATE_CHANGED_WINDOW_MS : undefined;
-          created.push({
-            id: uuidv7(now.getTime()),
-            organizationId: row.organizationId,
-            endpointId: endpoint.id,
-            outboxEventId: row.id,
-            seq: row.seq,
-            type: row.type,
-            coalesceKey: key,
-            payload: body,
-            status: 'pending',
-            attempts: 0,
-            nextAttemptAt: windowEnd !== undefined ? new Date(windowEnd) : now,
-            claimedUntil: null,
-            lastHttpCode: null,
-            succeeded: null,
-            createdAt: now,
-            modifiedAt: null,
-            windowEnd,
-          });
+          const open = await events.openWindow(endpoint.id, key, row.createdAt);
+          if (open && (await events.replacePayload(open.id, body, now))) continue;
         }
+        const windowEnd = key ? row.createdAt.getTime() + STATE_CHANGED_WINDOW_MS : undefined;
+        created.push({
+          id: uuidv7(now.getTime()),
+          organizationId: row.organizationId,
+          endpointId: endpoint.id,
+          outboxEventId: row.id,
+          seq: row.seq,
+          type: row.type,
+          coalesceKey: key,
+          payload: body,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: windowEnd !== undefined ? new Date(windowEnd) : now,
+          claimedUntil: null,
+          lastHttpCode: null,
+          succeeded: null,
+          createdAt: now,
+          modifiedAt: null,
+          windowEnd,
+        });
       }
-      await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
-      await events.markDispatched(rows.map((row) => row.id), now);
-      return rows.length;
-    });
+    }
+    await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
+    await events.markDispatched(rows.map((row) => row.id), now);
+    return { rows: rows.length, events: created.length };
   }
 
-  return {
-    /** Dispatches everything undispatched; answers how many outbox rows it handled. */
-    async dispatchAll(): Promise<number> {
-      let total = 0;
-      for (;;) {
-        const handled = await dispatchBatch();
-        total += handled;
-        if (handled < BATCH) return total;
-      }
-    },
-  };
+  /**
+   * Dispatches up to `batches` batches inside `trx` (`locked`: the caller's transaction already holds DISPATCH_LOCK);
+   * answers the events created and whether rows are left.
+   */
+  async function dispatchIn(trx: Db, options: { batches?: number; locked?: boolean } = {}): Promise<{ events: number; more: boolean }> {
+    let events = 0;
+    for (let batch = 0; batch < (options.batches ?? 1); batch++) {
+      const handled = await dispatchBatch(trx, batch > 0 || options.locked === true);
+      events += handled.events;
+      if (handled.rows < BATCH) return { events, more: false };
+    }
+    return { events, more: true };
+  }
+
+  return { dispatchIn };
 }

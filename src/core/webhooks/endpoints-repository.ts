@@ -1,4 +1,5 @@
 import type { Db } from '../kernel/db.js';
+import { idIn } from './bulk.js';
 import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -62,7 +63,8 @@ export function endpointsRepository(db: Db) {
 
     async findByIds(ids: string[]): Promise<EndpointRecord[]> {
       if (ids.length === 0) return [];
-      return (await db('webhook_endpoints').whereIn('id', ids)).map(fromRow);
+      const list = idIn(db, 'id', ids);
+      return (await db('webhook_endpoints').whereRaw(list.sql, [list.binding])).map(fromRow);
     },
 
     /** Enabled endpoints of these organizations: the dispatcher's fan-out targets. */

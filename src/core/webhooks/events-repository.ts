@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import type { Db } from '../kernel/db.js';
 import { dialect, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { idIn, insertRows, type Columns } from './bulk.js';
 
 export type EventStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
@@ -87,6 +87,25 @@ export function deliveryFromRow(row: Record<string, unknown>): DeliveryRecord {
   };
 }
 
+const EVENT_COLUMNS: Columns = {
+  id: 'uuid',
+  organization_id: 'text',
+  endpoint_id: 'uuid',
+  outbox_event_id: 'uuid',
+  seq: 'bigint',
+  type: 'text',
+  coalesce_key: 'text',
+  payload: 'text',
+  status: 'text',
+  attempts: 'integer',
+  next_attempt_at: 'timestamptz',
+  claimed_until: 'timestamptz',
+  last_http_code: 'integer',
+  succeeded: 'boolean',
+  created_at: 'timestamptz',
+  modified_at: 'timestamptz',
+};
+
 function eventRow(event: WebhookEventRecord): Record<string, unknown> {
   return {
     id: event.id,
@@ -109,12 +128,6 @@ function eventRow(event: WebhookEventRecord): Record<string, unknown> {
 }
 
 export function eventsRepository(db: Db) {
-  const pending = (query: Knex.QueryBuilder, now: Date) =>
-    query
-      .where('status', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((claim) => claim.whereNull('claimed_until').orWhere('claimed_until', '<=', now));
-
   return {
     /** Outbox rows not yet fanned out, in write order. */
     async undispatched(limit: number): Promise<OutboxRow[]> {
@@ -135,12 +148,12 @@ export function eventsRepository(db: Db) {
     },
 
     async markDispatched(ids: string[], at: Date): Promise<void> {
-      for (let i = 0; i < ids.length; i += 500) await db('outbox_events').whereIn('id', ids.slice(i, i + 500)).update({ dispatched_at: at });
+      const list = idIn(db, 'id', ids);
+      await db('outbox_events').whereRaw(list.sql, [list.binding]).update({ dispatched_at: at });
     },
 
     async insertEvents(events: WebhookEventRecord[]): Promise<void> {
-      // Small chunks: SQLite caps bound parameters per statement.
-      for (let i = 0; i < events.length; i += 50) await db('webhook_events').insert(events.slice(i, i + 50).map(eventRow));
+      await insertRows(db, 'webhook_events', EVENT_COLUMNS, events.map(eventRow));
     },
 
     /**
@@ -160,30 +173,6 @@ export function eventsRepository(db: Db) {
     async replacePayload(id: string, payload: string, at: Date): Promise<boolean> {
       const changed = await db('webhook_events').where({ id, status: 'pending', attempts: 0 }).whereNull('claimed_until').update({ payload, modified_at: at });
       return Number(changed) > 0;
-    },
-
-    /**
-     * Claims up to `limit` due events in one statement, each the oldest unfinished one of its endpoint (FIFO: an
-     * event waits while an earlier one to the same endpoint is pending, retrying or in flight). The due test is
-     * repeated outside the subquery so a row claimed meanwhile is not claimed twice; on PostgreSQL, SKIP LOCKED lets
-     * daemons pass over each other's rows. Each claim counts as an attempt.
-     */
-    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<WebhookEventRecord[]> {
-      // Each endpoint's head (its oldest pending event) found once per claim, not once per waiting event.
-      const heads = db('webhook_events').select('endpoint_id').min({ head: 'seq' }).where('status', 'pending').groupBy('endpoint_id').as('h');
-      let candidates = pending(
-        db('webhook_events as e')
-          .select('e.id')
-          .join(heads, (on) => on.on('h.endpoint_id', '=', 'e.endpoint_id').andOn('h.head', '=', 'e.seq')),
-        now,
-      )
-        .orderBy('e.seq', 'asc')
-        .limit(limit);
-      if (dialect(db) === 'postgres') candidates = candidates.forUpdate('e').skipLocked();
-      const rows = await pending(db('webhook_events').whereIn('id', candidates), now)
-        .update({ claimed_until: leaseUntil, attempts: db.raw('attempts + 1'), modified_at: now })
-        .returning('*');
-      return (rows as Array<Record<string, unknown>>).map((row) => eventFromRow(row)).sort((a, b) => a.seq - b.seq);
     },
 
     /** Records one attempt's outcome; applies only to the claim it belongs to. Answers whether it did. */

@@ -9,11 +9,12 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import type { MailService } from '../mail/service.js';
 import type { MerchantActor } from '../merchant/actor.js';
 import { authorize, organizationForCreate } from '../merchant/actor.js';
-import { createDeliverer, type AttemptResult } from './delivery.js';
+import { createDeliverer, deliveryDb, type AttemptResult } from './delivery.js';
 import { createDispatcher } from './dispatcher.js';
 import { createEndpointService } from './endpoints.js';
 import { eventsRepository } from './events-repository.js';
 import { createDeliveryLog } from './log.js';
+import { createDeliveryPump } from './pump.js';
 import { openEventStream } from './stream.js';
 
 /** Payloads are archived, and outbox rows deleted, after this long (Polar's retention). */
@@ -29,65 +30,63 @@ export interface WebhookServiceDeps {
 
 /**
  * Webhooks: endpoints, the dispatcher (outbox → one event per subscribed endpoint), delivery, the log, and the event
- * stream. The daemon's worker calls `runOnce` whenever it wakes; tests call `drain` after moving the clock.
+ * stream. The daemon's worker calls `runOnce` whenever it wakes or polls; tests call `drain` after moving the clock.
  */
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
+  const workerDb = deliveryDb(db);
   const endpoints = createEndpointService({ db, clock, box: deps.box, config: deps.config });
-  const dispatcher = createDispatcher({ db, clock });
-  const deliverer = createDeliverer({ db, clock, config: deps.config, endpoints, mail: deps.mail });
+  const deliverer = createDeliverer({ clock, config: deps.config, endpoints, mail: deps.mail });
   const wakeListeners = new Set<() => void>();
   const attemptListeners = new Set<(result: AttemptResult) => void>();
-  const runs = new Set<Promise<number>>();
+  const errorListeners = new Set<(error: unknown) => void>();
   const streams = new Set<Readable>();
+  const pump = createDeliveryPump({
+    db: workerDb,
+    clock,
+    config: deps.config,
+    dispatcher: createDispatcher({ clock }),
+    deliverer,
+    onResult: (result) => {
+      for (const listener of attemptListeners) listener(result);
+    },
+    onError: (error) => {
+      for (const listener of errorListeners) listener(error);
+    },
+  });
   const wake = () => {
     for (const listener of wakeListeners) listener();
   };
   const log = createDeliveryLog({ db, clock, onRequeued: wake });
-  const unsubscribeOutbox = onEventsCommitted(wake);
-
-  async function run(): Promise<number> {
-    await dispatcher.dispatchAll();
-    let attempts = 0;
-    for (;;) {
-      const results = await deliverer.deliverBatch();
-      for (const result of results) for (const listener of attemptListeners) listener(result);
-      attempts += results.length;
-      if (results.length === 0) return attempts;
-    }
-  }
-
-  function runOnce(): Promise<number> {
-    const running = run();
-    runs.add(running);
-    const forget = () => runs.delete(running);
-    running.then(forget, forget);
-    return running;
-  }
+  const unsubscribeOutbox = onEventsCommitted(() => {
+    pump.noteCommitted();
+    wake();
+  });
 
   return {
     endpoints,
     log,
 
-    /** Dispatches new outbox rows, then delivers until nothing is due; answers the attempts made. */
-    runOnce,
+    /** A delivery round (fan out, record, claim), coalesced with others; the runs it claims go on in the background. */
+    runOnce: () => pump.runOnce(),
 
     /**
-     * Everything due now, delivered, including runs this daemon's worker already started: tests call it after an
-     * action or after moving the clock, instead of sleeping. Retries scheduled later stay until the clock passes them.
+     * Everything due now, delivered and recorded, including runs this daemon's worker already started: tests call it
+     * after an action or after moving the clock, instead of sleeping. Retries scheduled later stay until the clock
+     * passes them.
      */
-    async drain(): Promise<void> {
-      for (;;) {
-        await Promise.allSettled([...runs]);
-        const attempts = await runOnce();
-        if (attempts === 0 && runs.size === 0) return;
-      }
-    },
+    drain: () => pump.drain(),
 
     /** Wakes the listener when there may be work: an event committed here, a redelivery. */
     onWake(listener: () => void): () => void {
       wakeListeners.add(listener);
       return () => wakeListeners.delete(listener);
+    },
+
+    /** Rounds and runs that failed without anyone waiting on them, for the daemon's log. */
+    onError(listener: (error: unknown) => void): () => void {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
     },
 
     /** Every attempt's outcome, for the daemon's log. */
@@ -123,8 +122,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async close(): Promise<void> {
       unsubscribeOutbox();
       for (const stream of streams) stream.push(null);
-      await Promise.allSettled([...runs]);
+      await pump.close();
       await deliverer.close();
+      if (workerDb !== db) await workerDb.destroy();
     },
   };
 }

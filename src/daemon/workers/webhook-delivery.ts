@@ -29,6 +29,8 @@ export function startWebhookDelivery(core: CoreContext, logger: Logger): Webhook
   }, POLL_INTERVAL_MS);
 
   const unsubscribe = webhooks.onWake(loop.wake);
+  // Rounds started when a run finishes have no caller to report to.
+  const unsubscribeErrors = webhooks.onError((error) => logger.warn('webhook delivery failed', { error: String(error) }));
   // Ids and codes only: payloads and secrets stay out of logs.
   const unsubscribeAttempts = webhooks.onAttempt((result) => {
     if (result.succeeded) return;
@@ -59,6 +61,7 @@ export function startWebhookDelivery(core: CoreContext, logger: Logger): Webhook
     async stop() {
       unsubscribe();
       unsubscribeAttempts();
+      unsubscribeErrors();
       clearInterval(pruner);
       await loop.stop();
       // Claim recovery may still be running; its wake is ignored once the loop is stopped.

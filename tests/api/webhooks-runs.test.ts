@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_RETRY } from '../../src/core/webhooks/delivery.js';
+import { eventsRepository } from '../../src/core/webhooks/events-repository.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { createMerchant } from '../helpers/v1.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { advanceAndDrain, createEndpoint, emitAll, startWebhookDaemon, until } from '../helpers/webhooks.js';
+
+// The worker claims a run of consecutive due events per endpoint and sends it in order; these pin down what a
+// failure in the middle of a run, and a requeue while an attempt is in flight, do to it.
+
+let daemon: TestDaemon;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  daemon = await startWebhookDaemon();
+});
+afterAll(async () => {
+  await daemon.stop();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+});
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+const drain = () => daemon.core.webhooks.drain();
+
+async function eventsOf(endpointId: string) {
+  return (await daemon.core.db('webhook_events').where({ endpoint_id: endpointId }).orderBy('seq')).map((row: Record<string, unknown>) => ({
+    id: String((row.payload as string).match(/"id":"([^"]+)"/)![1]),
+    status: row.status,
+    attempts: Number(row.attempts),
+    claimed: row.claimed_until !== null,
+  }));
+}
+
+describe('runs of events to one endpoint', () => {
+  it('stops a run at a failed event: what follows is not sent before it succeeds, and waits unclaimed with no attempt counted', async () => {
+    const merchant = await createMerchant(daemon);
+    let failSecond = 1;
+    const target = await receiver((delivery) => (delivery.json.data.id === 'second' && failSecond-- > 0 ? { status: 503 } : { status: 200 }));
+    const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
+    // One transaction: the four events are due together and claimed as one run.
+    await emitAll(daemon, merchant.organization.id, ['first', 'second', 'third', 'fourth'].map((id) => ({ type: 'product.updated', data: { id } })));
+    await drain();
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'second']);
+    expect(await eventsOf(endpoint.id)).toEqual([
+      { id: 'first', status: 'succeeded', attempts: 1, claimed: false },
+      { id: 'second', status: 'pending', attempts: 1, claimed: false },
+      { id: 'third', status: 'pending', attempts: 0, claimed: false },
+      { id: 'fourth', status: 'pending', attempts: 0, claimed: false },
+    ]);
+
+    await advanceAndDrain(daemon, WEBHOOK_RETRY.maxBackoffMs);
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'second', 'second', 'third', 'fourth']);
+    expect((await eventsOf(endpoint.id)).map((event) => [event.id, event.status, event.attempts])).toEqual([
+      ['first', 'succeeded', 1],
+      ['second', 'succeeded', 2],
+      ['third', 'succeeded', 1],
+      ['fourth', 'succeeded', 1],
+    ]);
+    const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id, limit: '10' } });
+    const attempts = log.json.items.map((item: { attempt: number; succeeded: boolean; webhook_event: { payload: string } }) => `${JSON.parse(item.webhook_event.payload).data.id} ${item.attempt} ${item.succeeded}`);
+    expect(attempts.sort()).toEqual(['first 1 true', 'fourth 1 true', 'second 1 false', 'second 2 true', 'third 1 true']);
+  });
+
+  it('records an outcome only for the claim it belongs to: an event requeued while its attempt is in flight is sent again', async () => {
+    const merchant = await createMerchant(daemon);
+    let hangFirst = true;
+    const target = await receiver(() => (hangFirst ? ((hangFirst = false), 'hang') : { status: 200 }));
+    const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
+    await emitAll(daemon, merchant.organization.id, [{ type: 'product.updated', data: { id: 'requeued' } }]);
+    // The daemon's own worker sends it; the receiver holds the answer back.
+    await until(() => target.hanging.length === 1);
+    const [event] = await eventsOf(endpoint.id);
+    expect(event).toMatchObject({ status: 'pending', attempts: 1, claimed: true });
+    const id = target.received[0]!.id;
+    await eventsRepository(daemon.core.db).requeue(id, daemon.clock.now());
+    target.hanging.shift()!.writeHead(200).end('ok');
+    await drain();
+
+    // The first answer belonged to the claim the requeue replaced: not recorded as the event's success.
+    expect(target.received.map((delivery) => delivery.id)).toEqual([id, id]);
+    expect(await eventsOf(endpoint.id)).toEqual([{ id: 'requeued', status: 'succeeded', attempts: 1, claimed: false }]);
+    const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id } });
+    expect(log.json.items).toHaveLength(2);
+  });
+
+  it('claims each endpoint on its own: a retrying endpoint does not hold back another', async () => {
+    const merchant = await createMerchant(daemon);
+    const failing = await receiver(() => ({ status: 500 }));
+    const healthy = await receiver();
+    await createEndpoint(merchant, failing.url, ['product.updated']);
+    await createEndpoint(merchant, healthy.url, ['product.updated']);
+    await emitAll(daemon, merchant.organization.id, ['a', 'b', 'c'].map((id) => ({ type: 'product.updated', data: { id } })));
+    await drain();
+    expect(failing.received.map((delivery) => delivery.json.data.id)).toEqual(['a']);
+    expect(healthy.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c']);
+  });
+});
