@@ -127,8 +127,10 @@ export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; en
   });
 
   async function post(url: string, body: string, headers: Record<string, string>): Promise<{ httpCode: number | null; response: string }> {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    if (!config.allowPrivateUrls && isIP(host) && isPrivateAddress(host)) return { httpCode: null, response: 'refused: the endpoint is a private address' };
+    if (!config.allowPrivateUrls) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) && isPrivateAddress(host)) return { httpCode: null, response: 'refused: the endpoint is a private address' };
+    }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), config.timeoutMs);
     try {

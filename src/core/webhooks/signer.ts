@@ -15,8 +15,21 @@ export function generateSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(33).toString('base64')}`;
 }
 
+// Every delivery signs with its endpoint's keys: decode each secret once, not once per delivery.
+const keysBySecret = new Map<string, Buffer[]>();
+const MAX_CACHED_SECRETS = 1024;
+
 /** The HMAC keys a secret stands for: its UTF-8 bytes (Polar), and its base64 body after `whsec_` (Standard Webhooks). */
 export function signingKeys(secret: string): Buffer[] {
+  const cached = keysBySecret.get(secret);
+  if (cached) return cached;
+  const keys = decodeKeys(secret);
+  if (keysBySecret.size >= MAX_CACHED_SECRETS) keysBySecret.clear();
+  keysBySecret.set(secret, keys);
+  return keys;
+}
+
+function decodeKeys(secret: string): Buffer[] {
   const keys = [Buffer.from(secret, 'utf8')];
   if (secret.startsWith(SECRET_PREFIX)) {
     const body = secret.slice(SECRET_PREFIX.length);
