@@ -1,31 +1,20 @@
 import { validateEvent, WebhookVerificationError } from '@polar-sh/sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, SECOND } from '../../src/core/kernel/clock.js';
 import { retryDelayMs, WEBHOOK_RETRY } from '../../src/core/webhooks/delivery.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
 import { createMerchant } from '../helpers/v1.js';
-import { signedFor, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { advanceAndDrain, createEndpoint, emit, emitAll, startWebhookDaemon } from '../helpers/webhooks.js';
+import { signedFor } from '../helpers/webhook-receiver.js';
+import { advanceAndDrain, createEndpoint, emit, emitAll, startWebhookDaemon, webhookSuite } from '../helpers/webhooks.js';
 
+const suite = webhookSuite();
+const { receiver, drain } = suite;
 let daemon: TestDaemon;
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  daemon = await startWebhookDaemon();
+beforeAll(() => {
+  daemon = suite.daemon;
 });
-afterAll(async () => {
-  await daemon.stop();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const started = await startReceiver(...args);
-  receivers.push(started);
-  return started;
-}
-
-const drain = () => daemon.core.webhooks.drain();
 const MAX_BACKOFF = WEBHOOK_RETRY.maxBackoffMs;
 
 describe('webhook deliveries from real routes', () => {

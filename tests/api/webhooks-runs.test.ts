@@ -1,31 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_RETRY } from '../../src/core/webhooks/delivery.js';
 import { eventsRepository } from '../../src/core/webhooks/events-repository.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { createMerchant } from '../helpers/v1.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { advanceAndDrain, createEndpoint, emitAll, startWebhookDaemon, until } from '../helpers/webhooks.js';
+import { advanceAndDrain, createEndpoint, emitAll, until, webhookSuite } from '../helpers/webhooks.js';
 
 // The worker claims a run of consecutive due events per endpoint and sends it in order; these pin down what a
 // failure in the middle of a run, and a requeue while an attempt is in flight, do to it.
 
+const suite = webhookSuite();
+const { receiver, drain } = suite;
 let daemon: TestDaemon;
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  daemon = await startWebhookDaemon();
+beforeAll(() => {
+  daemon = suite.daemon;
 });
-afterAll(async () => {
-  await daemon.stop();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const started = await startReceiver(...args);
-  receivers.push(started);
-  return started;
-}
-
-const drain = () => daemon.core.webhooks.drain();
 
 async function eventsOf(endpointId: string) {
   return (await daemon.core.db('webhook_events').where({ endpoint_id: endpointId }).orderBy('seq')).map((row: Record<string, unknown>) => ({

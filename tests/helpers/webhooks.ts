@@ -1,8 +1,10 @@
+import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { TillConfig } from '../../src/core/kernel/config.js';
 import { recordEvent } from '../../src/core/kernel/outbox.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 import type { Merchant } from './v1.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
 
 /** Webhook tests deliver to a receiver on 127.0.0.1, which only the development setting allows. */
 export const WEBHOOK_TEST_CONFIG: Partial<TillConfig> = { webhooks: { allowPrivateUrls: true, timeoutMs: 10_000 } };
@@ -13,6 +15,31 @@ export const WEBHOOK_TEST_CONFIG: Partial<TillConfig> = { webhooks: { allowPriva
  */
 export function startWebhookDaemon(overrides: Partial<TillConfig> = {}): Promise<TestDaemon> {
   return startTestDaemon({ ...WEBHOOK_TEST_CONFIG, ...overrides }, { clock: new ManualClock(Math.floor(Date.now() / 1000) * 1000) });
+}
+
+/**
+ * One webhook daemon for a test file, started before its tests and stopped after them with every receiver the file
+ * started through `receiver`. `daemon` is set once the file's first test runs.
+ */
+export function webhookSuite(overrides: Partial<TillConfig> = {}) {
+  const receivers: Receiver[] = [];
+  const suite = {
+    daemon: undefined as unknown as TestDaemon,
+    async receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const started = await startReceiver(...args);
+      receivers.push(started);
+      return started;
+    },
+    drain: () => suite.daemon.core.webhooks.drain(),
+  };
+  beforeAll(async () => {
+    suite.daemon = await startWebhookDaemon(overrides);
+  });
+  afterAll(async () => {
+    await suite.daemon?.stop();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  });
+  return suite;
 }
 
 export async function createEndpoint(merchant: Merchant, url: string, events: string[], extra: Record<string, unknown> = {}) {
