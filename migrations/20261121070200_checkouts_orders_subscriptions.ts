@@ -168,8 +168,8 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['organization_id', 'created_at']);
     t.index(['order_id']);
   });
-  // Invoice numbers count up per organization without gaps from concurrent orders: one row per organization,
-  // incremented inside the order's transaction.
+  // Invoice numbers count up per organization: one row per organization, incremented by one upsert ... RETURNING
+  // before the order's transaction (a fulfilment that fails afterwards leaves a gap, as a sequence would).
   await knex.schema.createTable('invoice_counters', (t) => {
     t.string('organization_id', 32).primary().references('id').inTable('organizations').onDelete('CASCADE');
     t.integer('last_number').notNullable();
