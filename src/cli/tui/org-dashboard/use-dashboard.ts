@@ -1,7 +1,7 @@
-import { useApp, useInput } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useDashboardInput } from '../use-dashboard-input.js';
 import type { DashboardData, Snapshot } from './data.js';
-import { doneMessage, followSelection, initialView, press, splitInput, type Command, type ViewState } from './model.js';
+import { doneMessage, followSelection, initialView, press, type Command, type ViewState } from './model.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -16,7 +16,6 @@ export interface Dashboard {
  * something, or the failure may be that someone else already did).
  */
 export function useDashboard(data: DashboardData, initial?: Snapshot): Dashboard {
-  const { exit } = useApp();
   const [snapshot, setSnapshotState] = useState<Snapshot | null>(initial ?? null);
   const [view, setViewState] = useState<ViewState>(initialView);
   // Refs as well as state: several keys can arrive in one read from stdin, and each must see the state the one
@@ -69,22 +68,7 @@ export function useDashboard(data: DashboardData, initial?: Snapshot): Dashboard
     [data, refresh, setView],
   );
 
-  useInput((input, key) => {
-    const current = snapshotRef.current;
-    if (!current) {
-      // Nothing loaded (yet, or the load failed): quitting is the only thing that makes sense.
-      if (input === 'q' || key.escape) exit();
-      return;
-    }
-    for (const one of splitInput(input, key)) {
-      const outcome = press(viewRef.current, current, one.input, one.key);
-      setView(outcome.state);
-      if (outcome.quit) exit();
-      if (outcome.run) void execute(outcome.run);
-      // Keys after one that quits or starts a change are dropped, as they would be when typed (busy ignores them).
-      if (outcome.quit || outcome.run) return;
-    }
-  });
+  useDashboardInput({ snapshotRef, viewRef, press, setView, execute });
 
   return { snapshot, view };
 }

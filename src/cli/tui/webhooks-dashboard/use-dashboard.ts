@@ -1,7 +1,7 @@
-import { useApp, useInput } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useDashboardInput } from '../use-dashboard-input.js';
 import type { Snapshot, WebhooksData } from './data.js';
-import { doneMessage, followSelection, initialView, press, splitInput, type Command, type ViewState } from './model.js';
+import { doneMessage, followSelection, initialView, press, type Command, type ViewState } from './model.js';
 
 /** How often the screen asks the daemon again: often enough to watch retries land, cheap for the daemon. */
 export const REFRESH_MS = 2_000;
@@ -19,7 +19,6 @@ export interface Dashboard {
  * without waiting for the next tick.
  */
 export function useDashboard(data: WebhooksData, initial?: Snapshot, refreshMs = REFRESH_MS): Dashboard {
-  const { exit } = useApp();
   const [snapshot, setSnapshotState] = useState<Snapshot | null>(initial ?? null);
   const [view, setViewState] = useState<ViewState>(initialView);
   // Refs as well as state: several keys can arrive in one read from stdin, and each must see the state the one
@@ -75,22 +74,7 @@ export function useDashboard(data: WebhooksData, initial?: Snapshot, refreshMs =
     [data, refresh, setView],
   );
 
-  useInput((input, key) => {
-    const current = snapshotRef.current;
-    if (!current) {
-      // Nothing loaded (yet, or the load failed): quitting is the only thing that makes sense.
-      if (input === 'q' || key.escape) exit();
-      return;
-    }
-    for (const one of splitInput(input, key)) {
-      const outcome = press(viewRef.current, current, one.input, one.key);
-      setView(outcome.state);
-      if (outcome.quit) exit();
-      if (outcome.run) void execute(outcome.run);
-      // Keys after one that quits or starts a replay are dropped, as they would be when typed (busy ignores them).
-      if (outcome.quit || outcome.run) return;
-    }
-  });
+  useDashboardInput({ snapshotRef, viewRef, press, setView, execute });
 
   return { snapshot, view };
 }
