@@ -1,6 +1,6 @@
 import type { Address } from '../customers/address.js';
 import type { Db } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../merchant/schemas.js';
@@ -54,8 +54,6 @@ export interface Checkout extends Amounts {
   modifiedAt: Date | null;
 }
 
-const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
-
 function fromRow(row: Record<string, unknown>): Checkout {
   return {
     id: String(row.id),
@@ -63,14 +61,14 @@ function fromRow(row: Record<string, unknown>): Checkout {
     clientSecret: String(row.client_secret),
     status: String(row.status) as CheckoutStatus,
     paymentProcessor: String(row.payment_processor),
-    successUrl: nullableString(row.success_url),
-    returnUrl: nullableString(row.return_url),
-    embedOrigin: nullableString(row.embed_origin),
+    successUrl: toStringOrNull(row.success_url),
+    returnUrl: toStringOrNull(row.return_url),
+    embedOrigin: toStringOrNull(row.embed_origin),
     expiresAt: toDate(row.expires_at),
     productId: String(row.product_id),
     productPriceId: String(row.product_price_id),
     productIds: parseJson<string[]>(row.product_ids) ?? [],
-    discountId: nullableString(row.discount_id),
+    discountId: toStringOrNull(row.discount_id),
     allowDiscountCodes: toBool(row.allow_discount_codes),
     requireBillingAddress: toBool(row.require_billing_address),
     customAmount: row.custom_amount === null || row.custom_amount === undefined ? null : Number(row.custom_amount),
@@ -80,22 +78,22 @@ function fromRow(row: Record<string, unknown>): Checkout {
     netAmount: Number(row.net_amount),
     taxAmount: Number(row.tax_amount),
     totalAmount: Number(row.total_amount),
-    customerId: nullableString(row.customer_id),
-    externalCustomerId: nullableString(row.external_customer_id),
-    customerName: nullableString(row.customer_name),
-    customerEmail: nullableString(row.customer_email),
-    customerIpAddress: nullableString(row.customer_ip_address),
-    customerBillingName: nullableString(row.customer_billing_name),
+    customerId: toStringOrNull(row.customer_id),
+    externalCustomerId: toStringOrNull(row.external_customer_id),
+    customerName: toStringOrNull(row.customer_name),
+    customerEmail: toStringOrNull(row.customer_email),
+    customerIpAddress: toStringOrNull(row.customer_ip_address),
+    customerBillingName: toStringOrNull(row.customer_billing_name),
     customerBillingAddress: parseJson<Address>(row.customer_billing_address),
-    customerTaxId: nullableString(row.customer_tax_id),
+    customerTaxId: toStringOrNull(row.customer_tax_id),
     isBusinessCustomer: toBool(row.is_business_customer),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     customerMetadata: parseJson<Metadata>(row.customer_metadata) ?? {},
     customFieldData: parseJson<CustomFieldData>(row.custom_field_data) ?? {},
-    checkoutLinkId: nullableString(row.checkout_link_id),
-    orderId: nullableString(row.order_id),
-    subscriptionId: nullableString(row.subscription_id),
-    failureReason: nullableString(row.failure_reason),
+    checkoutLinkId: toStringOrNull(row.checkout_link_id),
+    orderId: toStringOrNull(row.order_id),
+    subscriptionId: toStringOrNull(row.subscription_id),
+    failureReason: toStringOrNull(row.failure_reason),
     createdAt: toDate(row.created_at),
     modifiedAt: toDateOrNull(row.modified_at),
   };

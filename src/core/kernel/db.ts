@@ -107,6 +107,10 @@ export function toDateOrNull(value: unknown): Date | null {
   return value === null || value === undefined ? null : toDate(value);
 }
 
+export function toStringOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
 export function toBool(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 't';
 }

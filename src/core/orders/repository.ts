@@ -1,6 +1,6 @@
 import type { Address } from '../customers/address.js';
 import type { Db } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../merchant/metadata-filter.js';
@@ -54,8 +54,6 @@ export interface Order {
   modifiedAt: Date | null;
 }
 
-const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
-
 function fromRow(row: Record<string, unknown>): Order {
   return {
     id: String(row.id),
@@ -63,11 +61,11 @@ function fromRow(row: Record<string, unknown>): Order {
     status: String(row.status) as OrderStatus,
     billingReason: String(row.billing_reason) as BillingReason,
     customerId: String(row.customer_id),
-    productId: nullableString(row.product_id),
-    productPriceId: nullableString(row.product_price_id),
-    discountId: nullableString(row.discount_id),
-    subscriptionId: nullableString(row.subscription_id),
-    checkoutId: nullableString(row.checkout_id),
+    productId: toStringOrNull(row.product_id),
+    productPriceId: toStringOrNull(row.product_price_id),
+    discountId: toStringOrNull(row.discount_id),
+    subscriptionId: toStringOrNull(row.subscription_id),
+    checkoutId: toStringOrNull(row.checkout_id),
     subtotalAmount: Number(row.subtotal_amount),
     discountAmount: Number(row.discount_amount),
     netAmount: Number(row.net_amount),
@@ -76,11 +74,11 @@ function fromRow(row: Record<string, unknown>): Order {
     refundedAmount: Number(row.refunded_amount),
     refundedTaxAmount: Number(row.refunded_tax_amount),
     currency: String(row.currency),
-    billingName: nullableString(row.billing_name),
+    billingName: toStringOrNull(row.billing_name),
     billingAddress: parseJson<Address>(row.billing_address),
     invoiceNumber: String(row.invoice_number),
     paymentProcessor: String(row.payment_processor),
-    paymentReference: nullableString(row.payment_reference),
+    paymentReference: toStringOrNull(row.payment_reference),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     customFieldData: parseJson<Order['customFieldData']>(row.custom_field_data) ?? {},
     createdAt: toDate(row.created_at),
@@ -96,7 +94,7 @@ function itemFromRow(row: Record<string, unknown>): OrderItem {
     amount: Number(row.amount),
     taxAmount: Number(row.tax_amount),
     proration: toBool(row.proration),
-    productPriceId: nullableString(row.product_price_id),
+    productPriceId: toStringOrNull(row.product_price_id),
     position: Number(row.position),
     createdAt: toDate(row.created_at),
   };

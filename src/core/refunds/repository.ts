@@ -1,5 +1,5 @@
 import type { Db } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../merchant/schemas.js';
@@ -24,23 +24,21 @@ export interface Refund {
   modifiedAt: Date | null;
 }
 
-const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
-
 function fromRow(row: Record<string, unknown>): Refund {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),
     orderId: String(row.order_id),
-    subscriptionId: nullableString(row.subscription_id),
+    subscriptionId: toStringOrNull(row.subscription_id),
     customerId: String(row.customer_id),
     status: String(row.status) as RefundStatus,
     reason: String(row.reason) as RefundReason,
     amount: Number(row.amount),
     taxAmount: Number(row.tax_amount),
     currency: String(row.currency),
-    comment: nullableString(row.comment),
+    comment: toStringOrNull(row.comment),
     revokeBenefits: toBool(row.revoke_benefits),
-    processorReference: nullableString(row.processor_reference),
+    processorReference: toStringOrNull(row.processor_reference),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     createdAt: toDate(row.created_at),
     modifiedAt: toDateOrNull(row.modified_at),

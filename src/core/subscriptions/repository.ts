@@ -1,5 +1,5 @@
 import type { Db } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { MetadataQuery } from '../merchant/metadata-query.js';
@@ -44,8 +44,6 @@ export interface Subscription {
   modifiedAt: Date | null;
 }
 
-const nullableString = (value: unknown) => (value === null || value === undefined ? null : String(value));
-
 function fromRow(row: Record<string, unknown>): Subscription {
   return {
     id: String(row.id),
@@ -53,8 +51,8 @@ function fromRow(row: Record<string, unknown>): Subscription {
     customerId: String(row.customer_id),
     productId: String(row.product_id),
     productPriceId: String(row.product_price_id),
-    checkoutId: nullableString(row.checkout_id),
-    discountId: nullableString(row.discount_id),
+    checkoutId: toStringOrNull(row.checkout_id),
+    discountId: toStringOrNull(row.discount_id),
     status: String(row.status) as SubscriptionStatus,
     amount: Number(row.amount),
     currency: String(row.currency),
@@ -69,10 +67,10 @@ function fromRow(row: Record<string, unknown>): Subscription {
     startedAt: toDateOrNull(row.started_at),
     endsAt: toDateOrNull(row.ends_at),
     endedAt: toDateOrNull(row.ended_at),
-    customerCancellationReason: nullableString(row.customer_cancellation_reason) as CancellationReason | null,
-    customerCancellationComment: nullableString(row.customer_cancellation_comment),
+    customerCancellationReason: toStringOrNull(row.customer_cancellation_reason) as CancellationReason | null,
+    customerCancellationComment: toStringOrNull(row.customer_cancellation_comment),
     paymentProcessor: String(row.payment_processor),
-    paymentMethodReference: nullableString(row.payment_method_reference),
+    paymentMethodReference: toStringOrNull(row.payment_method_reference),
     billedPeriods: Number(row.billed_periods),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
