@@ -1,21 +1,18 @@
 import { Webhook } from 'standardwebhooks';
 import { validateEvent } from '@polar-sh/sdk/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { createMerchant } from '../helpers/v1.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { startWebhookDaemon, until } from '../helpers/webhooks.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { until, webhookSuite } from '../helpers/webhooks.js';
 import { useSandboxes } from './till.js';
 
+const suite = webhookSuite();
 let daemon: TestDaemon;
 let receiver: Receiver;
 beforeAll(async () => {
-  daemon = await startWebhookDaemon();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await daemon.stop();
-  await receiver.close();
+  daemon = suite.daemon;
+  receiver = await suite.receiver();
 });
 const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 
