@@ -54,3 +54,19 @@ export function navigate<S extends string>(
   }
   return null;
 }
+
+/** What a dashboard's model answers for one key press: the next view, and a command to run or a wish to quit. */
+export interface PressOutcome<View, Command> {
+  state: View;
+  run?: Command;
+  quit?: boolean;
+}
+
+/** A dashboard's view: the section in focus, the selected row of each, the mode and the status line. */
+export interface DashboardView<Section extends string, Mode, Status> {
+  section: Section;
+  /** The selected row of each section, kept when moving away so coming back lands where one left. */
+  rows: Record<Section, number>;
+  mode: Mode;
+  status: Status | null;
+}

@@ -1,13 +1,6 @@
 import { useApp, useInput } from 'ink';
 import type { MutableRefObject } from 'react';
-import { splitInput, type KeyPress } from './keys.js';
-
-/** What a dashboard model answers for one key press. */
-export interface PressOutcome<View, Command> {
-  state: View;
-  quit?: boolean;
-  run?: Command;
-}
+import { splitInput, type KeyPress, type PressOutcome } from './keys.js';
 
 /**
  * The key handling both dashboards share: until data has loaded only quitting works; afterwards each key of a

@@ -1,5 +1,5 @@
 import { ROLES, type Role, type Snapshot } from './data.js';
-import { cycle, isQuit, navigate, type KeyPress } from '../keys.js';
+import { cycle, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
 
@@ -26,19 +26,9 @@ export interface Status {
   text: string;
 }
 
-export interface ViewState {
-  section: SectionId;
-  /** The selected row of each section, kept when moving away so coming back lands where one left. */
-  rows: Record<SectionId, number>;
-  mode: Mode;
-  status: Status | null;
-}
+export type ViewState = DashboardView<SectionId, Mode, Status>;
 
-export interface Outcome {
-  state: ViewState;
-  run?: Command;
-  quit?: boolean;
-}
+export type Outcome = PressOutcome<ViewState, Command>;
 
 export const initialView: ViewState = { section: 'members', rows: { members: 0, teams: 0, invitations: 0 }, mode: { kind: 'browse' }, status: null };
 

@@ -1,5 +1,5 @@
 import type { Snapshot } from './data.js';
-import { isQuit, navigate, type KeyPress } from '../keys.js';
+import { isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
 
@@ -26,19 +26,9 @@ export interface Status {
   refresh?: boolean;
 }
 
-export interface ViewState {
-  section: SectionId;
-  /** The selected row of each section, kept when moving away so coming back lands where one left. */
-  rows: Record<SectionId, number>;
-  mode: Mode;
-  status: Status | null;
-}
+export type ViewState = DashboardView<SectionId, Mode, Status>;
 
-export interface Outcome {
-  state: ViewState;
-  run?: Command;
-  quit?: boolean;
-}
+export type Outcome = PressOutcome<ViewState, Command>;
 
 // Deliveries first: they are what changes while one watches, and what `r` acts on.
 export const initialView: ViewState = { section: 'deliveries', rows: { endpoints: 0, deliveries: 0 }, mode: { kind: 'browse' }, status: null };
