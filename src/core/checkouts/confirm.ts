@@ -1,9 +1,8 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import { inTransaction, together } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
-import { recordEvents } from '../kernel/outbox.js';
 import { redeem } from '../discounts/redemption.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
@@ -59,8 +58,11 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
 
     const confirmed: Checkout = { ...prepared, status: 'confirmed' };
     await inTransaction(db, async (trx) => {
-      if (!(await saveCheckout(trx, confirmed, 'open', urls, now))) throw notOpen();
-      if (confirmed.discountId && !(await redeem(trx, confirmed.discountId, now))) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
+      // Built first, so the event shows the discount as it was before this redemption, which rides in the same trip.
+      const event = await checkoutUpdatedEvent(trx, confirmed, urls, now);
+      const [saved, redeemed] = await together(saveCheckout(trx, confirmed, 'open', urls, now, { event }), confirmed.discountId ? redeem(trx, confirmed.discountId, now) : true);
+      if (!saved) throw notOpen();
+      if (!redeemed) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
     });
 
     let charge: ChargeResult | null = null;
@@ -82,8 +84,8 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
     const fulfilment = await (async () => {
       const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
-      return inTransaction(db, async (trx) => {
-        const result = await fulfilCheckout(trx, {
+      return inTransaction(db, (trx) =>
+        fulfilCheckout(trx, {
           checkout: confirmed,
           product,
           price,
@@ -92,28 +94,11 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
           paymentReference: charge?.processorReference ?? null,
           paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
           processor: processor.name,
+          charge,
           at,
           urls: fulfilUrls,
-        });
-        if (charge) {
-          await recordChargeAttempt(trx, {
-            organizationId: confirmed.organizationId,
-            processor: processor.name,
-            amount: confirmed.totalAmount,
-            currency: confirmed.currency,
-            checkoutId: confirmed.id,
-            orderId: result.order.id,
-            customerId: result.customer.id,
-            result: charge,
-            at,
-          });
-        }
-        const succeeded: Checkout = { ...confirmed, status: 'succeeded', customerId: result.customer.id, orderId: result.order.id, subscriptionId: result.subscription?.id ?? null, modifiedAt: at };
-        // Only this confirmation moves the checkout out of `confirmed`, so writing just what changed is safe.
-        if (!(await checkoutsRepository(trx).saveChanges(confirmed, succeeded, 'confirmed'))) throw notOpen();
-        await recordEvents(trx, [...result.events, await checkoutUpdatedEvent(trx, succeeded, fulfilUrls, at)]);
-        return { ...result, checkout: succeeded };
-      });
+        }),
+      );
     })().catch(async (error: unknown) => {
       // Money moved but nothing could be recorded: give it back and fail the checkout, so no charge is left
       // without an order. The failure is the caller's error (a 500 unless it is a DomainError).
@@ -128,7 +113,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
     await inTransaction(db, async (trx) => {
       const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
-      await saveCheckout(trx, failed, 'confirmed', urls, at, confirmed);
+      await saveCheckout(trx, failed, 'confirmed', urls, at, { previous: confirmed });
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
       if (refund && charge) {
@@ -142,7 +127,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const at = clock.now();
     await inTransaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
-      await saveCheckout(trx, reopened, 'confirmed', urls, at, confirmed);
+      await saveCheckout(trx, reopened, 'confirmed', urls, at, { previous: confirmed });
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
       if (charge) {
         await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });

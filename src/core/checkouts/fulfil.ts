@@ -7,9 +7,9 @@ import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/s
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import type { Db } from '../kernel/db.js';
+import { together, type Db } from '../kernel/db.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import type { OutboxEvent } from '../kernel/outbox.js';
+import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
@@ -23,15 +23,19 @@ import { periodEnd, type Interval } from '../subscriptions/periods.js';
 import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state.js';
 import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
+import { checkoutsRepository } from './repository.js';
+import { checkoutUpdatedEvent, notOpen } from './service.js';
+import { recordChargeAttempt } from '../payments/attempts.js';
+import type { ChargeResult } from '../payments/processor.js';
 import { discountOf, type CheckoutUrls } from './wire.js';
 
 export interface Fulfilment {
+  /** The checkout as it ends: `succeeded`, with its customer, order and subscription. */
+  checkout: Checkout;
   customer: Customer;
   order: Order;
   subscription: Subscription | null;
   customerSessionToken: string;
-  /** Not yet written: the caller adds its own and writes them all at once. */
-  events: OutboxEvent[];
 }
 
 function invoicePrefix(slug: string): string {
@@ -52,9 +56,10 @@ export async function allocateInvoiceNumber(db: Db, organizationId: string): Pro
 
 /**
  * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
- * subscription for a recurring price, the order with its item, and a customer session the buyer's browser can use
- * for the portal right away. Their events are returned, in delivery order, for the caller to write in one statement
- * with its own; they are built from what was just written, never read back.
+ * subscription for a recurring price, the order with its item, a customer session the buyer's browser can use for the
+ * portal right away, the charge's audit record, the checkout moved to `succeeded`, and all their events in one
+ * statement, built from what was written, never read back. The rows others refer to go first, one after another;
+ * everything that only refers to them goes out together (one trip on SQLite).
  */
 export async function fulfilCheckout(
   trx: Db,
@@ -67,6 +72,8 @@ export async function fulfilCheckout(
     paymentReference: string | null;
     paymentMethodReference: string | null;
     processor: string;
+    /** The charge that paid for it; null for a free checkout. */
+    charge: ChargeResult | null;
     at: Date;
     urls: CheckoutUrls;
   },
@@ -172,7 +179,7 @@ export async function fulfilCheckout(
     position: 0,
     createdAt: at,
   };
-  await ordersRepository(trx).insert(order, [item]);
+  await ordersRepository(trx).insert(order);
 
   const buyer = customerWire(customer);
   const discount = checkout.discountId ? await discountOf(trx, checkout.discountId, input.urls) : null;
@@ -194,11 +201,24 @@ export async function fulfilCheckout(
   // One state_changed for the whole purchase, with the state it ends in: a new customer has just this subscription.
   const activeSubscriptions = customerIsNew ? (subscription ? [stateSubscription(subscription)] : []) : await activeSubscriptionsOf(trx, customer.id);
   events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
+  const succeeded: Checkout = { ...checkout, status: 'succeeded', customerId: customer.id, orderId: order.id, subscriptionId: subscription?.id ?? null, modifiedAt: at };
+  events.push(await checkoutUpdatedEvent(trx, succeeded, input.urls, at));
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
-  await customersRepository(trx).insertSession(
-    { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
-    sha256Hex(customerSessionToken),
+  const { charge } = input;
+  const [moved] = await together(
+    // Only this confirmation moves the checkout out of `confirmed`, so writing just what changed is safe.
+    checkoutsRepository(trx).saveChanges(checkout, succeeded, 'confirmed'),
+    ordersRepository(trx).insertItems([item]),
+    customersRepository(trx).insertSession(
+      { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
+      sha256Hex(customerSessionToken),
+    ),
+    charge
+      ? recordChargeAttempt(trx, { organizationId, processor: input.processor, amount: checkout.totalAmount, currency: checkout.currency, checkoutId: checkout.id, orderId: order.id, customerId: customer.id, result: charge, at })
+      : null,
+    recordEvents(trx, events),
   );
-  return { customer, order, subscription, customerSessionToken, events };
+  if (!moved) throw notOpen();
+  return { checkout: succeeded, customer, order, subscription, customerSessionToken };
 }

@@ -3,10 +3,10 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import { inTransaction, together } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { recordEvent, type OutboxEvent } from '../kernel/outbox.js';
+import { discardEvents, recordEvent, recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
@@ -45,12 +45,24 @@ export function expired(): DomainError {
 /**
  * Writes a checkout change and its `checkout.updated` event together, only if nobody moved it out of `status`.
  * With `previous` only the changed columns are written (see checkoutsRepository.saveChanges for when that is safe).
+ * `event` is the event already built, for a caller that sends other statements in the same trip and wants the event
+ * to show the state from before them.
  */
-export async function saveCheckout(trx: Db, checkout: Checkout, expectedStatus: Checkout['status'], urls: CheckoutUrls, at: Date, previous?: Checkout): Promise<boolean> {
+export async function saveCheckout(
+  trx: Db,
+  checkout: Checkout,
+  expectedStatus: Checkout['status'],
+  urls: CheckoutUrls,
+  at: Date,
+  options: { previous?: Checkout; event?: OutboxEvent } = {},
+): Promise<boolean> {
   const repo = checkoutsRepository(trx);
-  if (!(await (previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus)))) return false;
-  await recordEvent(trx, await checkoutUpdatedEvent(trx, checkout, urls, at));
-  return true;
+  const { previous } = options;
+  const event = options.event ?? (await checkoutUpdatedEvent(trx, checkout, urls, at));
+  // The change and its event go together; the event is taken back in the rare case the change did not apply.
+  const [saved, eventIds] = await together(previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus), recordEvents(trx, [event]));
+  if (!saved) await discardEvents(trx, eventIds);
+  return saved;
 }
 
 export async function checkoutUpdatedEvent(db: Db, checkout: Checkout, urls: CheckoutUrls, at: Date): Promise<OutboxEvent> {
@@ -196,9 +208,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
 
   async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
     return inTransaction(db, async (trx) => {
-      await checkoutsRepository(trx).insert(checkout);
       const wire = await checkoutWire(trx, checkout, requestUrls);
-      await recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now });
+      await together(checkoutsRepository(trx).insert(checkout), recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }));
       return wire;
     });
   }

@@ -91,6 +91,20 @@ export async function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Pr
   return db.transaction(fn);
 }
 
+/**
+ * Statements of one transaction that do not depend on each other, sent at once. On SQLite each statement is a trip to
+ * libuv's thread pool and back to a busy main thread while the one connection is held; sent together they cost about
+ * one trip. Answers when all have finished, even if one failed, so none is still running when the caller's
+ * transaction rolls back; then throws the first failure in the order given (on PostgreSQL, where one connection runs
+ * them in that order, the one that aborted the transaction). Only for rows whose references are already written:
+ * SQLite may run them in any order.
+ */
+export async function together<T extends readonly unknown[]>(...work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(work);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 // Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds
 // on SQLite, which is what the sqlite3 driver binds a Date as); only repositories call these.
 

@@ -118,7 +118,7 @@ export interface OrderFilter {
 
 export function ordersRepository(db: Db) {
   return {
-    async insert(order: Order, items: OrderItem[]): Promise<void> {
+    async insert(order: Order): Promise<void> {
       await db('orders').insert({
         id: order.id,
         organization_id: order.organizationId,
@@ -148,6 +148,8 @@ export function ordersRepository(db: Db) {
         created_at: order.createdAt,
         modified_at: order.modifiedAt,
       });
+    },
+    async insertItems(items: OrderItem[]): Promise<void> {
       if (items.length > 0) {
         await db('order_items').insert(
           items.map((item) => ({
