@@ -18,6 +18,13 @@ import type { WebhookEventRecord } from './events-repository.js';
  */
 export const ROUND_GAP_MS = 5;
 
+/**
+ * A round claims when it has reason to (it fanned events out, recorded outcomes, a run ended, a redelivery or a drain
+ * asked), and otherwise at most this often: retries fall due by the clock, and another daemon may have left work. The
+ * worker polls every second, so each poll still claims; a busy API's commits that concern no endpoint do not.
+ */
+export const SPECULATIVE_CLAIM_MS = 500;
+
 export interface RoundStats {
   dispatched: number;
   recorded: number;
@@ -72,6 +79,7 @@ export function createDeliveryPump(deps: {
   let timer: NodeJS.Timeout | null = null;
   let lastEnd = -Infinity;
   let lastHeld = 0;
+  let lastClaim = -Infinity;
 
   const queued = () => successes.length + failures.length + releases.length;
 
@@ -189,7 +197,9 @@ export function createDeliveryPump(deps: {
         if (taken.releases.length > 0) await claims.release(taken.releases, at);
         if (taken.successes.length > 0) await claims.recordSuccesses(taken.successes.map(successRecord), at);
         for (const failure of taken.failures) results.push(await deliverer.recordFailure(trx, failure));
-        if (!closed && (claimRequested || taken.successes.length + taken.failures.length > 0 || dispatched > 0)) {
+        const claimDue = claimRequested || taken.successes.length + taken.failures.length > 0 || dispatched > 0 || held - lastClaim >= SPECULATIVE_CLAIM_MS;
+        if (!closed && claimDue) {
+          lastClaim = held;
           // Read after dispatching, so the events just created are due.
           const now = clock.now();
           leaseUntil = new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs);
@@ -239,17 +249,21 @@ export function createDeliveryPump(deps: {
   }
 
   return {
-    /** A round soon (coalesced with others); answers its figures. */
+    /** A round soon (coalesced with others): fans out, records, and claims if there is reason to; answers its figures. */
     runOnce(): Promise<RoundStats> {
-      return request({ dispatch: true, claim: true });
+      return request({ dispatch: true });
     },
 
     /**
-     * Notes that an event committed here, so the next round fans out; the worker starts that round (runOnce), not
-     * this, so nothing is claimed before it has recovered the claims a previous process left.
+     * Notes that an event committed here, so the next round fans out (and claims what that creates); the worker starts
+     * that round (runOnce), not this, so nothing is claimed before it has recovered the claims a previous process left.
      */
     noteCommitted(): void {
       dispatchWanted = true;
+    },
+
+    /** Notes that events were made due outside a round (a redelivery), so the next round claims. */
+    noteDue(): void {
       claimWanted = true;
     },
 

@@ -57,7 +57,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const wake = () => {
     for (const listener of wakeListeners) listener();
   };
-  const log = createDeliveryLog({ db, clock, onRequeued: wake });
+  const log = createDeliveryLog({
+    db,
+    clock,
+    onRequeued: () => {
+      pump.noteDue();
+      wake();
+    },
+  });
   const unsubscribeOutbox = onEventsCommitted(() => {
     pump.noteCommitted();
     wake();
