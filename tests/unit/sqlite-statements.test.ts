@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDb, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
+import { createDb, deferForeignKeys, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
 import { cachePreparedStatements, type SqliteConnection } from '../../src/core/kernel/sqlite-statements.js';
 
 const dirs: string[] = [];
@@ -59,6 +59,35 @@ describe('prepared statement reuse on SQLite', () => {
       await trx.transaction(async (inner) => inner('items').insert({ name: 'inner kept' }));
     });
     expect((await db('items').orderBy('id').select('name')).map((row: { name: string }) => row.name)).toEqual(['taken', 'free', 'kept', 'inner kept']);
+  });
+
+  it('rolls back after a COMMIT that fails (a deferred foreign key), so the one connection takes the next transaction', async () => {
+    const db = await freshDb();
+    await db.schema.createTable('children', (t) => {
+      t.increments('id');
+      t.integer('item_id').notNullable().references('id').inTable('items');
+    });
+    const orphan = (trx: Db) => trx('children').insert({ item_id: 999 });
+    await expect(
+      db.transaction(async (trx) => {
+        await deferForeignKeys(trx);
+        await orphan(trx);
+      }),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    await db.transaction(async (trx) => {
+      await trx('items').insert({ name: 'after' });
+    });
+    expect(await db('children').count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(await db('items').pluck('name')).toEqual(['after']);
+    // Deferring lasts one transaction: the next one checks each statement again.
+    await expect(db.transaction(async (trx) => orphan(trx))).rejects.toThrow(/FOREIGN KEY/);
+    await db.transaction(async (trx) => {
+      await deferForeignKeys(trx);
+      const [item] = (await trx('items').insert({ name: 'parent' })) as number[];
+      await orphan(trx);
+      await trx('children').where({ item_id: 999 }).update({ item_id: item });
+    });
+    expect(await db('children').count({ n: '*' }).first()).toEqual({ n: 1 });
   });
 
   it('sees schema changes made after a statement was cached', async () => {

@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction, together } from '../kernel/db.js';
+import { dialect, inTransaction, together } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
 import { redeem } from '../discounts/redemption.js';
 import { missingAddressFields } from '../customers/address.js';
@@ -83,7 +83,8 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     // The discount as the fulfilment sees it (after this redemption), for everything it renders.
     const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
     const fulfilment = await (async () => {
-      const invoiceNumber = await allocateInvoiceNumber(db, confirmed.organizationId);
+      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId);
+      const invoiceNumber = dialect(db) === 'postgres' ? await takeInvoiceNumber(db) : takeInvoiceNumber;
       return inTransaction(db, (trx) =>
         fulfilCheckout(trx, {
           checkout: confirmed,

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
-import { findOrCreateCustomer } from '../customers/find-or-create.js';
+import { customerToCreate, settleCustomer } from '../customers/find-or-create.js';
 import { customerEvent, stateChangedEvent, stateOf } from '../customers/state.js';
 import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { together, type Db } from '../kernel/db.js';
+import { deferForeignKeys, together, type Db } from '../kernel/db.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
@@ -44,10 +44,11 @@ function invoicePrefix(slug: string): string {
 }
 
 /**
- * Takes the organization's next invoice number in a statement of its own, before the order's transaction: the
- * counter row is then locked for one statement, not for the whole fulfilment, so one organization's purchases do not
- * queue behind each other. A fulfilment that fails afterwards leaves a gap in the numbers, as a database sequence
- * would.
+ * Takes the organization's next invoice number. On PostgreSQL the caller does it in a statement of its own before the
+ * order's transaction, so the counter row is locked for one statement, not for the whole fulfilment, and one
+ * organization's purchases do not queue behind each other; on SQLite, where the one connection is one writer anyway,
+ * inside the fulfilment's first trip. A fulfilment that fails afterwards leaves a gap in the numbers, as a database
+ * sequence would.
  */
 export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
   const organization = await merchantOrganizationsRepository(db).findById(organizationId);
@@ -58,8 +59,8 @@ export async function allocateInvoiceNumber(db: Db, organizationId: string): Pro
  * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
  * subscription for a recurring price, the order with its item, a customer session the buyer's browser can use for the
  * portal right away, the charge's audit record, the checkout moved to `succeeded`, and all their events in one
- * statement, built from what was written, never read back. The rows others refer to go first, one after another;
- * everything that only refers to them goes out together (one trip on SQLite).
+ * statement, built from what was written, never read back. Two trips on SQLite: first the customer (and the invoice
+ * number), then everything else together, in the order rows refer to each other (see deferForeignKeys).
  */
 export async function fulfilCheckout(
   trx: Db,
@@ -68,7 +69,8 @@ export async function fulfilCheckout(
     product: Product;
     price: ProductPrice;
     productWire: ProductWire;
-    invoiceNumber: string;
+    /** The number taken before the transaction, or how to take it inside (see allocateInvoiceNumber). */
+    invoiceNumber: string | ((trx: Db) => Promise<string>);
     paymentReference: string | null;
     paymentMethodReference: string | null;
     processor: string;
@@ -81,26 +83,24 @@ export async function fulfilCheckout(
   const { checkout, product, price, productWire, at } = input;
   const organizationId = checkout.organizationId;
   const events: OutboxEvent[] = [];
-  let customer: Customer;
-  let customerIsNew = false;
-  if (checkout.customerId) customer = (await customersRepository(trx).findById(checkout.customerId))!;
-  else {
-    const found = await findOrCreateCustomer(
-      trx,
-      {
-        organizationId,
-        externalId: checkout.externalCustomerId,
-        email: checkout.customerEmail!,
-        name: checkout.customerBillingName ?? checkout.customerName,
-        billingAddress: checkout.customerBillingAddress,
-        metadata: checkout.customerMetadata,
-      },
-      at,
-    );
-    customer = found.customer;
-    customerIsNew = found.created;
-    if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
-  }
+  const details = {
+    organizationId,
+    externalId: checkout.externalCustomerId,
+    email: checkout.customerEmail!,
+    name: checkout.customerBillingName ?? checkout.customerName,
+    billingAddress: checkout.customerBillingAddress,
+    metadata: checkout.customerMetadata,
+  };
+  const candidate = checkout.customerId ? null : customerToCreate(details, at);
+  const [known, inserted, invoiceNumber] = await together(
+    checkout.customerId ? customersRepository(trx).findById(checkout.customerId) : null,
+    candidate ? customersRepository(trx).insertIfAbsent(candidate) : false,
+    typeof input.invoiceNumber === 'string' ? input.invoiceNumber : input.invoiceNumber(trx),
+    deferForeignKeys(trx),
+  );
+  const found = candidate ? await settleCustomer(trx, details, candidate, inserted, at) : { customer: known!, created: false, updated: false };
+  const { customer, created: customerIsNew } = found;
+  if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
 
   let subscription: Subscription | null = null;
   if (product.recurringInterval) {
@@ -136,7 +136,6 @@ export async function fulfilCheckout(
       createdAt: at,
       modifiedAt: null,
     };
-    await subscriptionsRepository(trx).insert(subscription);
   }
 
   const order: Order = {
@@ -160,7 +159,7 @@ export async function fulfilCheckout(
     currency: checkout.currency,
     billingName: checkout.customerBillingName ?? checkout.customerName,
     billingAddress: checkout.customerBillingAddress,
-    invoiceNumber: input.invoiceNumber,
+    invoiceNumber,
     paymentProcessor: input.processor,
     paymentReference: input.paymentReference,
     metadata: checkout.metadata,
@@ -179,8 +178,6 @@ export async function fulfilCheckout(
     position: 0,
     createdAt: at,
   };
-  await ordersRepository(trx).insert(order);
-
   const buyer = customerWire(customer);
   const discount = checkout.discountId ? await discountOf(trx, checkout.discountId, input.urls) : null;
   const discountWire = discount ? discountBaseWire(discount) : null;
@@ -198,15 +195,18 @@ export async function fulfilCheckout(
     events.push({ organizationId, type: 'subscription.active', data: subscriptionData, at });
   }
   events.push({ organizationId, type: 'order.paid', data: orderData, at });
-  // One state_changed for the whole purchase, with the state it ends in: a new customer has just this subscription.
-  const activeSubscriptions = customerIsNew ? (subscription ? [stateSubscription(subscription)] : []) : await activeSubscriptionsOf(trx, customer.id);
+  // One state_changed for the whole purchase, with the state it ends in: their other subscriptions (none for a new
+  // customer), then this one, the newest.
+  const activeSubscriptions = [...(customerIsNew ? [] : await activeSubscriptionsOf(trx, customer.id)), ...(subscription ? [stateSubscription(subscription)] : [])];
   events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
   const succeeded: Checkout = { ...checkout, status: 'succeeded', customerId: customer.id, orderId: order.id, subscriptionId: subscription?.id ?? null, modifiedAt: at };
   events.push(await checkoutUpdatedEvent(trx, succeeded, input.urls, at));
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
   const { charge } = input;
-  const [moved] = await together(
+  const [, , moved] = await together(
+    subscription ? subscriptionsRepository(trx).insert(subscription) : null,
+    ordersRepository(trx).insert(order),
     // Only this confirmation moves the checkout out of `confirmed`, so writing just what changed is safe.
     checkoutsRepository(trx).saveChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).insertItems([item]),

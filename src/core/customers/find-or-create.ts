@@ -23,19 +23,19 @@ export interface CustomerDetails {
  * Writes the row only; the caller records `customer.created` or `customer.updated` (when `created` or `updated`)
  * with the rest of its events.
  *
- * The insert is tried first: most purchases are by new customers, for whom that is the only statement. When a live
- * customer already has the address or external id (or a concurrent checkout just created it) the insert does
- * nothing rather than fail, so the caller's transaction goes on without a savepoint, and the lookup finds them.
+ * In two steps, so the caller can send the insert with other statements of its trip: the insert of
+ * `customerToCreate` is tried first (`customersRepository.insertIfAbsent`): most purchases are by new customers, for
+ * whom that is the only statement. When a live customer already has the address or external id (or a concurrent
+ * checkout just created it) the insert does nothing rather than fail, so the caller's transaction goes on without a
+ * savepoint, and `settleCustomer` finds them.
  */
-export async function findOrCreateCustomer(trx: Db, details: CustomerDetails, at: Date): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
-  const repo = customersRepository(trx);
-  const email = details.email.toLowerCase();
-  const customer: Customer = {
+export function customerToCreate(details: CustomerDetails, at: Date): Customer {
+  return {
     id: randomUUID(),
     organizationId: details.organizationId,
     type: 'individual',
     externalId: details.externalId ?? null,
-    email,
+    email: details.email.toLowerCase(),
     emailVerified: false,
     name: details.name ?? null,
     billingName: null,
@@ -47,8 +47,13 @@ export async function findOrCreateCustomer(trx: Db, details: CustomerDetails, at
     modifiedAt: null,
     deletedAt: null,
   };
-  if (await repo.insertIfAbsent(customer)) return { customer, created: true, updated: false };
-  const existing = (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ?? (await repo.findByEmail(details.organizationId, email));
+}
+
+/** After trying to insert `candidate`: the customer it made, or the one that was there, updated with the details. */
+export async function settleCustomer(trx: Db, details: CustomerDetails, candidate: Customer, inserted: boolean, at: Date): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
+  if (inserted) return { customer: candidate, created: true, updated: false };
+  const repo = customersRepository(trx);
+  const existing = (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ?? (await repo.findByEmail(details.organizationId, details.email.toLowerCase()));
   if (!existing) throw new Error('The customer could not be inserted, yet no live customer has its e-mail address or external id.');
   return updateFound(trx, existing, details, at);
 }

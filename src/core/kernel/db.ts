@@ -105,6 +105,15 @@ export async function together<T extends readonly unknown[]>(...work: T): Promis
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
+/**
+ * Lets this transaction's statements refer to rows written in the same trip (see `together`): SQLite, which may run
+ * them in any order, checks its foreign keys at COMMIT instead (until the transaction ends). PostgreSQL runs one
+ * connection's statements in the order they were sent, so there it needs nothing: send the referenced rows first.
+ */
+export function deferForeignKeys(trx: Db): PromiseLike<unknown> | null {
+  return dialect(trx) === 'sqlite' ? trx.raw('PRAGMA defer_foreign_keys = ON') : null;
+}
+
 // Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds
 // on SQLite, which is what the sqlite3 driver binds a Date as); only repositories call these.
 

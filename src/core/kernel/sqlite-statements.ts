@@ -21,7 +21,8 @@ export interface SqliteConnection {
 }
 
 // Savepoint names change with every nested transaction and DDL runs once: caching either only evicts useful entries.
-const CACHEABLE = /^\s*(select|insert|update|delete|with|begin|commit|rollback;?\s*$)/i;
+const CACHEABLE = /^\s*(select|insert|update|delete|with|pragma|begin|commit|rollback;?\s*$)/i;
+const COMMIT = /^\s*commit\b/i;
 
 interface Entry {
   statement: Statement;
@@ -81,6 +82,12 @@ export function cachePreparedStatements(connection: SqliteConnection, maxEntries
         if (!error) entry.waiting = null;
         // An error may leave the statement mid-step; a fresh one is cheap next time.
         else drop(sql, entry);
+        if (error && COMMIT.test(sql)) {
+          // A COMMIT that fails (a deferred foreign key, a full disk) leaves SQLite's transaction open, and knex
+          // does not roll back after a failed COMMIT: the one connection would refuse every later BEGIN.
+          directRun('ROLLBACK', [], () => callback.call(this, error, result));
+          return;
+        }
         callback.call(this, error, result);
       };
       entry.waiting?.push((error) => answer.call(entry.statement, error));
