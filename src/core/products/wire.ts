@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import { together, type Db } from '../kernel/db.js';
 import { beginCatalogRead, cachedWire, keepWire } from './catalog-cache.js';
 import { iso, isoOrNull } from '../merchant/schemas.js';
 import type { EmbedOptions } from './embedded.js';
@@ -37,14 +37,19 @@ async function buildWires(db: Db, products: readonly Product[], options: EmbedOp
   if (products.length === 0) return [];
   const repo = productsRepository(db);
   const ids = products.map((product) => product.id);
-  // One after another: inside a transaction there is one connection, and on SQLite only one at all.
-  const prices = await repo.pricesOf(ids);
-  const benefitLinks = await repo.links('product_benefits', ids);
-  const mediaLinks = await repo.links('product_medias', ids);
-  const fieldLinks = await repo.links('product_custom_fields', ids);
-  const benefits = await loadBenefits(db, products, benefitLinks);
-  const medias = await loadMedias(db, products, mediaLinks, options);
-  const fields = await loadCustomFields(db, products, fieldLinks);
+  // Reads that do not depend on each other go together: two trips instead of seven (inside a transaction, or on
+  // SQLite, one connection answers them all).
+  const [prices, benefitLinks, mediaLinks, fieldLinks] = await together(
+    repo.pricesOf(ids),
+    repo.links('product_benefits', ids),
+    repo.links('product_medias', ids),
+    repo.links('product_custom_fields', ids),
+  );
+  const [benefits, medias, fields] = await together(
+    loadBenefits(db, products, benefitLinks),
+    loadMedias(db, products, mediaLinks, options),
+    loadCustomFields(db, products, fieldLinks),
+  );
   return products.map((product) => ({
     id: product.id,
     created_at: iso(product.createdAt),
