@@ -139,6 +139,23 @@ describe('read cache', () => {
     expect((await byExpiring.get('/v1/products/')).status).toBe(401);
   });
 
+  it('keeps tokens through catalog changes, and drops them with their organization', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const tokenReads = async (work: () => Promise<unknown>) => (await cachedReads(daemon(), work)).filter((sql) => /organization_access_tokens/.test(sql)).length;
+    const listProducts = async () => expect((await merchant.api.get('/v1/products/')).status).toBe(200);
+    await listProducts();
+    // The product's own creation is announced to this daemon too (on PostgreSQL a moment later): tokens stay.
+    await eventually(() => tokenReads(listProducts), 0);
+    const renamed = await merchant.api.call('PATCH', `/v1/products/${product.id}`, { body: { name: 'Renamed' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(await tokenReads(listProducts)).toBe(0);
+
+    const deleted = await merchant.session.post('/api/auth/organization/delete', { organizationId: merchant.organization.id });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await merchant.api.get('/v1/products/')).status).toBe(401);
+  });
+
   it('shows organization changes on the next request', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);

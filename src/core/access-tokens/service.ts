@@ -4,7 +4,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../kernel/db.js';
 import type { Changing } from '../kernel/changes.js';
 import type { ReadCache } from '../kernel/read-cache.js';
-import { merchantInvalidation } from '../kernel/read-cache.js';
+import { accessInvalidation } from '../kernel/read-cache.js';
 import { resourceNotFound } from '../kernel/api-errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
@@ -37,8 +37,8 @@ export function accessTokenWire(token: OrganizationAccessToken): OrganizationAcc
 }
 
 /**
- * `cache` holds tokens by hash, owned by their organization: a revoke, update or deletion (of the token or its
- * organization) announces the organization, so the next request reads the change. Expiry is checked at each use.
+ * `cache` holds tokens by hash, owned by their organization's access key: a revoke, update or deletion (of the token
+ * or its organization) announces it, so the next request reads the change. Expiry is checked at each use.
  */
 export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: ReadCache; changing: Changing }) {
   const { db, clock, cache } = deps;
@@ -60,7 +60,7 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
       const token = await cache.read(db, `oat:${tokenHash}`, async () => {
         const found = await repo.findByHash(tokenHash);
         return found ? { value: found, organizationId: found.organizationId } : null;
-      });
+      }, accessInvalidation);
       const now = clock.now();
       if (!token || (token.expiresAt && token.expiresAt <= now)) return null;
       // Written at most once a minute per token: the column answers "is this token still used?", not an audit log.
@@ -103,7 +103,7 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
         modifiedAt: clock.now(),
       };
       await deps.changing(async (trx, announce) => {
-        announce([merchantInvalidation(token.organizationId)]);
+        announce([accessInvalidation(token.organizationId)]);
         await accessTokensRepository(trx).update(token.id, changes);
       });
       return accessTokenWire({ ...token, ...changes });
@@ -112,7 +112,7 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const token = await owned(actor, id, 'write');
       await deps.changing(async (trx, announce) => {
-        announce([merchantInvalidation(token.organizationId)]);
+        announce([accessInvalidation(token.organizationId)]);
         await accessTokensRepository(trx).delete(token.id);
       });
       touched.delete(token.id);

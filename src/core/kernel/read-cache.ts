@@ -4,13 +4,21 @@ import type { Db } from './db.js';
 import type { InvalidationBus } from './invalidation.js';
 
 /**
- * The invalidation key, and the owner of every cached entry, for what an organization sells and how it is reached:
- * its row, its catalog (products, prices, what product wires embed) and its access tokens. One key for all of them
- * keeps every write path simple to get right: these change rarely, and a dropped entry costs one read.
+ * The invalidation key, and the owner of every cached entry, for what an organization sells: its row and its catalog
+ * (products, prices, what product wires embed). One key for all of them keeps every write path simple to get right:
+ * these change rarely, and a dropped entry costs one read.
  */
 export const merchantInvalidation = (organizationId: string) => `merchant:${organizationId}`;
 
-const PREFIX = 'merchant:';
+/**
+ * The key of an organization's access tokens, apart from its catalog: every API request reads a token, so a product
+ * change should not cost the next request a read. Token changes and the organization's deletion announce it.
+ */
+export const accessInvalidation = (organizationId: string) => `access:${organizationId}`;
+
+type OwnerKey = (organizationId: string) => string;
+
+const PREFIXES = ['merchant:', 'access:'];
 
 /** Transactions that announced a change: they read the database, since a cache holds only what committed before. */
 const changingTransactions = new WeakSet<object>();
@@ -66,26 +74,29 @@ export class ReadCache {
     return this.cache.beginRead();
   }
 
-  /** Keeps what a read begun at `readEpoch` found, where allowed; returns the value as callers must use it. */
-  keep<V>(db: Db, readEpoch: number, key: string, organizationId: string, value: V): V {
+  /**
+   * Keeps what a read begun at `readEpoch` found, where allowed, owned by the organization's `ownerKey`; returns the
+   * value as callers must use it.
+   */
+  keep<V>(db: Db, readEpoch: number, key: string, organizationId: string, value: V, ownerKey: OwnerKey = merchantInvalidation): V {
     if (!this.usable(db) || db.isTransaction) return value;
     const frozen = deepFreeze(value);
-    this.cache.fill(readEpoch, key, merchantInvalidation(organizationId), frozen, this.clock.now().getTime());
+    this.cache.fill(readEpoch, key, ownerKey(organizationId), frozen, this.clock.now().getTime());
     return frozen;
   }
 
   /** The cached value of `key`, or what `load` finds (kept when found). */
-  async read<V>(db: Db, key: string, load: () => Promise<{ value: V; organizationId: string } | null>): Promise<V | null> {
+  async read<V>(db: Db, key: string, load: () => Promise<{ value: V; organizationId: string } | null>, ownerKey: OwnerKey = merchantInvalidation): Promise<V | null> {
     const hit = this.get<V>(db, key);
     if (hit !== undefined) return hit;
     const readEpoch = this.beginRead();
     const found = await load();
-    return found ? this.keep(db, readEpoch, key, found.organizationId, found.value) : null;
+    return found ? this.keep(db, readEpoch, key, found.organizationId, found.value, ownerKey) : null;
   }
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   forgetKey(key: string): void {
-    if (key.startsWith(PREFIX)) this.cache.forgetOwner(key);
+    if (PREFIXES.some((prefix) => key.startsWith(prefix))) this.cache.forgetOwner(key);
   }
 
   clear(): void {

@@ -6,7 +6,7 @@ import type { Db } from '../kernel/db.js';
 import type { MailService } from '../mail/service.js';
 import { inTransaction, isUniqueViolation } from '../kernel/db.js';
 import type { Changing } from '../kernel/changes.js';
-import { merchantInvalidation } from '../kernel/read-cache.js';
+import { accessInvalidation, merchantInvalidation } from '../kernel/read-cache.js';
 import { newAuthId } from '../kernel/ids.js';
 import { orgError } from './errors.js';
 import { createInvitationService } from './invitations.js';
@@ -125,7 +125,7 @@ export function createOrganizationService(deps: OrganizationDeps) {
 
     async delete(actor: AuthActor, organizationId: string): Promise<Organization> {
       return deps.changing(async (trx, announce) => {
-        announce([merchantInvalidation(organizationId)]);
+        announce([merchantInvalidation(organizationId), accessInvalidation(organizationId)]);
         const organization = await organizationsRepository(trx).lock(organizationId);
         const member = await membersRepository(trx).find(organizationId, actor.user.id);
         if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
