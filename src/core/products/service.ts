@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { FieldIssue } from '../kernel/api-errors.js';
 import { resourceNotFound, validationError } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
+import { together, type Db } from '../kernel/db.js';
 import type { Changing } from '../kernel/changes.js';
 import { merchantInvalidation } from '../kernel/read-cache.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -48,9 +48,12 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
     return (await productWires(trx, [product], deps))[0]!;
   }
 
-  /** Writes the change's event with the product as it now is, in the change's transaction. */
-  async function changed(trx: Db, product: Product, type: 'product.created' | 'product.updated', at: Date): Promise<ProductWire> {
-    const wire = await wireOf(trx, product);
+  /**
+   * Writes the change's event with the product as it now is, in the change's transaction. `write`, the change's
+   * last write, may still be on its way if the wire reads nothing it changes.
+   */
+  async function changed(trx: Db, product: Product, type: 'product.created' | 'product.updated', at: Date, write?: PromiseLike<unknown>): Promise<ProductWire> {
+    const [, wire] = await together(write, wireOf(trx, product));
     await recordEvent(trx, { organizationId: product.organizationId, type, data: wire, at });
     return wire;
   }
@@ -137,7 +140,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
           issues.push({ loc: ['body', input.trial_interval ? 'trial_interval' : 'trial_interval_count'], msg: 'Trials are only for recurring products', type: 'value_error' });
         }
 
-        const livePrices = (await repo.pricesOf([current.id])).get(current.id) ?? [];
+        const livePrices = input.prices ? ((await repo.pricesOf([current.id])).get(current.id) ?? []) : [];
         let pricePlan: { keep: ProductPrice[]; create: ReturnType<typeof newPrice>[]; order: string[] } | null = null;
         if (input.prices) {
           const byId = new Map(livePrices.map((price) => [price.id, price]));
@@ -185,6 +188,8 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         };
         if (product.trialInterval && !product.trialIntervalCount) product.trialIntervalCount = 1;
         if (!product.trialInterval) product.trialIntervalCount = null;
+        // Only the product's own row changes (a rename, say): what its wire embeds is read in the same trip.
+        if (!pricePlan && !medias && !customFields) return changed(trx, product, 'product.updated', now, repo.update(product));
         await repo.update(product);
         if (pricePlan) {
           const kept = new Set(pricePlan.keep.map((price) => price.id));
