@@ -87,4 +87,36 @@ describe('runs of events to one endpoint', () => {
     expect(failing.received.map((delivery) => delivery.json.data.id)).toEqual(['a']);
     expect(healthy.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c']);
   });
+
+  it("claims an endpoint's next events while an attempt is in flight, sends them after it, and gives them back unsent if it fails", async () => {
+    const merchant = await createMerchant(daemon);
+    const hang = new Set(['a', 'd']);
+    const target = await receiver((delivery) => (hang.delete(String(delivery.json.data.id)) ? 'hang' : { status: 200 }));
+    const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
+    const sendWhileFirstHangs = async (first: string, then: string[]) => {
+      await emitAll(daemon, merchant.organization.id, [{ type: 'product.updated', data: { id: first } }]);
+      await until(() => target.hanging.length === 1);
+      await emitAll(daemon, merchant.organization.id, then.map((id) => ({ type: 'product.updated', data: { id } })));
+      // Claimed by the worker's next round although the event before them is still in flight.
+      await until(async () => (await eventsOf(endpoint.id)).filter((event) => then.includes(event.id) && event.claimed).length === then.length);
+      expect((await eventsOf(endpoint.id)).filter((event) => then.includes(event.id))).toEqual(then.map((id) => ({ id, status: 'pending', attempts: 1, claimed: true })));
+    };
+
+    await sendWhileFirstHangs('a', ['b', 'c']);
+    target.hanging.shift()!.writeHead(200).end('ok');
+    await drain();
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c']);
+
+    await sendWhileFirstHangs('d', ['e', 'f']);
+    target.hanging.shift()!.writeHead(503).end('no');
+    await drain();
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect((await eventsOf(endpoint.id)).slice(3)).toEqual([
+      { id: 'd', status: 'pending', attempts: 1, claimed: false },
+      { id: 'e', status: 'pending', attempts: 0, claimed: false },
+      { id: 'f', status: 'pending', attempts: 0, claimed: false },
+    ]);
+    await advanceAndDrain(daemon, WEBHOOK_RETRY.maxBackoffMs);
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c', 'd', 'd', 'e', 'f']);
+  });
 });

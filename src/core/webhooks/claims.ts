@@ -53,9 +53,12 @@ export function claimsRepository(db: Db) {
      * Claims, in one statement, a run of up to `runLength` events per endpoint: the endpoint's oldest pending events
      * (found through the (endpoint_id, status, seq) index, so the cost follows the endpoints and the run length, not
      * the backlog) up to the first one that is not due or is claimed. An endpoint whose head is retrying or in flight
-     * gives nothing (FIFO). `busy` endpoints have a run in flight in this process and are left out whatever the
-     * clock says. At most `limit` events overall, the oldest first, which keeps every endpoint's part a prefix of its
-     * run. Each claim counts as an attempt, so a claim that dies with its daemon is retaken after its lease.
+     * gives nothing (FIFO). `busy` endpoints have outcomes in this process not yet written and are left out whatever
+     * the clock says. `mine` are events this process holds claimed (queued or in flight, or sent and not yet written):
+     * they are passed over, neither claimed nor blocking, so an endpoint's next run is claimed while the run before it
+     * is still being sent, and is sent after it. At most `limit` events overall, the oldest first, which keeps every
+     * endpoint's part a prefix of its run. Each claim counts as an attempt, so a claim that dies with its daemon is
+     * retaken after its lease.
      *
      * On PostgreSQL claimers of all daemons take turns (a transaction-scoped advisory lock, CLAIM_LOCK, which the caller
      * may hold already: `locked`), so a claim never sees
@@ -63,14 +66,17 @@ export function claimsRepository(db: Db) {
      * so no event is claimed twice. Row-level SKIP LOCKED is not used: skipping a locked row inside a run would let
      * the events behind it go first.
      */
-    async claimRuns(now: Date, leaseUntil: Date, options: { runLength: number; limit: number; busy: string[]; locked?: boolean }): Promise<WebhookEventRecord[]> {
+    async claimRuns(now: Date, leaseUntil: Date, options: { runLength: number; limit: number; busy: string[]; mine?: string[]; locked?: boolean }): Promise<WebhookEventRecord[]> {
       if (postgres && !options.locked) await db.raw('SELECT pg_advisory_xact_lock(?)', [CLAIM_LOCK]);
       const busy = idIn(db, 'p.id', options.busy);
+      const mine = idIn(db, 'x.id', options.mine ?? []);
+      // `<> ALL`, not NOT (= ANY): the negated form PostgreSQL 15 can hash a long list for instead of scanning it per row.
+      const notMine = postgres ? 'x.id <> ALL(?::uuid[])' : `NOT (${mine.sql})`;
       const firsts = postgres
         ? `FROM webhook_endpoints p CROSS JOIN LATERAL (SELECT x.id, x.endpoint_id, x.seq, x.next_attempt_at, x.claimed_until FROM webhook_events x
-             WHERE x.endpoint_id = p.id AND x.status = 'pending' ORDER BY x.seq LIMIT ?) e WHERE NOT (${busy.sql})`
+             WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine} ORDER BY x.seq LIMIT ?) e WHERE NOT (${busy.sql})`
         : `FROM webhook_endpoints p JOIN webhook_events e ON e.id IN (SELECT x.id FROM webhook_events x
-             WHERE x.endpoint_id = p.id AND x.status = 'pending' ORDER BY x.seq LIMIT ?) WHERE NOT (${busy.sql})`;
+             WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine} ORDER BY x.seq LIMIT ?) WHERE NOT (${busy.sql})`;
       const rows = await db.raw(
         `UPDATE webhook_events SET claimed_until = ?, attempts = attempts + 1, modified_at = ?
          WHERE id IN (
@@ -87,7 +93,7 @@ export function claimsRepository(db: Db) {
          )
          AND status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
          RETURNING *`,
-        [leaseUntil, now, now, now, options.runLength, busy.binding, options.limit, now, now],
+        [leaseUntil, now, now, now, mine.binding, options.runLength, busy.binding, options.limit, now, now],
       );
       const list = (postgres ? (rows as { rows: unknown[] }).rows : rows) as Array<Record<string, unknown>>;
       return list.map((row) => eventFromRow(row)).sort((a, b) => a.seq - b.seq);

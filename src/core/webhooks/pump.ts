@@ -25,6 +25,9 @@ export const ROUND_GAP_MS = 5;
  */
 export const SPECULATIVE_CLAIM_MS = 500;
 
+/** A sender whose queue drops to this many events asks for a claim, so that a backlog keeps it going. */
+const LOW_WATER = WEBHOOK_RETRY.runLength / 2;
+
 export interface RoundStats {
   dispatched: number;
   recorded: number;
@@ -41,6 +44,13 @@ interface Taken {
 
 const recordedOf = (taken: Taken) => taken.successes.length + taken.failures.length + taken.releases.length;
 
+interface Sender {
+  /** Claimed and not yet sent, in order; each event with the endpoint and lease of its claim. */
+  queue: Array<{ event: WebhookEventRecord; endpoint: EndpointRecord | undefined; leaseUntil: Date }>;
+  sending: WebhookEventRecord | null;
+  done: Promise<void>;
+}
+
 interface Waiter {
   resolve(stats: RoundStats): void;
   reject(error: unknown): void;
@@ -49,10 +59,12 @@ interface Waiter {
 /**
  * The delivery pipeline of one daemon. A round is one transaction: fan new outbox rows out, record the outcomes the
  * runs have sent back (and give back what a failed run did not send), and claim the next runs; it never waits for
- * a delivery. Each claimed run (one endpoint's consecutive due events) is sent by a loop of its own, one event after
- * another, and stops at the first failure, so an endpoint's order holds while the others keep going. Rounds are
- * serialized and coalesced: a request during a round gets the next one, and no round starts within ROUND_GAP_MS of
- * the last unless a caller is waiting on it (drain).
+ * a delivery. Each endpoint with claimed events has a sender of its own, which sends them one after another and stops
+ * at the first failure, so an endpoint's order holds while the others keep going. A round also claims for endpoints
+ * whose sender is still busy (what follows its queue), so a busy endpoint does not idle between runs while a round
+ * records and claims (on PostgreSQL under API load, 20-50 ms between runs of a few events each, which left a single
+ * endpoint's deliveries behind its commits). Rounds are serialized and coalesced: a request during a round gets the
+ * next one, and no round starts within ROUND_GAP_MS of the last unless a caller is waiting on it (drain).
  */
 export function createDeliveryPump(deps: {
   db: Db;
@@ -65,7 +77,9 @@ export function createDeliveryPump(deps: {
 }) {
   const { db, clock, config, dispatcher, deliverer } = deps;
   const sharesConnection = dialect(db) === 'sqlite';
-  const runs = new Map<string, Promise<void>>();
+  const senders = new Map<string, Sender>();
+  // How often each endpoint's sender stopped short (a failure, a lease, closing): a claim taken meanwhile is given back.
+  const stops = new Map<string, number>();
   let successes: AttemptOutcome[] = [];
   let failures: AttemptOutcome[] = [];
   let releases: WebhookEventRecord[] = [];
@@ -128,39 +142,70 @@ export function createDeliveryPump(deps: {
     request(options).catch(deps.onError);
   }
 
-  function startRun(endpoint: EndpointRecord | undefined, events: WebhookEventRecord[], leaseUntil: Date): void {
-    const endpointId = events[0]!.endpointId;
-    let next = 0;
+  /**
+   * Queues a claimed run behind what the endpoint's sender still has to send, or starts a sender for it. An endpoint
+   * is claimed again while its sender is busy (see the claim in `round`), so a busy endpoint sends without waiting a
+   * round between runs; its queue stays in claim order, which is its FIFO order.
+   */
+  function enqueue(endpointId: string, endpoint: EndpointRecord | undefined, events: WebhookEventRecord[], leaseUntil: Date): void {
+    const items = events.map((event) => ({ event, endpoint, leaseUntil }));
+    const sender = senders.get(endpointId);
+    if (sender) {
+      sender.queue.push(...items);
+      return;
+    }
+    const started: Sender = { queue: items, sending: null, done: Promise.resolve() };
+    senders.set(endpointId, started);
+    started.done = send(endpointId, started);
+  }
+
+  /** One endpoint's events, one after another, until its queue is empty or an attempt fails. */
+  async function send(endpointId: string, sender: Sender): Promise<void> {
+    let short = false;
     let broken = false;
-    const run = (async () => {
-      const secrets = endpoint ? deliverer.secretsFor(endpoint) : null;
-      for (; next < events.length; next++) {
+    let secretsOf: EndpointRecord | undefined | null = null;
+    let secrets: string[] | null = null;
+    try {
+      while (sender.queue.length > 0) {
+        const { event, endpoint, leaseUntil } = sender.queue[0]!;
         // No attempt that could outlast the claim's lease: past it another daemon may take the event.
-        if (closed || clock.now().getTime() + config.timeoutMs > leaseUntil.getTime()) break;
-        const outcome = await deliverer.send(events[next]!, endpoint, secrets);
-        if (outcome.succeeded) {
-          successes.push(outcome);
-          continue;
+        if (closed || clock.now().getTime() + config.timeoutMs > leaseUntil.getTime()) {
+          short = true;
+          break;
         }
-        failures.push(outcome);
-        next++;
-        break;
+        // Each claim brings the endpoint as it was then; its secrets are opened once per claim, not per event.
+        if (endpoint !== secretsOf) {
+          secrets = endpoint ? deliverer.secretsFor(endpoint) : null;
+          secretsOf = endpoint;
+        }
+        sender.queue.shift();
+        sender.sending = event;
+        const outcome = await deliverer.send(event, endpoint, secrets);
+        sender.sending = null;
+        if (!outcome.succeeded) {
+          failures.push(outcome);
+          short = true;
+          break;
+        }
+        successes.push(outcome);
+        // Claim more before the queue runs dry, so a backlog does not wait a round at each run's end.
+        if (sender.queue.length === LOW_WATER) kick({ claim: true });
       }
-    })()
-      .catch((error) => {
-        broken = true;
-        deps.onError(error);
-      })
-      .finally(() => {
-        // What was not sent waits again behind the event before it (released in the same transaction that records
-        // that event's outcome).
-        releases.push(...events.slice(next));
-        runs.delete(endpointId);
-        // A run that broke (its endpoint's secret cannot be opened, say) is retried by the poll, not at once.
-        if (broken) kick();
-        else kick({ claim: true });
-      });
-    runs.set(endpointId, run);
+    } catch (error) {
+      broken = true;
+      short = true;
+      deps.onError(error);
+    }
+    // From here on synchronous, so no claim can join the queue after it was given back. What was not sent waits again
+    // behind the event before it (released in the same transaction that records that event's outcome); a claim still
+    // under way when this sender stopped short is given back too (see `stops`).
+    releases.push(...(sender.sending ? [sender.sending] : []), ...sender.queue.map((item) => item.event));
+    sender.queue = [];
+    senders.delete(endpointId);
+    if (short) stops.set(endpointId, (stops.get(endpointId) ?? 0) + 1);
+    // A sender that broke (its endpoint's secret cannot be opened, say) is retried by the poll, not at once.
+    if (broken) kick();
+    else kick({ claim: true });
   }
 
   async function round(): Promise<RoundStats> {
@@ -176,6 +221,7 @@ export function createDeliveryPump(deps: {
     let leaseUntil = clock.now();
     let endpoints = new Map<string, EndpointRecord>();
     let heldMs = 0;
+    let stopsAtClaim = new Map<string, number>();
     const results: AttemptResult[] = [];
     try {
       // On PostgreSQL the round holds its locks from its first statement (see relaxedTransaction): rounds of all
@@ -203,10 +249,18 @@ export function createDeliveryPump(deps: {
           // Read after dispatching, so the events just created are due.
           const now = clock.now();
           leaseUntil = new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs);
-          // Endpoints this process still has work of (a run in flight, outcomes not yet written) are left out even
-          // if the clock has passed their lease: only this process can finish them in order.
-          const busy = new Set([...runs.keys(), ...successes.map(endpointOf), ...failures.map(endpointOf), ...releases.map((event) => event.endpointId)]);
-          claimed = await claims.claimRuns(now, leaseUntil, { runLength: WEBHOOK_RETRY.runLength, limit: WEBHOOK_RETRY.claimLimit, busy: [...busy], locked: true });
+          // An endpoint whose failure or give-back is not yet written is left out even if the clock has passed its
+          // lease: only this process can finish it in order. One whose sender is busy is claimed again, after what
+          // this process holds of it (`mine`: claimed, not yet written), unless its sender has a run's worth queued.
+          const active = [...senders.values()];
+          const busy = new Set([...failures.map(endpointOf), ...releases.map((event) => event.endpointId)]);
+          for (const [endpointId, sender] of senders) if (sender.queue.length >= WEBHOOK_RETRY.runLength) busy.add(endpointId);
+          const mine = [
+            ...active.flatMap((sender) => [...(sender.sending ? [sender.sending.id] : []), ...sender.queue.map((item) => item.event.id)]),
+            ...successes.map((outcome) => outcome.event.id),
+          ];
+          stopsAtClaim = new Map(stops);
+          claimed = await claims.claimRuns(now, leaseUntil, { runLength: WEBHOOK_RETRY.runLength, limit: WEBHOOK_RETRY.claimLimit, busy: [...busy], mine, locked: true });
           if (claimed.length > 0) {
             const ids = [...new Set(claimed.map((event) => event.endpointId))];
             endpoints = new Map((await endpointsRepository(trx).findByIds(ids)).map((endpoint) => [endpoint.id, endpoint]));
@@ -224,7 +278,13 @@ export function createDeliveryPump(deps: {
     for (const result of results) deps.onResult(result);
     const byEndpoint = new Map<string, WebhookEventRecord[]>();
     for (const event of claimed) byEndpoint.set(event.endpointId, [...(byEndpoint.get(event.endpointId) ?? []), event]);
-    for (const [endpointId, events] of byEndpoint) startRun(endpoints.get(endpointId), events, leaseUntil);
+    for (const [endpointId, events] of byEndpoint) {
+      // Its sender stopped short while this claim was under way: what follows the failure waits for it.
+      if ((stops.get(endpointId) ?? 0) !== (stopsAtClaim.get(endpointId) ?? 0)) {
+        releases.push(...events);
+        kick();
+      } else enqueue(endpointId, endpoints.get(endpointId), events, leaseUntil);
+    }
     if (dispatchWanted) kick();
     return { dispatched, recorded: done ? recordedOf(done) : 0, claimed: claimed.length, heldMs };
   }
@@ -245,7 +305,7 @@ export function createDeliveryPump(deps: {
   }
 
   async function idle(): Promise<void> {
-    while (runs.size > 0 || current) await Promise.allSettled([...runs.values(), current]);
+    while (senders.size > 0 || current) await Promise.allSettled([...[...senders.values()].map((sender) => sender.done), current]);
   }
 
   return {
@@ -272,7 +332,7 @@ export function createDeliveryPump(deps: {
       for (;;) {
         await idle();
         const stats = await request({ dispatch: true, claim: true, urgent: true });
-        if (stats.dispatched + stats.recorded + stats.claimed === 0 && runs.size === 0 && queued() === 0) return;
+        if (stats.dispatched + stats.recorded + stats.claimed === 0 && senders.size === 0 && queued() === 0) return;
       }
     },
 
