@@ -11,7 +11,6 @@ import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import type { Checkout } from './repository.js';
-import { checkoutsRepository } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
 import { checkoutUpdatedEvent, expired, notOpen, saveCheckout } from './service.js';
@@ -92,8 +91,6 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
           price,
           productWire,
           invoiceNumber,
-          paymentReference: charge?.processorReference ?? null,
-          paymentMethodReference: charge?.status === 'succeeded' ? charge.savedMethodReference : null,
           processor: processor.name,
           charge,
           at,

@@ -71,8 +71,6 @@ export async function fulfilCheckout(
     productWire: ProductWire;
     /** The number taken before the transaction, or how to take it inside (see allocateInvoiceNumber). */
     invoiceNumber: string | ((trx: Db) => Promise<string>);
-    paymentReference: string | null;
-    paymentMethodReference: string | null;
     processor: string;
     /** The charge that paid for it; null for a free checkout. */
     charge: ChargeResult | null;
@@ -129,7 +127,7 @@ export async function fulfilCheckout(
       customerCancellationReason: null,
       customerCancellationComment: null,
       paymentProcessor: input.processor,
-      paymentMethodReference: input.paymentMethodReference,
+      paymentMethodReference: input.charge?.status === 'succeeded' ? input.charge.savedMethodReference : null,
       billedPeriods: 1,
       metadata: checkout.metadata,
       customFieldData: checkout.customFieldData,
@@ -161,7 +159,7 @@ export async function fulfilCheckout(
     billingAddress: checkout.customerBillingAddress,
     invoiceNumber,
     paymentProcessor: input.processor,
-    paymentReference: input.paymentReference,
+    paymentReference: input.charge?.processorReference ?? null,
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
     createdAt: at,
