@@ -1,30 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDb, deferForeignKeys, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
+import { describe, expect, it } from 'vitest';
+import { isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
 import { cachePreparedStatements, type SqliteConnection } from '../../src/core/kernel/sqlite-statements.js';
+import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
-const dirs: string[] = [];
-const dbs: Db[] = [];
-afterEach(async () => {
-  await Promise.all(dbs.splice(0).map((db) => db.destroy()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function freshDb(): Promise<Db> {
-  const dir = mkdtempSync(join(tmpdir(), 'till-statements-'));
-  dirs.push(dir);
-  const db = createDb(`sqlite:${join(dir, 'till.sqlite')}`, { exclusive: true });
-  dbs.push(db);
-  await db.schema.createTable('items', (t) => {
-    t.increments('id');
-    t.string('name').notNullable().unique();
-    t.integer('count').notNullable().defaultTo(0);
-  });
-  return db;
-}
+const { freshDb, path } = useScratchSqlite();
 
 describe('prepared statement reuse on SQLite', () => {
   it('answers repeated queries of one shape with each call own values, ids and change counts', async () => {
@@ -68,6 +48,7 @@ describe('prepared statement reuse on SQLite', () => {
       t.integer('item_id').notNullable().references('id').inTable('items');
     });
     const orphan = (trx: Db) => trx('children').insert({ item_id: 999 });
+    const deferForeignKeys = (trx: Db) => trx.raw('PRAGMA defer_foreign_keys = ON');
     await expect(
       db.transaction(async (trx) => {
         await deferForeignKeys(trx);
@@ -99,9 +80,7 @@ describe('prepared statement reuse on SQLite', () => {
   });
 
   it('evicts the least recently used statements beyond its bound and closes with statements still cached', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'till-statements-'));
-    dirs.push(dir);
-    const database = new sqlite3.Database(join(dir, 'raw.sqlite')) as unknown as SqliteConnection;
+    const database = new sqlite3.Database(path()) as unknown as SqliteConnection;
     cachePreparedStatements(database, 3);
     const all = (sql: string, parameters: unknown[]) =>
       new Promise<unknown>((resolve, reject) => database.all(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))));

@@ -7,9 +7,9 @@ import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/s
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { deferForeignKeys, together, type Db } from '../kernel/db.js';
+import { commitWith, together, type Db } from '../kernel/db.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { eventWrites, type OutboxEvent } from '../kernel/outbox.js';
 import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
@@ -24,7 +24,7 @@ import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state
 import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
 import { checkoutsRepository } from './repository.js';
-import { checkoutUpdatedEvent, notOpen } from './service.js';
+import { checkoutUpdatedEvent } from './service.js';
 import { recordChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult } from '../payments/processor.js';
 import { discountOf, type CheckoutUrls } from './wire.js';
@@ -60,7 +60,7 @@ export async function allocateInvoiceNumber(db: Db, organizationId: string): Pro
  * subscription for a recurring price, the order with its item, a customer session the buyer's browser can use for the
  * portal right away, the charge's audit record, the checkout moved to `succeeded`, and all their events in one
  * statement, built from what was written, never read back. Two trips on SQLite: first the customer (and the invoice
- * number), then everything else together, in the order rows refer to each other (see deferForeignKeys).
+ * number), then everything else with the COMMIT, parents first (see commitWith).
  */
 export async function fulfilCheckout(
   trx: Db,
@@ -94,7 +94,6 @@ export async function fulfilCheckout(
     checkout.customerId ? customersRepository(trx).findById(checkout.customerId) : null,
     candidate ? customersRepository(trx).insertIfAbsent(candidate) : false,
     typeof input.invoiceNumber === 'string' ? input.invoiceNumber : input.invoiceNumber(trx),
-    deferForeignKeys(trx),
   );
   const found = candidate ? await settleCustomer(trx, details, candidate, inserted, at) : { customer: known!, created: false, updated: false };
   const { customer, created: customerIsNew } = found;
@@ -202,11 +201,14 @@ export async function fulfilCheckout(
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
   const { charge } = input;
-  const [, , moved] = await together(
+  // Only this confirmation moves the checkout out of `confirmed` (the race let one through), so writing just what
+  // changed is safe and whether it applied need not be read: a second fulfilment would still meet the order's unique
+  // checkout_id and roll back.
+  await commitWith(
+    trx,
     subscription ? subscriptionsRepository(trx).insert(subscription) : null,
     ordersRepository(trx).insert(order),
-    // Only this confirmation moves the checkout out of `confirmed`, so writing just what changed is safe.
-    checkoutsRepository(trx).saveChanges(checkout, succeeded, 'confirmed'),
+    checkoutsRepository(trx).writeChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).insertItems([item]),
     customersRepository(trx).insertSession(
       { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
@@ -215,8 +217,7 @@ export async function fulfilCheckout(
     charge
       ? recordChargeAttempt(trx, { organizationId, processor: input.processor, amount: checkout.totalAmount, currency: checkout.currency, checkoutId: checkout.id, orderId: order.id, customerId: customer.id, result: charge, at })
       : null,
-    recordEvents(trx, events),
+    ...eventWrites(trx, events).writes,
   );
-  if (!moved) throw notOpen();
   return { checkout: succeeded, customer, order, subscription, customerSessionToken };
 }

@@ -1,5 +1,5 @@
 import type { Address } from '../customers/address.js';
-import type { Db } from '../kernel/db.js';
+import type { Db, Write } from '../kernel/db.js';
 import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -159,8 +159,8 @@ export interface CheckoutFilter {
 
 export function checkoutsRepository(db: Db) {
   return {
-    async insert(checkout: Checkout): Promise<void> {
-      await db('checkouts').insert(toRow(checkout));
+    insert(checkout: Checkout): Write {
+      return db('checkouts').insert(toRow(checkout));
     },
     async findById(id: string): Promise<Checkout | null> {
       const row = await db('checkouts').where({ id }).first();
@@ -182,12 +182,15 @@ export function checkoutsRepository(db: Db) {
      * `confirmed`); elsewhere `save` keeps a concurrent update from mixing its columns with ours.
      */
     async saveChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
+      return Number(await this.writeChanges(previous, next, expectedStatus)) === 1;
+    },
+    /** saveChanges as a statement not run yet, for a caller that does not read whether it applied (see commitWith). */
+    writeChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Write {
       const before = toRow(previous);
       const columns: Record<string, unknown> = {};
       for (const [column, value] of Object.entries(toRow(next))) if (!sameValue(before[column], value)) columns[column] = value;
       if (Object.keys(columns).length === 0) columns.status = next.status;
-      const changed = await db('checkouts').where({ id: next.id, status: expectedStatus }).update(columns);
-      return Number(changed) === 1;
+      return db('checkouts').where({ id: next.id, status: expectedStatus }).update(columns);
     },
     async list(filter: CheckoutFilter, options: ListOptions) {
       const query = db('checkouts').whereIn('organization_id', filter.organizationIds);

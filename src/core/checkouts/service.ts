@@ -3,10 +3,10 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { inTransaction, together } from '../kernel/db.js';
+import { commitWith, inTransaction, together } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { discardEvents, recordEvent, recordEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { discardEvents, eventWrites, recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../merchant/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
@@ -209,7 +209,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
   async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
     return inTransaction(db, async (trx) => {
       const wire = await checkoutWire(trx, checkout, requestUrls);
-      await together(checkoutsRepository(trx).insert(checkout), recordEvent(trx, { organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }));
+      // On SQLite the whole transaction is one call: BEGIN, both rows, COMMIT.
+      await commitWith(trx, checkoutsRepository(trx).insert(checkout), ...eventWrites(trx, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes);
       return wire;
     });
   }

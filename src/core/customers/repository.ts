@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db, Write } from '../kernel/db.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -136,8 +136,8 @@ export function customersRepository(db: Db) {
       const { id, ...row } = toRow(customer);
       await db('customers').where({ id }).update(row);
     },
-    async insertSession(session: CustomerSession, tokenHash: string): Promise<void> {
-      await db('customer_sessions').insert({
+    insertSession(session: CustomerSession, tokenHash: string): Write {
+      return db('customer_sessions').insert({
         id: session.id,
         customer_id: session.customerId,
         token_hash: tokenHash,

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { cachePreparedStatements, type SqliteConnection } from './sqlite-statements.js';
+import { cachePreparedStatements } from './sqlite-statements.js';
+import { batchTransactions, type BatchingConnection } from './sqlite-transactions.js';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'postgres';
@@ -64,13 +65,16 @@ export function createDb(url: string, options: DbOptions = {}): Db {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(connection: SqliteConnection & { exec(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) {
+      afterCreate(connection: BatchingConnection, done: (error: Error | null, connection: unknown) => void) {
         connection.exec(`${lockPragmas} PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`, (error) => {
           if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
             done(new DatabaseLockedError(filename), connection);
             return;
           }
-          if (!error) cachePreparedStatements(connection);
+          if (!error) {
+            cachePreparedStatements(connection);
+            batchTransactions(connection);
+          }
           done(error, connection);
         });
       },
@@ -105,13 +109,28 @@ export async function together<T extends readonly unknown[]>(...work: T): Promis
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
+/** A statement built but not run yet (a knex builder runs when it is awaited), for `commitWith`. */
+export type Write = Knex.QueryBuilder | Knex.Raw;
+
 /**
- * Lets this transaction's statements refer to rows written in the same trip (see `together`): SQLite, which may run
- * them in any order, checks its foreign keys at COMMIT instead (until the transaction ends). PostgreSQL runs one
- * connection's statements in the order they were sent, so there it needs nothing: send the referenced rows first.
+ * A transaction's last statements, whose answers nobody reads, sent with its COMMIT: on SQLite in one call to the
+ * driver, in the order given, with BEGIN when nothing was sent before them (see sqlite-transactions.ts); where that
+ * cannot be done (PostgreSQL, a nested transaction, a value SQLite cannot take as a literal) they are sent together
+ * (see `together`, and send referenced rows first) and knex commits as usual. They must be the transaction's last
+ * statements: on SQLite it has committed when this answers, and a statement after it fails.
  */
-export function deferForeignKeys(trx: Db): PromiseLike<unknown> | null {
-  return dialect(trx) === 'sqlite' ? trx.raw('PRAGMA defer_foreign_keys = ON') : null;
+export async function commitWith(trx: Db, ...writes: Array<Write | null | undefined>): Promise<void> {
+  const statements = writes.filter((write): write is Write => !!write);
+  if (trx.isTransaction && dialect(trx) === 'sqlite') {
+    const compiled = statements.map((write) => write.toSQL() as Knex.Sql | Knex.Sql[]);
+    if (!compiled.some(Array.isArray)) {
+      const connection = (await trx.client.acquireConnection()) as BatchingConnection;
+      const batch = (compiled as Knex.Sql[]).filter((sql) => sql.sql !== '').map((sql) => ({ sql: sql.sql, bindings: sql.bindings }));
+      const committed = await new Promise<boolean>((resolve, reject) => connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))));
+      if (committed) return;
+    }
+  }
+  await together(...statements);
 }
 
 // Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './db.js';
+import type { Db, Write } from './db.js';
 import { uuidv7 } from './ids.js';
 
 export interface OutboxEvent {
@@ -25,7 +25,14 @@ export async function recordEvent(trx: Db, event: OutboxEvent): Promise<void> {
  * they are delivered. A transaction with many events (a checkout's fulfilment) costs one round trip for all of them.
  */
 export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Promise<string[]> {
-  if (events.length === 0) return [];
+  const { ids, writes } = eventWrites(trx, events);
+  for (const write of writes) await write;
+  return ids;
+}
+
+/** recordEvents as statements not run yet, for a transaction's last writes (see commitWith), and the events' ids. */
+export function eventWrites(trx: Db, events: readonly OutboxEvent[]): { ids: string[]; writes: Write[] } {
+  if (events.length === 0) return { ids: [], writes: [] };
   // Events often share one payload (order.created and order.paid): serialize each object once.
   const payloads = new Map<unknown, string>();
   const payloadOf = (data: unknown) => payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
@@ -36,9 +43,10 @@ export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Pro
     payload: payloadOf(event.data),
     created_at: event.at,
   }));
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT));
+  const writes: Write[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
   wakeAfterCommit(trx);
-  return rows.map((row) => row.id);
+  return { ids: rows.map((row) => row.id), writes };
 }
 
 /**

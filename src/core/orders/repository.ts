@@ -1,5 +1,5 @@
 import type { Address } from '../customers/address.js';
-import type { Db } from '../kernel/db.js';
+import type { Db, Write } from '../kernel/db.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -118,8 +118,8 @@ export interface OrderFilter {
 
 export function ordersRepository(db: Db) {
   return {
-    async insert(order: Order): Promise<void> {
-      await db('orders').insert({
+    insert(order: Order): Write {
+      return db('orders').insert({
         id: order.id,
         organization_id: order.organizationId,
         status: order.status,
@@ -149,9 +149,9 @@ export function ordersRepository(db: Db) {
         modified_at: order.modifiedAt,
       });
     },
-    async insertItems(items: OrderItem[]): Promise<void> {
+    insertItems(items: OrderItem[]): Write | null {
       if (items.length > 0) {
-        await db('order_items').insert(
+        return db('order_items').insert(
           items.map((item) => ({
             id: item.id,
             order_id: item.orderId,
@@ -165,6 +165,7 @@ export function ordersRepository(db: Db) {
           })),
         );
       }
+      return null;
     },
     async findById(id: string): Promise<Order | null> {
       const row = await db('orders').where({ id }).first();

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../kernel/db.js';
+import type { Db, Write } from '../kernel/db.js';
 import type { ChargeResult, RefundResult } from './processor.js';
 
 /**
  * The audit trail of money: every charge and refund attempt, failed ones included, with the processor's reference,
- * written in the same transaction as what the attempt changed.
+ * written in the same transaction as what the attempt changed. A charge's record is a statement not run yet: awaited,
+ * or sent with a transaction's last writes (see commitWith).
  */
-export async function recordChargeAttempt(
+export function recordChargeAttempt(
   trx: Db,
   attempt: { organizationId: string; processor: string; amount: number; currency: string; checkoutId?: string | null; orderId?: string | null; customerId?: string | null; result: ChargeResult; at: Date },
-): Promise<string> {
-  const id = randomUUID();
+): Write {
   const { result } = attempt;
-  await trx('payment_attempts').insert({
-    id,
+  return trx('payment_attempts').insert({
+    id: randomUUID(),
     organization_id: attempt.organizationId,
     kind: 'charge',
     processor: attempt.processor,
@@ -31,7 +31,6 @@ export async function recordChargeAttempt(
     decline_message: result.status === 'failed' ? result.declineMessage : null,
     created_at: attempt.at,
   });
-  return id;
 }
 
 export async function recordRefundAttempt(

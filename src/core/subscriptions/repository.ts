@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db, Write } from '../kernel/db.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -131,8 +131,8 @@ export interface SubscriptionFilter {
 
 export function subscriptionsRepository(db: Db) {
   return {
-    async insert(subscription: Subscription): Promise<void> {
-      await db('subscriptions').insert(toRow(subscription));
+    insert(subscription: Subscription): Write {
+      return db('subscriptions').insert(toRow(subscription));
     },
     async findById(id: string): Promise<Subscription | null> {
       const row = await db('subscriptions').where({ id }).first();

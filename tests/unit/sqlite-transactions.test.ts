@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { commitWith, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
+import { inlineBindings, sqliteLiteral } from '../../src/core/kernel/sqlite-literals.js';
+import { onSqliteCalls, type SqliteCall } from '../../src/core/kernel/sqlite-transactions.js';
+import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
+
+const scratch = useScratchSqlite();
+
+async function freshDb(): Promise<Db> {
+  const db = await scratch.freshDb();
+  await db.schema.createTable('notes', (t) => {
+    t.increments('id');
+    t.integer('item_id').notNullable().references('id').inTable('items');
+  });
+  // Untyped columns keep the storage class each value arrives with, so a literal that changed it would show.
+  await db.raw('CREATE TABLE loose (a, b TEXT, c INTEGER, d REAL)');
+  return db;
+}
+
+/** The sqlite3 calls `work` sent, each as its statements joined by ` + `. */
+async function callsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const calls: SqliteCall[] = [];
+  const stop = onSqliteCalls((call) => calls.push(call));
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  return calls.map((call) => call.statements.map((sql) => sql.split(/\s+/).slice(0, 3).join(' ').toLowerCase()).join(' + '));
+}
+
+describe('SQLite literals', () => {
+  it('are what the driver would have bound: same value, same storage class', async () => {
+    const db = await freshDb();
+    const values: unknown[][] = [
+      ["it's", 'quote \'\' twice', 'ünïcödé 🧾', 'semi; colon -- and /* not a comment */ ?'],
+      [0, -0, 2147483647, -2147483648],
+      [2147483648, 1_763_800_000_000, -9007199254740991, Number.MAX_SAFE_INTEGER],
+      [true, false, null, Buffer.from([0, 1, 254, 255])],
+      [new Date(1_763_800_000_123), new Date(0), 'x', 7],
+    ];
+    for (const row of values) {
+      await db.raw('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', row as never[]);
+      const sql = inlineBindings('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', row);
+      expect(sql).not.toBeNull();
+      await db.raw(sql!);
+    }
+    const rows = await db.raw('SELECT a, typeof(a) AS ta, b, typeof(b) AS tb, c, typeof(c) AS tc, d, typeof(d) AS td FROM loose ORDER BY rowid');
+    expect(rows).toHaveLength(values.length * 2);
+    for (let i = 0; i < rows.length; i += 2) expect(rows[i + 1]).toEqual(rows[i]);
+  });
+
+  it('decline what cannot be written exactly, and placeholders that do not match their values', () => {
+    for (const value of ['nul \0 inside', 0.5, Number.NaN, Infinity, 2 ** 53, 10n, undefined, new Date(Number.NaN), {}, [1]]) expect(sqliteLiteral(value)).toBeNull();
+    expect(inlineBindings('select ?, ?', [1])).toBeNull();
+    expect(inlineBindings('select ?', [1, 2])).toBeNull();
+    expect(inlineBindings('select ?1', [1])).toBeNull();
+    expect(inlineBindings("select '?', \"?\", `?`, [?], ? -- ?\n, /* ? */ ?", [1, 'two'])).toBe("select '?', \"?\", `?`, [?], 1 -- ?\n, /* ? */ 'two'");
+    expect(inlineBindings("select 'it''s ?', ?", [3])).toBe("select 'it''s ?', 3");
+  });
+});
+
+describe('transactions on SQLite', () => {
+  it('send the last writes with COMMIT in one call, BEGIN too when nothing went before', async () => {
+    const db = await freshDb();
+    const calls = await callsOf(() => db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'a', count: 1 }), trx('notes').insert({ item_id: 1 }))));
+    expect(calls).toEqual(['begin + insert into `items` + insert into `notes` + commit']);
+    expect(await db('notes').select('item_id')).toEqual([{ item_id: 1 }]);
+
+    const after = await callsOf(() =>
+      db.transaction(async (trx) => {
+        const [id] = (await trx('items').insert({ name: 'b' })) as number[];
+        await commitWith(trx, trx('items').where({ id }).update({ count: 5 }), trx('notes').insert({ item_id: id }));
+      }),
+    );
+    expect(after).toEqual(['begin', 'insert into `items`', 'update `items` set + insert into `notes` + commit']);
+    expect(await db('items').where({ name: 'b' }).first()).toMatchObject({ count: 5 });
+  });
+
+  it('cost nothing when they send nothing', async () => {
+    const db = await freshDb();
+    expect(await callsOf(() => db.transaction(async () => undefined))).toEqual([]);
+    await expect(db.transaction(async () => Promise.reject(new Error('nothing sent')))).rejects.toThrow('nothing sent');
+    expect(await db.transaction(async (trx) => trx('items').count({ n: '*' }).first())).toEqual({ n: 0 });
+  });
+
+  it('roll back all of it when one of the last writes fails, with the error as SQLite gave it', async () => {
+    const db = await freshDb();
+    await db('items').insert({ name: 'taken' });
+    const failure = await db
+      .transaction(async (trx) => {
+        await trx('items').insert({ name: 'first' });
+        await commitWith(trx, trx('items').insert({ name: 'second' }), trx('items').insert({ name: 'taken' }));
+      })
+      .catch((error: unknown) => error);
+    expect(isUniqueViolation(failure)).toBe(true);
+    expect((await db('items').orderBy('id')).map((row: { name: string }) => row.name)).toEqual(['taken']);
+
+    // A foreign key is checked as each statement runs: a note for a missing item fails at once.
+    await expect(db.transaction((trx) => commitWith(trx, trx('notes').insert({ item_id: 999 })))).rejects.toThrow(/FOREIGN KEY/);
+    // Checked at COMMIT when deferred: the COMMIT in the batch fails and leaves the transaction open, to be rolled back.
+    await expect(
+      db.transaction(async (trx) => {
+        await trx.raw('PRAGMA defer_foreign_keys = ON');
+        await commitWith(trx, trx('notes').insert({ item_id: 999 }), trx('items').insert({ name: 'with the orphan' }));
+      }),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    // The connection is usable afterwards, in and out of transactions.
+    await db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'after' })));
+    expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 2 });
+  });
+
+  it('refuse a statement after the commit, and say so', async () => {
+    const db = await freshDb();
+    const failure = await db
+      .transaction(async (trx) => {
+        await commitWith(trx, trx('items').insert({ name: 'committed' }));
+        await trx('items').insert({ name: 'too late' });
+      })
+      .catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/already committed \(commitWith must be its last statement\)/);
+    expect((await db('items')).map((row: { name: string }) => row.name)).toEqual(['committed']);
+  });
+
+  it('fall back to statements of their own inside a nested transaction and for values no literal can carry', async () => {
+    const db = await freshDb();
+    const nested = await callsOf(() =>
+      db.transaction(async (trx) => {
+        await trx('items').insert({ name: 'outer' });
+        await trx.transaction((inner) => commitWith(inner, inner('items').insert({ name: 'inner' })));
+        await trx('items').insert({ name: 'outer again' });
+      }),
+    );
+    expect(nested.filter((call) => call.includes('+'))).toEqual([]);
+    expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 3 });
+
+    await db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'nul \0 byte' }), trx.raw('UPDATE items SET count = ? WHERE name = ?', [0.5, 'outer'])));
+    expect(await db('items').where({ name: 'nul \0 byte' }).first()).toBeTruthy();
+    expect(await db.raw("SELECT count FROM items WHERE name = 'outer'")).toEqual([{ count: 0.5 }]);
+  });
+
+  it('keep working when a BEGIN-less transaction and plain statements interleave with batches', async () => {
+    const db = await freshDb();
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 3 === 0
+          ? db('items').insert({ name: `plain-${i}` })
+          : db.transaction(async (trx) => {
+              if (i % 3 === 1) await trx('items').where({ name: 'nobody' }).first();
+              await commitWith(trx, trx('items').insert({ name: `batched-${i}` }));
+            }),
+      ),
+    );
+    expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 30 });
+  });
+});
