@@ -1,22 +1,23 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { dialect, inTransaction, together } from '../kernel/db.js';
+import { commitWith, dialect, inTransaction, isGuardFailure } from '../kernel/db.js';
 import { DomainError } from '../kernel/errors.js';
-import { redeem } from '../discounts/redemption.js';
+import { isRedemptionRefused, redemption } from '../discounts/redemption.js';
+import { eventWrites } from '../kernel/outbox.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
 import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
-import type { Checkout } from './repository.js';
+import { checkoutsRepository, type Checkout } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
 import { checkoutUpdatedEvent, expired, notOpen, saveCheckout } from './service.js';
 import { fulfilFinished } from './confirm-result.js';
 import { allocateInvoiceNumber, fulfilCheckout } from './fulfil.js';
-import type { CheckoutUrls } from './wire.js';
+import { discountOf, type CheckoutUrls } from './wire.js';
 
 /**
  * Confirming a checkout. The race for it is decided first, in a short transaction that moves it from `open` to
@@ -56,12 +57,23 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     requirements(prepared, productWire, token, paymentNeeded);
 
     const confirmed: Checkout = { ...prepared, status: 'confirmed' };
-    await inTransaction(db, async (trx) => {
-      // Built first, so the event shows the discount as it was before this redemption, which rides in the same trip.
-      const event = await checkoutUpdatedEvent(trx, confirmed, urls, now);
-      const [saved, redeemed] = await together(saveCheckout(trx, confirmed, 'open', urls, now, { event }), confirmed.discountId ? redeem(trx, confirmed.discountId, now) : true);
-      if (!saved) throw notOpen();
-      if (!redeemed) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
+    // Built before the race's transaction (on SQLite the one connection is held from its start): the event shows the
+    // discount as it was before this redemption.
+    const event = await checkoutUpdatedEvent(db, confirmed, urls, now);
+    // The race is written without reading its answers (on SQLite one call: BEGIN, the three, COMMIT): the checkout's
+    // move and the redemption are guarded, so a confirmation that lost, or a discount used up meanwhile, fails the
+    // transaction. The checkout's guard runs first, so a lost race says so even if the discount is gone too.
+    await inTransaction(db, (trx) =>
+      commitWith(
+        trx,
+        checkoutsRepository(trx).saveGuarded(confirmed, 'open'),
+        ...eventWrites(trx, [event]).writes,
+        confirmed.discountId ? redemption(trx, confirmed.discountId, now) : null,
+      ),
+    ).catch((error: unknown) => {
+      if (isGuardFailure(error, 'checkouts', 'status')) throw notOpen();
+      if (isRedemptionRefused(error)) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
+      throw error;
     });
 
     let charge: ChargeResult | null = null;
@@ -82,6 +94,9 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     // The discount as the fulfilment sees it (after this redemption), for everything it renders.
     const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
     const fulfilment = await (async () => {
+      // Read before the fulfilment's transaction, like the invoice number on PostgreSQL, so it is not read while the
+      // transaction holds the connection.
+      if (confirmed.discountId) await discountOf(db, confirmed.discountId, fulfilUrls);
       const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId);
       const invoiceNumber = dialect(db) === 'postgres' ? await takeInvoiceNumber(db) : takeInvoiceNumber;
       return inTransaction(db, (trx) =>

@@ -1,6 +1,5 @@
 import type { Address } from '../customers/address.js';
-import type { Db, Write } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
+import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Write } from '../kernel/db.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../merchant/schemas.js';
@@ -169,6 +168,16 @@ export function checkoutsRepository(db: Db) {
     async findByClientSecret(clientSecret: string): Promise<Checkout | null> {
       const row = await db('checkouts').where({ client_secret: clientSecret }).first();
       return row ? fromRow(row) : null;
+    },
+    /**
+     * Writes every column, as a statement not run yet that fails (isGuardFailure on checkouts.status) unless the
+     * checkout is in `expectedStatus`: for a transaction sent without reading its answers (see commitWith).
+     */
+    saveGuarded(checkout: Checkout, expectedStatus: CheckoutStatus): Write {
+      const { id: _id, created_at: _created, ...columns } = toRow(checkout);
+      return db('checkouts')
+        .where({ id: checkout.id })
+        .update({ ...columns, status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]) });
     },
     /** Writes every column; only while the checkout is in `expectedStatus`. Returns whether a row changed. */
     async save(checkout: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {

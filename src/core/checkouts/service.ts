@@ -207,12 +207,13 @@ export function createCheckoutService(deps: CheckoutDeps) {
   };
 
   async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
-    return inTransaction(db, async (trx) => {
-      const wire = await checkoutWire(trx, checkout, requestUrls);
-      // On SQLite the whole transaction is one call: BEGIN, both rows, COMMIT.
-      await commitWith(trx, checkoutsRepository(trx).insert(checkout), ...eventWrites(trx, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes);
-      return wire;
-    });
+    // Rendered before the transaction: on SQLite the one connection is held from its start, and nothing here needs it.
+    const wire = await checkoutWire(db, checkout, requestUrls);
+    // On SQLite the whole transaction is one call: BEGIN, both rows, COMMIT.
+    await inTransaction(db, (trx) =>
+      commitWith(trx, checkoutsRepository(trx).insert(checkout), ...eventWrites(trx, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes),
+    );
+    return wire;
   }
 
   async function updateOpen<T>(checkout: Checkout, changes: CheckoutChanges, render: (next: Checkout) => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import { guarded, isGuardFailure, type Db, type Write } from '../kernel/db.js';
 import type { Discount } from './repository.js';
 
 /**
@@ -13,19 +13,25 @@ export function isRedeemable(discount: Discount, at: Date): boolean {
 }
 
 /**
- * Counts one redemption of a discount if it is redeemable at `at`, and says whether it was. One conditional UPDATE
- * does check and increment together: PostgreSQL re-evaluates the condition after waiting on a concurrent
- * redemption's row lock, and SQLite runs one writer at a time, so N concurrent calls can never push
- * `redemptions_count` past `max_redemptions`. Call it inside the transaction that records what the discount was
- * used for, so a rollback also returns the redemption.
+ * Counts one redemption of a discount, as a statement not run yet that fails (`isRedemptionRefused`) unless the
+ * discount is redeemable at `at`. One UPDATE does check and increment together: PostgreSQL evaluates the condition
+ * on the row as it is after waiting on a concurrent redemption's row lock, and SQLite runs one writer at a time, so N
+ * concurrent calls can never push `redemptions_count` past `max_redemptions`. Send it in the transaction that records
+ * what the discount was used for, so a rollback also returns the redemption.
  */
-export async function redeem(trx: Db, discountId: string, at: Date): Promise<boolean> {
-  const updated = await trx('discounts')
+export function redemption(trx: Db, discountId: string, at: Date): Write {
+  const redeemable = [
+    'deleted_at IS NULL',
+    '(max_redemptions IS NULL OR redemptions_count < max_redemptions)',
+    '(starts_at IS NULL OR starts_at <= ?)',
+    '(ends_at IS NULL OR ends_at >= ?)',
+  ].join(' AND ');
+  return trx('discounts')
     .where({ id: discountId })
-    .whereNull('deleted_at')
-    .where((where) => where.whereNull('max_redemptions').orWhereRaw('redemptions_count < max_redemptions'))
-    .where((where) => where.whereNull('starts_at').orWhere('starts_at', '<=', at))
-    .where((where) => where.whereNull('ends_at').orWhere('ends_at', '>=', at))
-    .increment('redemptions_count', 1);
-  return Number(updated) === 1;
+    .update({ redemptions_count: guarded(trx, redeemable, 'redemptions_count + 1', [at, at]) });
+}
+
+/** The failure of a `redemption` whose discount was not redeemable. */
+export function isRedemptionRefused(error: unknown): boolean {
+  return isGuardFailure(error, 'discounts', 'redemptions_count');
 }

