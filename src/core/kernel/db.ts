@@ -66,7 +66,12 @@ export function createDb(url: string, options: DbOptions = {}): Db {
       min: 1,
       max: 1,
       afterCreate(connection: BatchingConnection, done: (error: Error | null, connection: unknown) => void) {
-        connection.exec(`${lockPragmas} PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`, (error) => {
+        // A checkpoint runs inside the COMMIT that crosses the threshold, holding the one connection, and copies each
+        // page once however often the WAL holds it: at 10,000 pages (a WAL of about 40 MB) the pages every purchase
+        // touches (the outbox's last leaf, index tails) are copied far less often than at SQLite's 1,000. Measured in
+        // the checkout benchmark: about 6 % more purchases per second; with no checkpoints at all, about 20 %.
+        const pragmas = 'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000;';
+        connection.exec(`${lockPragmas} ${pragmas}`, (error) => {
           if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
             done(new DatabaseLockedError(filename), connection);
             return;
