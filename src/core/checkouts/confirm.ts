@@ -1,7 +1,8 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { commitWith, dialect, inTransaction, isGuardFailure } from '../kernel/db.js';
+import { dialect, inTransaction, isGuardFailure } from '../kernel/db.js';
+import { commitAtomically } from '../kernel/group-commit.js';
 import { DomainError } from '../kernel/errors.js';
 import { isRedemptionRefused, redemption } from '../discounts/redemption.js';
 import { eventWrites } from '../kernel/outbox.js';
@@ -60,17 +61,14 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     // Built before the race's transaction (on SQLite the one connection is held from its start): the event shows the
     // discount as it was before this redemption.
     const event = await checkoutUpdatedEvent(db, confirmed, urls, now);
-    // The race is written without reading its answers (on SQLite one call: BEGIN, the three, COMMIT): the checkout's
-    // move and the redemption are guarded, so a confirmation that lost, or a discount used up meanwhile, fails the
+    // The race is written without reading its answers (on SQLite one call, see commitAtomically): the checkout's move
+    // and the redemption are guarded, so a confirmation that lost, or a discount used up meanwhile, fails the
     // transaction. The checkout's guard runs first, so a lost race says so even if the discount is gone too.
-    await inTransaction(db, (trx) =>
-      commitWith(
-        trx,
-        checkoutsRepository(trx).saveGuarded(confirmed, 'open'),
-        ...eventWrites(trx, [event]).writes,
-        confirmed.discountId ? redemption(trx, confirmed.discountId, now) : null,
-      ),
-    ).catch((error: unknown) => {
+    await commitAtomically(db, (on) => [
+      checkoutsRepository(on).saveGuarded(confirmed, 'open'),
+      ...eventWrites(on, [event]).writes,
+      confirmed.discountId ? redemption(on, confirmed.discountId, now) : null,
+    ]).catch((error: unknown) => {
       if (isGuardFailure(error, 'checkouts', 'status')) throw notOpen();
       if (isRedemptionRefused(error)) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
       throw error;

@@ -3,7 +3,8 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
 import type { Db } from '../kernel/db.js';
-import { commitWith, inTransaction, together } from '../kernel/db.js';
+import { inTransaction, together } from '../kernel/db.js';
+import { commitAtomically } from '../kernel/group-commit.js';
 import { DomainError } from '../kernel/errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { discardEvents, eventWrites, recordEvents, type OutboxEvent } from '../kernel/outbox.js';
@@ -209,10 +210,11 @@ export function createCheckoutService(deps: CheckoutDeps) {
   async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
     // Rendered before the transaction: on SQLite the one connection is held from its start, and nothing here needs it.
     const wire = await checkoutWire(db, checkout, requestUrls);
-    // On SQLite the whole transaction is one call: BEGIN, both rows, COMMIT.
-    await inTransaction(db, (trx) =>
-      commitWith(trx, checkoutsRepository(trx).insert(checkout), ...eventWrites(trx, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes),
-    );
+    // On SQLite one call, BEGIN and COMMIT included, and shared with other requests' that wait for the connection.
+    await commitAtomically(db, (on) => [
+      checkoutsRepository(on).insert(checkout),
+      ...eventWrites(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes,
+    ]);
     return wire;
   }
 

@@ -129,11 +129,12 @@ export async function together<T extends readonly unknown[]>(...work: T): Promis
 export type Write = Knex.QueryBuilder | Knex.Raw;
 
 /**
- * A transaction's last statements, whose answers nobody reads, sent with its COMMIT: on SQLite in one call to the
- * driver, in the order given, with BEGIN when nothing was sent before them (see sqlite-transactions.ts); where that
- * cannot be done (PostgreSQL, a nested transaction, a value SQLite cannot take as a literal) they are sent together
- * (see `together`, and send referenced rows first) and knex commits as usual. They must be the transaction's last
- * statements: on SQLite it has committed when this answers, and a statement after it fails.
+ * A transaction's last statements, whose answers nobody reads, run in the order given (parents first) and sent with
+ * its COMMIT: on SQLite in one call to the driver, with BEGIN when nothing was sent before them (see
+ * sqlite-transactions.ts). Where that cannot be done, knex commits as usual after them: on PostgreSQL they are sent
+ * together (one connection runs them in the order sent, see `together`); on SQLite (a nested transaction, a value that
+ * cannot be a literal) one after another, as the driver may run statements sent together in any order. They must be
+ * the transaction's last statements: on SQLite it has committed when this answers, and a statement after it fails.
  */
 export async function commitWith(trx: Db, ...writes: Array<Write | null | undefined>): Promise<void> {
   const statements = writes.filter((write): write is Write => !!write);
@@ -146,7 +147,8 @@ export async function commitWith(trx: Db, ...writes: Array<Write | null | undefi
       if (committed) return;
     }
   }
-  await together(...statements);
+  if (dialect(trx) === 'sqlite') for (const statement of statements) await statement;
+  else await together(...statements);
 }
 
 // Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds

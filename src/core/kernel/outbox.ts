@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db, Write } from './db.js';
+import { afterGroupCommit } from './group-commit.js';
 import { uuidv7 } from './ids.js';
 
 export interface OutboxEvent {
@@ -27,6 +28,7 @@ export async function recordEvent(trx: Db, event: OutboxEvent): Promise<void> {
 export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Promise<string[]> {
   const { ids, writes } = eventWrites(trx, events);
   for (const write of writes) await write;
+  if (!trx.isTransaction) notifyCommitted();
   return ids;
 }
 
@@ -61,9 +63,15 @@ const committedListeners = new Set<() => void>();
 // Transactions whose commit already wakes the listeners: one wake-up per transaction, however many events it wrote.
 const awaitingCommit = new WeakSet<object>();
 
-/** Wakes this process's webhook worker and event streams once the rows are visible; others find them by polling. */
+/**
+ * Wakes this process's webhook worker and event streams once the rows are visible; others find them by polling.
+ * Outside a transaction (or a commitAtomically) the writes are not run yet; recordEvents wakes after running them.
+ */
 function wakeAfterCommit(trx: Db): void {
-  if (!trx.isTransaction) return notifyCommitted();
+  if (!trx.isTransaction) {
+    afterGroupCommit(notifyCommitted);
+    return;
+  }
   if (awaitingCommit.has(trx)) return;
   awaitingCommit.add(trx);
   (trx as Knex.Transaction).executionPromise.then(notifyCommitted, () => undefined);

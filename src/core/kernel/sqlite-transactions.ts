@@ -30,6 +30,12 @@ export interface BatchingConnection extends SqliteConnection {
    * caller then runs them as usual. On a failure the transaction is rolled back, here, before the error is answered.
    */
   commitWith(statements: readonly BatchStatement[], callback: CommitCallback): void;
+  /**
+   * A transaction of its own from statements already written with their values (sqlite-literals.ts): BEGIN, them and
+   * COMMIT in one call, outside any transaction knex holds (the caller has the connection from the pool). On a
+   * failure it is rolled back before the error is answered.
+   */
+  commitStatements(statements: readonly string[], callback: (error: Error | null) => void): void;
 }
 
 /** A sqlite3 call as sent: its statements (one, but for `exec`), and whether another call was still running. */
@@ -157,22 +163,38 @@ export function batchTransactions(connection: BatchingConnection): void {
       process.nextTick(() => callback(null, false));
       return;
     }
-    const batch = [...(state === 'deferred' ? ['BEGIN'] : []), ...(inlined as string[]), 'COMMIT'];
+    const begin = state === 'deferred';
     state = 'open';
+    execCommitting(inlined as string[], begin, (error) => {
+      state = error ? 'aborted' : 'committed';
+      if (error) callback(error);
+      else callback(null, true);
+    });
+  };
+  connection.commitStatements = (statements, callback) => {
+    if (state !== 'idle') {
+      process.nextTick(() => callback(new Error(`commitStatements needs the connection outside a transaction (it is ${state})`)));
+      return;
+    }
+    state = 'open';
+    execCommitting(statements, true, (error) => {
+      state = 'idle';
+      callback(error);
+    });
+  };
+
+  function execCommitting(statements: readonly string[], begin: boolean, callback: (error: Error | null) => void): void {
+    const batch = [...(begin ? ['BEGIN'] : []), ...statements, 'COMMIT'];
     observe(batch);
     running += 1;
     exec(batch.join(';\n'), (error) => {
       running -= 1;
       if (!error) {
-        state = 'committed';
-        callback(null, true);
+        callback(null);
         return;
       }
       // exec stops at the failing statement with the transaction still open (a failed COMMIT leaves it open too).
-      send('run', 'ROLLBACK', [], () => {
-        state = 'aborted';
-        callback(error);
-      });
+      send('run', 'ROLLBACK', [], () => callback(error));
     });
-  };
+  }
 }
