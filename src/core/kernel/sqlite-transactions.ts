@@ -10,6 +10,7 @@ import type { SqliteConnection } from './sqlite-statements.js';
  * - `commitWith` sends a transaction's last writes, whose answers nobody reads, and its COMMIT in one `exec`, with
  *   their values written in as literals (sqlite-literals.ts); BEGIN too when nothing was sent before them. Knex's
  *   own COMMIT that follows is then answered here, without a trip.
+ * - `commitStatements` runs a whole transaction of such writes in one call, for the group commit (group-commit.ts).
  *
  * Knex gives a transaction the connection until it ends, so what arrives between BEGIN and COMMIT is that
  * transaction's.
