@@ -156,6 +156,12 @@ export interface CheckoutFilter {
   query?: string;
 }
 
+/** Every column a save writes: all but the id and the creation time, which never change. */
+function savedColumns(checkout: Checkout): Record<string, unknown> {
+  const { id: _id, created_at: _created, ...columns } = toRow(checkout);
+  return columns;
+}
+
 export function checkoutsRepository(db: Db) {
   return {
     insert(checkout: Checkout): Write {
@@ -174,15 +180,13 @@ export function checkoutsRepository(db: Db) {
      * checkout is in `expectedStatus`: for a transaction sent without reading its answers (see commitWith).
      */
     saveGuarded(checkout: Checkout, expectedStatus: CheckoutStatus): Write {
-      const { id: _id, created_at: _created, ...columns } = toRow(checkout);
       return db('checkouts')
         .where({ id: checkout.id })
-        .update({ ...columns, status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]) });
+        .update({ ...savedColumns(checkout), status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]) });
     },
     /** Writes every column; only while the checkout is in `expectedStatus`. Returns whether a row changed. */
     async save(checkout: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
-      const { id: _id, created_at: _created, ...columns } = toRow(checkout);
-      const changed = await db('checkouts').where({ id: checkout.id, status: expectedStatus }).update(columns);
+      const changed = await db('checkouts').where({ id: checkout.id, status: expectedStatus }).update(savedColumns(checkout));
       return Number(changed) === 1;
     },
     /**

@@ -46,8 +46,6 @@ export function expired(): DomainError {
 /**
  * Writes a checkout change and its `checkout.updated` event together, only if nobody moved it out of `status`.
  * With `previous` only the changed columns are written (see checkoutsRepository.saveChanges for when that is safe).
- * `event` is the event already built, for a caller that sends other statements in the same trip and wants the event
- * to show the state from before them.
  */
 export async function saveCheckout(
   trx: Db,
@@ -55,11 +53,11 @@ export async function saveCheckout(
   expectedStatus: Checkout['status'],
   urls: CheckoutUrls,
   at: Date,
-  options: { previous?: Checkout; event?: OutboxEvent } = {},
+  options: { previous?: Checkout } = {},
 ): Promise<boolean> {
   const repo = checkoutsRepository(trx);
   const { previous } = options;
-  const event = options.event ?? (await checkoutUpdatedEvent(trx, checkout, urls, at));
+  const event = await checkoutUpdatedEvent(trx, checkout, urls, at);
   // The change and its event go together; the event is taken back in the rare case the change did not apply.
   const [saved, eventIds] = await together(previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus), recordEvents(trx, [event]));
   if (!saved) await discardEvents(trx, eventIds);

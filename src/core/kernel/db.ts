@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { cachePreparedStatements } from './sqlite-statements.js';
-import { batchTransactions, type BatchingConnection } from './sqlite-transactions.js';
+import { batchTransactions, type BatchingConnection, type BatchStatement } from './sqlite-transactions.js';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'postgres';
@@ -107,8 +107,13 @@ export async function inTransaction<T>(db: Db, fn: (trx: Knex.Transaction) => Pr
   try {
     return await db.transaction(fn);
   } finally {
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterSqliteTransaction();
   }
+}
+
+/** The turn of the event loop a SQLite transaction's caller gives up when it ends (see inTransaction). */
+export function afterSqliteTransaction(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -138,17 +143,32 @@ export type Write = Knex.QueryBuilder | Knex.Raw;
  */
 export async function commitWith(trx: Db, ...writes: Array<Write | null | undefined>): Promise<void> {
   const statements = writes.filter((write): write is Write => !!write);
-  if (trx.isTransaction && dialect(trx) === 'sqlite') {
-    const compiled = statements.map((write) => write.toSQL() as Knex.Sql | Knex.Sql[]);
-    if (!compiled.some(Array.isArray)) {
-      const connection = (await trx.client.acquireConnection()) as BatchingConnection;
-      const batch = (compiled as Knex.Sql[]).filter((sql) => sql.sql !== '').map((sql) => ({ sql: sql.sql, bindings: sql.bindings }));
-      const committed = await new Promise<boolean>((resolve, reject) => connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))));
-      if (committed) return;
-    }
+  if (dialect(trx) !== 'sqlite') {
+    await together(...statements);
+    return;
   }
-  if (dialect(trx) === 'sqlite') for (const statement of statements) await statement;
-  else await together(...statements);
+  const batch = trx.isTransaction ? compileWrites(statements) : null;
+  if (batch) {
+    const connection = (await trx.client.acquireConnection()) as BatchingConnection;
+    const committed = await new Promise<boolean>((resolve, reject) => connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))));
+    if (committed) return;
+  }
+  for (const statement of statements) await statement;
+}
+
+/**
+ * The writes as SQL and values, without running them (empty statements left out), or null when one compiles to
+ * several statements.
+ */
+export function compileWrites(writes: ReadonlyArray<Write | null | undefined>): BatchStatement[] | null {
+  const compiled: BatchStatement[] = [];
+  for (const write of writes) {
+    if (!write) continue;
+    const sql = write.toSQL() as Knex.Sql | Knex.Sql[];
+    if (Array.isArray(sql)) return null;
+    if (sql.sql !== '') compiled.push({ sql: sql.sql, bindings: sql.bindings });
+  }
+  return compiled;
 }
 
 // Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
-import { commitWith, dialect, inTransaction, type Db, type Write } from './db.js';
-import { inlineBindings } from './sqlite-literals.js';
+import { afterSqliteTransaction, commitWith, compileWrites, dialect, inTransaction, type Db, type Write } from './db.js';
+import { inlineStatements } from './sqlite-literals.js';
 import type { BatchingConnection } from './sqlite-transactions.js';
 
 /** While `build` runs on SQLite (it is synchronous): what to run once its writes have committed. */
@@ -37,7 +36,8 @@ export async function commitAtomically(db: Db, build: (on: Db) => Array<Write | 
   } finally {
     collecting = null;
   }
-  const statements = inlined(writes);
+  const compiled = compileWrites(writes);
+  const statements = compiled && inlineStatements(compiled);
   if (!statements) {
     await inTransaction(db, (trx) => commitWith(trx, ...build(trx)));
     return;
@@ -45,7 +45,7 @@ export async function commitAtomically(db: Db, build: (on: Db) => Array<Write | 
   try {
     await groupOf(db).submit(statements);
   } finally {
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterSqliteTransaction();
   }
   for (const hook of afterCommit) hook();
 }
@@ -58,20 +58,6 @@ export function afterGroupCommit(hook: () => void): boolean {
   if (!collecting) return false;
   if (!collecting.includes(hook)) collecting.push(hook);
   return true;
-}
-
-function inlined(writes: Array<Write | null | undefined>): string[] | null {
-  const statements: string[] = [];
-  for (const write of writes) {
-    if (!write) continue;
-    const compiled = write.toSQL() as Knex.Sql | Knex.Sql[];
-    if (Array.isArray(compiled)) return null;
-    if (compiled.sql === '') continue;
-    const sql = inlineBindings(compiled.sql, compiled.bindings);
-    if (sql === null) return null;
-    statements.push(sql);
-  }
-  return statements;
 }
 
 interface Pending {

@@ -43,8 +43,8 @@ function numberLiteral(value: number): string | null {
 }
 
 /**
- * The statement with each `?` outside quotes and comments replaced by its value's literal, or null when a value cannot be written
- * (see above) or the placeholders do not match the values (numbered `?NNN` placeholders included).
+ * The statement with each `?` outside quotes and comments replaced by its value's literal, or null when a value has
+ * no exact literal (`sqliteLiteral`) or the placeholders do not match the values (numbered `?NNN` ones included).
  */
 export function inlineBindings(sql: string, bindings: readonly unknown[]): string | null {
   let out = '';
@@ -75,4 +75,15 @@ export function inlineBindings(sql: string, bindings: readonly unknown[]): strin
   }
   if (next !== bindings.length) return null;
   return out + sql.slice(from);
+}
+
+/** Every statement with its values written in, or null as soon as one cannot be (see inlineBindings). */
+export function inlineStatements(statements: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>): string[] | null {
+  const inlined: string[] = [];
+  for (const statement of statements) {
+    const sql = inlineBindings(statement.sql, statement.bindings);
+    if (sql === null) return null;
+    inlined.push(sql);
+  }
+  return inlined;
 }

@@ -1,4 +1,4 @@
-import { inlineBindings } from './sqlite-literals.js';
+import { inlineStatements } from './sqlite-literals.js';
 import type { SqliteConnection } from './sqlite-statements.js';
 
 /**
@@ -159,14 +159,14 @@ export function batchTransactions(connection: BatchingConnection): void {
   connection.run = execute('run');
   connection.commitWith = (statements, callback) => {
     const inTransaction = state === 'deferred' || state === 'open';
-    const inlined = inTransaction && savepoints === 0 ? statements.map((statement) => inlineBindings(statement.sql, statement.bindings)) : [null];
-    if (inlined.some((sql) => sql === null)) {
+    const inlined = inTransaction && savepoints === 0 ? inlineStatements(statements) : null;
+    if (!inlined) {
       process.nextTick(() => callback(null, false));
       return;
     }
     const begin = state === 'deferred';
     state = 'open';
-    execCommitting(inlined as string[], begin, (error) => {
+    execCommitting(inlined, begin, (error) => {
       state = error ? 'aborted' : 'committed';
       if (error) callback(error);
       else callback(null, true);
