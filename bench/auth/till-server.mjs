@@ -3,7 +3,7 @@
 // run.js uses it when the CLI is not built; it can also be run by hand:
 //   TILL_DATABASE_URL=postgres://... TILL_SECRET=... node bench/auth/till-server.mjs
 const dist = new URL('../../dist/src/', import.meta.url);
-const { loadConfig } = await import(new URL('core/kernel/config.js', dist).href);
+const { loadConfig } = await import(new URL('core/config/index.js', dist).href);
 const { startDaemon } = await import(new URL('daemon/server.js', dist).href);
 
 const daemon = await startDaemon({ config: loadConfig(process.env) });

@@ -11,12 +11,12 @@ import { createPasswordHasher, type PasswordHasher } from './auth/password-hashe
 import { createSessionService, type SessionService } from './auth/sessions.js';
 import type { Clock } from './kernel/clock.js';
 import { MINUTE, systemClock } from './kernel/clock.js';
-import type { TillConfig } from './kernel/config.js';
-import { InvalidationBus } from './kernel/invalidation.js';
-import { createChanging, type Changing } from './kernel/changes.js';
-import { attachReadCache, ReadCache } from './kernel/read-cache.js';
-import type { Db } from './kernel/db.js';
-import { idempotencyStore, type IdempotencyStore } from './kernel/idempotency.js';
+import type { TillConfig } from './config/index.js';
+import { InvalidationBus } from './cache/invalidation.js';
+import { createChanging, type Changing } from './cache/changing.js';
+import { attachReadCache, ReadCache } from './cache/read-cache.js';
+import type { Db } from './database/index.js';
+import { idempotencyStore, type IdempotencyStore } from './polar-api/idempotency.js';
 import { createTaxService, type TaxService } from './tax/service.js';
 import { createCheckoutService, type CheckoutService } from './checkouts/service.js';
 import { createCheckoutConfirmation, type CheckoutConfirmation } from './checkouts/confirm.js';
@@ -47,10 +47,10 @@ export interface CoreContext {
   bus: InvalidationBus;
   /**
    * Organization rows, catalogs and access tokens every request reads, kept across requests; attached to `db` so
-   * repositories find it (kernel/read-cache.ts).
+   * repositories find it (cache/read-cache.ts).
    */
   readCache: ReadCache;
-  /** Runs a change that cached rows depend on: announces it to every daemon's caches (kernel/changes.ts). */
+  /** Runs a change that cached rows depend on: announces it to every daemon's caches (cache/changing.ts). */
   changing: Changing;
   sessions: SessionService;
   auth: AuthService;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { CoreContext } from '../core/context.js';
 import type { CustomerActor } from '../core/customers/sessions.js';
-import { unauthorized } from '../core/kernel/api-errors.js';
+import { unauthorized } from '../core/polar-api/errors.js';
 
 /**
  * Authenticates a customer portal request (`/v1/customer-portal/*`): `Authorization: Bearer <customer session

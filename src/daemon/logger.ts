@@ -1,4 +1,4 @@
-import type { LogLevel } from '../core/kernel/config.js';
+import type { LogLevel } from '../core/config/index.js';
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 

@@ -3,9 +3,9 @@ import { looksLikeAccessToken } from '../core/access-tokens/service.js';
 import { looksLikeApiKey } from '../core/api-keys/keys.js';
 import type { AuthActor } from '../core/auth/sessions.js';
 import type { CoreContext } from '../core/context.js';
-import { unauthorized } from '../core/kernel/api-errors.js';
+import { unauthorized } from '../core/polar-api/errors.js';
 import { DomainError } from '../core/kernel/errors.js';
-import type { MerchantActor } from '../core/merchant/actor.js';
+import type { MerchantActor } from '../core/polar-api/actor.js';
 import { membersRepository } from '../core/organizations/repository.js';
 import type { AuthCookies } from './auth-cookies.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dialect } from '../../src/core/kernel/db.js';
+import { dialect } from '../../src/core/database/index.js';
 import { onEventsCommitted } from '../../src/core/kernel/outbox.js';
-import { onSqliteCalls } from '../../src/core/kernel/sqlite-transactions.js';
+import { onSqliteCalls } from '../../src/core/database/sqlite/transactions.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { TestClient } from '../helpers/http.js';
 import { createDiscount, createProduct } from '../helpers/catalog.js';

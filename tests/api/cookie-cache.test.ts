@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SESSION } from '../../src/core/kernel/config.js';
+import { DEFAULT_SESSION } from '../../src/core/config/index.js';
 import { SECOND } from '../../src/core/kernel/clock.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/kernel/clock.js';
-import { DEFAULT_JWT, DEFAULT_SESSION, type JwtAlgorithm } from '../../src/core/kernel/config.js';
+import { DEFAULT_JWT, DEFAULT_SESSION, type JwtAlgorithm } from '../../src/core/config/index.js';
 import { createSecretBox } from '../../src/core/kernel/secret-box.js';
 import { TEST_SECRET, startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, testDialect } from '../helpers/database.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
-import { DatabaseLockedError } from '../../src/core/kernel/db.js';
+import { DatabaseLockedError } from '../../src/core/database/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, testDialect } from '../helpers/database.js';
 import { TestClient, signUpUser } from '../helpers/http.js';

@@ -217,7 +217,7 @@ describe('POST /api/auth/organization/has-permission', () => {
 
 describe('organization creation switches', () => {
   it('are read from TILL_ORG_ALLOW_CREATE and TILL_ORG_LIMIT', async () => {
-    const { loadConfig } = await import('../../src/core/kernel/config.js');
+    const { loadConfig } = await import('../../src/core/config/index.js');
     expect(loadConfig({ TILL_SECRET: 'x'.repeat(32) }).organizations).toEqual({
       allowCreate: true,
       limit: null,

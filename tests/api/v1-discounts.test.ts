@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRedemptionRefused, redemption } from '../../src/core/discounts/redemption.js';
-import { commitWith, inTransaction } from '../../src/core/kernel/db.js';
+import { commitWith, inTransaction } from '../../src/core/database/index.js';
 import { createDiscount, createProduct } from '../helpers/discount-fixtures.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { addMember, signedInUser } from '../helpers/organizations.js';

@@ -1,6 +1,6 @@
 import { Organization$inboundSchema } from '@polar-sh/sdk/models/components/organization.js';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/core/kernel/db.js';
+import { parseJson } from '../../src/core/database/index.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { addMember, signedInUser } from '../helpers/organizations.js';
 import { bearerClient, createMerchant } from '../helpers/v1.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/core/kernel/db.js';
+import { createDb } from '../../src/core/database/index.js';
 import { migrations } from '../../migrations/index.js';
 import { Sandbox } from './till.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { PaymentProcessor } from '../../src/core/payments/processor.js';
-import { loadConfig, type TillConfig } from '../../src/core/kernel/config.js';
+import { loadConfig, type TillConfig } from '../../src/core/config/index.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { parseJson } from '../../src/core/kernel/db.js';
+import { parseJson } from '../../src/core/database/index.js';
 import type { TestDaemon } from './daemon.js';
 import type { Merchant } from './v1.js';
 

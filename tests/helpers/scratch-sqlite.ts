@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { createDb, type Db } from '../../src/core/kernel/db.js';
+import { createDb, type Db } from '../../src/core/database/index.js';
 
 /**
  * SQLite files for tests of the connection itself, opened as the daemon opens them, each with an `items` table

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import type { TillConfig } from '../../src/core/kernel/config.js';
+import type { TillConfig } from '../../src/core/config/index.js';
 import { recordEvent } from '../../src/core/kernel/outbox.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 import type { Merchant } from './v1.js';

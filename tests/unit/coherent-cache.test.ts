@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CoherentCache } from '../../src/core/kernel/coherent-cache.js';
+import { CoherentCache } from '../../src/core/cache/coherent-cache.js';
 
 describe('CoherentCache', () => {
   it('keeps a fill only when nothing was invalidated since its read began', () => {

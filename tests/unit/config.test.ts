@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/core/kernel/config.js';
+import { ConfigError, loadConfig } from '../../src/core/config/index.js';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'till-config-'));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
-import { afterGroupCommit, commitAtomically } from '../../src/core/kernel/group-commit.js';
-import { onSqliteCalls } from '../../src/core/kernel/sqlite-transactions.js';
+import { isUniqueViolation, type Db } from '../../src/core/database/index.js';
+import { afterGroupCommit, commitAtomically } from '../../src/core/database/group-commit.js';
+import { onSqliteCalls } from '../../src/core/database/sqlite/transactions.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const { freshDb } = useScratchSqlite();

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_JWT, loadConfig } from '../../src/core/kernel/config.js';
+import { ConfigError, DEFAULT_JWT, loadConfig } from '../../src/core/config/index.js';
 
 const env = (extra: Record<string, string> = {}) => ({
   TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-jwt-config-')),

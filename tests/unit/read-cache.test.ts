@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createChanging } from '../../src/core/kernel/changes.js';
+import { createChanging } from '../../src/core/cache/changing.js';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import { createDb } from '../../src/core/kernel/db.js';
-import { InvalidationBus } from '../../src/core/kernel/invalidation.js';
-import { attachReadCache, merchantInvalidation, ReadCache, readCacheOf } from '../../src/core/kernel/read-cache.js';
+import { createDb } from '../../src/core/database/index.js';
+import { InvalidationBus } from '../../src/core/cache/invalidation.js';
+import { attachReadCache, merchantInvalidation, ReadCache, readCacheOf } from '../../src/core/cache/read-cache.js';
 
 const db = createDb('sqlite::memory:');
 afterAll(() => db.destroy());

@@ -4,11 +4,11 @@ import { createPasswordHasher } from '../../src/core/auth/password-hasher.js';
 import { createAuthService } from '../../src/core/auth/service.js';
 import { createSessionService } from '../../src/core/auth/sessions.js';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import { DEFAULT_SESSION } from '../../src/core/kernel/config.js';
-import { createDb, type Db } from '../../src/core/kernel/db.js';
+import { DEFAULT_SESSION } from '../../src/core/config/index.js';
+import { createDb, type Db } from '../../src/core/database/index.js';
 import { DomainError } from '../../src/core/kernel/errors.js';
-import { InvalidationBus } from '../../src/core/kernel/invalidation.js';
-import { migrateLatest } from '../../src/core/kernel/migrate.js';
+import { InvalidationBus } from '../../src/core/cache/invalidation.js';
+import { migrateLatest } from '../../src/core/database/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Timing is not asserted (machines are noisy); what makes the answers take equally long is asserted instead:

@@ -1,7 +1,7 @@
 import sqlite3 from 'sqlite3';
 import { describe, expect, it } from 'vitest';
-import { isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
-import { cachePreparedStatements, type SqliteConnection } from '../../src/core/kernel/sqlite-statements.js';
+import { isUniqueViolation, type Db } from '../../src/core/database/index.js';
+import { cachePreparedStatements, type SqliteConnection } from '../../src/core/database/sqlite/statements.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const { freshDb, path } = useScratchSqlite();

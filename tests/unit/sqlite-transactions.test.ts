@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { commitWith, isUniqueViolation, type Db } from '../../src/core/kernel/db.js';
-import { inlineBindings, sqliteLiteral } from '../../src/core/kernel/sqlite-literals.js';
-import { onSqliteCalls, type SqliteCall } from '../../src/core/kernel/sqlite-transactions.js';
+import { commitWith, isUniqueViolation, type Db } from '../../src/core/database/index.js';
+import { inlineBindings, sqliteLiteral } from '../../src/core/database/sqlite/literals.js';
+import { onSqliteCalls, type SqliteCall } from '../../src/core/database/sqlite/transactions.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const scratch = useScratchSqlite();

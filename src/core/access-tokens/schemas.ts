@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { datetime, listResource } from '../merchant/schemas.js';
-import { SCOPES } from '../merchant/scopes.js';
+import { datetime, listResource } from '../polar-api/schemas.js';
+import { SCOPES } from '../polar-api/scopes.js';
 
 export const scopeSchema = z.enum(SCOPES).meta({ id: 'AvailableScope' });
 

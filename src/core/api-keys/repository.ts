@@ -1,7 +1,7 @@
 import type { User } from '../auth/repository.js';
 import { USER_COLUMNS, userFromRow } from '../auth/repository.js';
-import type { Db } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 
 export type ReferenceType = 'user' | 'organization';
 

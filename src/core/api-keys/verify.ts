@@ -1,9 +1,9 @@
 import type { Session, User } from '../auth/repository.js';
 import type { AuthActor } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import type { InvalidationBus } from '../kernel/invalidation.js';
-import type { CoherentCache } from '../kernel/coherent-cache.js';
+import type { Db } from '../database/index.js';
+import type { InvalidationBus } from '../cache/invalidation.js';
+import type { CoherentCache } from '../cache/coherent-cache.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey } from './keys.js';
 import type { ApiKeyRecord } from './repository.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import type { MailService } from '../mail/service.js';
 import {
   changeEmailConfirmationMail,

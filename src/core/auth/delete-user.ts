@@ -1,12 +1,12 @@
 import { apiKeysRepository } from '../api-keys/repository.js';
 import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
-import type { TillConfig } from '../kernel/config.js';
+import type { TillConfig } from '../config/index.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { DomainError, NotFoundError } from '../kernel/errors.js';
 import { newAuthId, randomDigitsAndLowercase } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../kernel/mail-config.js';
+import type { EmailFlowsConfig } from '../config/mail.js';
 import type { AccountMail } from './account-mail.js';
 import { assertNotLastOwner } from '../organizations/members.js';
 import { authError } from './errors.js';

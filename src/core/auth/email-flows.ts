@@ -1,6 +1,6 @@
 import type { Clock } from '../kernel/clock.js';
-import type { TillConfig } from '../kernel/config.js';
-import type { Db } from '../kernel/db.js';
+import type { TillConfig } from '../config/index.js';
+import type { Db } from '../database/index.js';
 import type { MailService } from '../mail/service.js';
 import { createAccountMail, type AccountMail } from './account-mail.js';
 import { createChangeEmailService } from './change-email.js';

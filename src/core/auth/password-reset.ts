@@ -1,10 +1,10 @@
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
-import type { TillConfig } from '../kernel/config.js';
+import type { TillConfig } from '../config/index.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../kernel/mail-config.js';
+import type { EmailFlowsConfig } from '../config/mail.js';
 import type { AccountMail } from './account-mail.js';
 import { normalizeEmail } from './email.js';
 import { authError } from './errors.js';

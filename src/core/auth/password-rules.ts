@@ -1,4 +1,4 @@
-import type { TillConfig } from '../kernel/config.js';
+import type { TillConfig } from '../config/index.js';
 import { newAuthId } from '../kernel/ids.js';
 import { authError } from './errors.js';
 import { CREDENTIAL_PROVIDER, type Account } from './repository.js';

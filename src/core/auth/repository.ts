@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { toBool, toDate } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { toBool, toDate } from '../database/index.js';
 
 export interface User {
   id: string;

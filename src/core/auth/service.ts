@@ -1,9 +1,9 @@
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
-import type { TillConfig } from '../kernel/config.js';
+import type { TillConfig } from '../config/index.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Db } from '../kernel/db.js';
-import { isUniqueViolation } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { isUniqueViolation } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
-import type { SessionConfig } from '../kernel/config.js';
+import type { SessionConfig } from '../config/index.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
-import { CoherentCache } from '../kernel/coherent-cache.js';
-import type { InvalidationBus } from '../kernel/invalidation.js';
+import { CoherentCache } from '../cache/coherent-cache.js';
+import type { InvalidationBus } from '../cache/invalidation.js';
 import type { Session, User } from './repository.js';
 import { sessionsRepository } from './repository.js';
 

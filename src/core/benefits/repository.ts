@@ -1,9 +1,9 @@
-import type { Db } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../merchant/schemas.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { Metadata } from '../polar-api/schemas.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { AnyReadProperties, BenefitType } from './properties.js';
 import type { BenefitVisibility, BenefitWire } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, repeated, uuidFilter, sortingQuery } from '../kernel/pagination.js';
-import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
 import {
   BENEFIT_TYPES,
   createPropertiesByType,

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { Db } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { isUuid } from '../discounts/repository.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import type { RecurringInterval } from '../products/schemas.js';
 
 export interface CheckoutLink {

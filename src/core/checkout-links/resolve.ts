@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import type { Discount } from '../discounts/repository.js';
 import { discountsRepository } from '../discounts/repository.js';
 import type { Product } from '../products/repository.js';

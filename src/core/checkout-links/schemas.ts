@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { discountBaseSchema } from '../discounts/schemas.js';
-import { datetime, listResource, metadataInput, metadataOutput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput } from '../polar-api/schemas.js';
 import { productSchema, RECURRING_INTERVALS } from '../products/schemas.js';
 
 /** Polar's checkout link wire shapes (2026-04 API; what `@polar-sh/sdk` 0.47 sends and validates). */

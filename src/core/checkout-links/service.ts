@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
+import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { inTransaction } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter, readableOrganizationIds } from '../merchant/actor.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter, readableOrganizationIds } from '../polar-api/actor.js';
 import { discountsRepository } from '../discounts/repository.js';
 import type { ProductLookup } from '../discounts/wire.js';
 import { findPrice } from '../products/read.js';

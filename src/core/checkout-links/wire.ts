@@ -1,9 +1,9 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { discountsRepository } from '../discounts/repository.js';
 import type { Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import type { ProductLookup } from '../discounts/wire.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { CheckoutLink } from './repository.js';
 import type { CheckoutLinkProductWire, CheckoutLinkWire } from './schemas.js';

@@ -1,5 +1,5 @@
-import { fieldError, validationError } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
+import { fieldError, validationError } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
 import type { Discount } from '../discounts/repository.js';
 import { discountsRepository } from '../discounts/repository.js';
 import { validateTaxId } from '../customers/address.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import type { Checkout } from './repository.js';
 import type { CheckoutPublicWire } from './schemas.js';
 import type { CheckoutUrls } from './wire.js';

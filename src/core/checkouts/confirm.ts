@@ -1,8 +1,8 @@
 import type { Clock } from '../kernel/clock.js';
-import { fieldError, validationError, type FieldIssue } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
-import { dialect, inTransaction, isGuardFailure } from '../kernel/db.js';
-import { commitAtomically } from '../kernel/group-commit.js';
+import { fieldError, validationError, type FieldIssue } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
+import { dialect, inTransaction, isGuardFailure } from '../database/index.js';
+import { commitAtomically } from '../database/group-commit.js';
 import { DomainError } from '../kernel/errors.js';
 import { isRedemptionRefused, redemption } from '../discounts/redemption.js';
 import { eventWrites } from '../kernel/outbox.js';

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../kernel/api-errors.js';
+import type { FieldIssue } from '../polar-api/errors.js';
 import type { AttachedCustomFieldWire } from '../products/embedded.js';
 import type { CustomFieldData } from './repository.js';
 

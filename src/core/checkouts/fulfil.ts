@@ -7,10 +7,10 @@ import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/s
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { commitWith, together, type Db } from '../kernel/db.js';
+import { commitWith, together, type Db } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { eventWrites, type OutboxEvent } from '../kernel/outbox.js';
-import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
+import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
 import { orderWire } from '../orders/wire.js';

@@ -1,4 +1,4 @@
-import { fieldError } from '../kernel/api-errors.js';
+import { fieldError } from '../polar-api/errors.js';
 import type { Discount } from '../discounts/repository.js';
 import { isRedeemable } from '../discounts/redemption.js';
 import type { CartTotals, DiscountRule } from '../kernel/money.js';

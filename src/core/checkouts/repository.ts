@@ -1,8 +1,8 @@
 import type { Address } from '../customers/address.js';
-import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Write } from '../kernel/db.js';
+import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Write } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import type { CheckoutStatus } from './schemas.js';
 
 export type CustomFieldData = Record<string, string | number | boolean | null>;

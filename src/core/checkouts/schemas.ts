@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addressInput, addressOutput } from '../customers/address.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
-import { datetime, listResource, metadataInput, metadataOutput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 
 export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', 'failed'] as const;

@@ -1,8 +1,8 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
-import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, repeated, sortingQuery } from '../kernel/pagination.js';
-import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
 import { CUSTOM_FIELD_TYPES, propertiesByType, type CustomFieldType } from './properties.js';
 
 export const customFieldType = z.enum(CUSTOM_FIELD_TYPES).meta({ id: 'CustomFieldType' });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { benefitPublicSchema } from '../checkout-links/schemas.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
-import { datetime, listResource } from '../merchant/schemas.js';
+import { datetime, listResource } from '../polar-api/schemas.js';
 import { orderSchema } from '../orders/schemas.js';
 import { PRODUCT_BILLING_TYPES } from '../orders/inputs.js';
 import { productSchema } from '../products/schemas.js';

@@ -1,8 +1,8 @@
 import type { CustomerActor } from '../customers/sessions.js';
 import type { Clock } from '../kernel/clock.js';
-import { resourceNotFound } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import { resourceNotFound } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
+import { inTransaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import { ordersRepository } from '../orders/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';

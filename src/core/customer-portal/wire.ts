@@ -1,7 +1,7 @@
 import { checkoutLinkProductWire } from '../checkout-links/wire.js';
-import type { Db } from '../kernel/db.js';
-import { merchantOrganizationsRepository } from '../merchant-organizations/repository.js';
-import { organizationWire } from '../merchant-organizations/service.js';
+import type { Db } from '../database/index.js';
+import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { organizationWire } from '../organizations/merchant-service.js';
 import type { Order } from '../orders/repository.js';
 import { orderWires } from '../orders/wire.js';
 import type { EmbedOptions } from '../products/embedded.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../kernel/db.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { Db } from '../database/index.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import type { Address, TaxId } from './address.js';
 import { customersRepository, type Customer } from './repository.js';
 

@@ -1,10 +1,10 @@
-import type { Db, Write } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db, Write } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../merchant/schemas.js';
-import { whereMetadata } from '../merchant/metadata-filter.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
+import type { Metadata } from '../polar-api/schemas.js';
+import { whereMetadata } from '../polar-api/metadata-filter.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Address, TaxId } from './address.js';
 import type { CustomerType } from './schemas.js';
 

@@ -1,7 +1,7 @@
-import type { FieldIssue } from '../kernel/api-errors.js';
-import { validationError } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
-import { isUniqueViolation } from '../kernel/db.js';
+import type { FieldIssue } from '../polar-api/errors.js';
+import { validationError } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
+import { isUniqueViolation } from '../database/index.js';
 import type { Address, TaxId } from './address.js';
 import { validateTaxId } from './address.js';
 import { customersRepository, type Customer } from './repository.js';

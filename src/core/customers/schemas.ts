@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { repeated, pageQuery, sortingQuery } from '../kernel/pagination.js';
-import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
 import { addressInput, addressOutput, taxIdOutput } from './address.js';
 
 /** The /v1 wire shapes of customers, their state and sessions (Polar's schemas; SDK 0.47 parses them strictly). */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { resourceNotFound, validationError, type FieldIssue } from '../kernel/api-errors.js';
+import { resourceNotFound, validationError, type FieldIssue } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import { inTransaction, type Db } from '../kernel/db.js';
+import { inTransaction, type Db } from '../database/index.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter, organizationForCreate, readableOrganizationIds } from '../merchant/actor.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter, organizationForCreate, readableOrganizationIds } from '../polar-api/actor.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { customersRepository, type Customer } from './repository.js';
 import { duplicateIssues, resolveTaxId, withUniqueErrors } from './rules.js';
 import type { CustomerCreateInput, CustomerStateWire, CustomerUpdateInput, CustomerWire } from './schemas.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { fieldError, type FieldIssue, validationError } from '../kernel/api-errors.js';
+import { fieldError, type FieldIssue, validationError } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { inTransaction, type Db } from '../kernel/db.js';
+import { inTransaction, type Db } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { iso } from '../merchant/schemas.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, readableOrganizationIds } from '../merchant/actor.js';
+import { iso } from '../polar-api/schemas.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, readableOrganizationIds } from '../polar-api/actor.js';
 import { organizationsRepository } from '../organizations/repository.js';
 import type { Address } from './address.js';
 import { customersRepository, type Customer, type CustomerSession } from './repository.js';

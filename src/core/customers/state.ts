@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { activeSubscriptionsOf } from '../subscriptions/state.js';
 import { customersRepository, type Customer } from './repository.js';

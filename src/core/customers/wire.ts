@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { Customer } from './repository.js';
 import type { CustomerStateWire, CustomerWire } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { guarded, isGuardFailure, type Db, type Write } from '../kernel/db.js';
+import { guarded, isGuardFailure, type Db, type Write } from '../database/index.js';
 import type { Discount } from './repository.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Db } from '../kernel/db.js';
-import { parseJson, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import type { DiscountDuration, DiscountType } from './schemas.js';
 
 export interface Discount {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
 
 /** Polar's discount wire shapes (2026-04 API; what `@polar-sh/sdk` 0.47 sends and validates). */
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { fieldError, resourceNotFound, validationError } from '../kernel/api-errors.js';
+import { fieldError, resourceNotFound, validationError } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction, isUniqueViolation } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { inTransaction, isUniqueViolation } from '../database/index.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter, organizationForCreate } from '../merchant/actor.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
 import type { Discount, DiscountChanges } from './repository.js';
 import { discountsRepository } from './repository.js';
 import type { DiscountCreateInput, DiscountUpdateInput, DiscountWire } from './schemas.js';

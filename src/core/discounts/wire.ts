@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { Db } from '../database/index.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { ProductWire } from '../products/schemas.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, repeated, uuidFilter } from '../kernel/pagination.js';
-import { datetime, listResource, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, organizationIdInput } from '../polar-api/schemas.js';
 
 /**
  * Polar's file shapes (2026-04). Support case attachments exist in Polar's API but not in SDK 0.47 nor in Till, so the

@@ -1,6 +1,6 @@
-import type { JwtAlgorithm } from '../kernel/config.js';
-import type { Db } from '../kernel/db.js';
-import { dialect, parseJson, toDate, toDateOrNull } from '../kernel/db.js';
+import type { JwtAlgorithm } from '../config/index.js';
+import type { Db } from '../database/index.js';
+import { dialect, parseJson, toDate, toDateOrNull } from '../database/index.js';
 
 /** One signing key. The private key stays sealed in the repository; only the service opens it. */
 export interface JwkRecord {

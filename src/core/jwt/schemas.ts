@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JWT_ALGORITHMS } from '../kernel/config.js';
+import { JWT_ALGORITHMS } from '../config/index.js';
 import { userWire } from '../auth/schemas.js';
 
 // Wire shapes of Better Auth's jwt plugin: GET /api/auth/jwks and GET /api/auth/token. Shared with the CLI.

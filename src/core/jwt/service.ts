@@ -1,8 +1,8 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { UserWire } from '../auth/schemas.js';
 import type { Clock } from '../kernel/clock.js';
-import type { JwtAlgorithm, TillConfig } from '../kernel/config.js';
-import { inTransaction, type Db } from '../kernel/db.js';
+import type { JwtAlgorithm, TillConfig } from '../config/index.js';
+import { inTransaction, type Db } from '../database/index.js';
 import { newAuthId } from '../kernel/ids.js';
 import { SecretBoxError, type SecretBox } from '../kernel/secret-box.js';
 import { jwksRepository, type JwkRecord } from './repository.js';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Db, Write } from './db.js';
-import { afterGroupCommit } from './group-commit.js';
+import type { Db, Write } from '../database/index.js';
+import { afterGroupCommit } from '../database/group-commit.js';
 import { uuidv7 } from './ids.js';
 
 export interface OutboxEvent {

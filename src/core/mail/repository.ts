@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { dialect, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect, toDate, toDateOrNull } from '../database/index.js';
 
 export type MailStatus = 'stored' | 'pending' | 'sending' | 'sent' | 'failed';
 

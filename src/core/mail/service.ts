@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../kernel/clock.js';
 import { HOUR, MINUTE, SECOND } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
-import type { MailConfig } from '../kernel/mail-config.js';
+import type { MailConfig } from '../config/mail.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { mailsRepository, type MailRecord, type MailStatus } from './repository.js';
 import type { MailContent } from './templates.js';

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { MailConfig } from '../kernel/mail-config.js';
+import type { MailConfig } from '../config/mail.js';
 
 /** A message as handed to a transport. */
 export interface OutgoingMail {

@@ -1,6 +1,6 @@
 import { CREDENTIAL_PROVIDER } from '../auth/repository.js';
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import type { ProviderRegistry, ResolvedProvider } from './client.js';

@@ -2,8 +2,8 @@ import { usersRepository, verificationsRepository, type User } from '../auth/rep
 import { hashSessionToken, type SessionService } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import { safeEqual, sha256Hex } from '../kernel/crypto.js';
-import type { Db } from '../kernel/db.js';
-import { toDate } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { toDate } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import type { SecretBox } from '../kernel/secret-box.js';

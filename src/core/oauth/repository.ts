@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { toDate } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { toDate } from '../database/index.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import type { TokenSet } from './client.js';
 

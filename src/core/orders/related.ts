@@ -1,7 +1,7 @@
 import { customersRepository, type Customer } from '../customers/repository.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import { customerWire } from '../customers/wire.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { discountsRepository } from '../discounts/repository.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import { discountBaseWire } from '../discounts/wire.js';

@@ -1,11 +1,11 @@
 import type { Address } from '../customers/address.js';
-import type { Db, Write } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
+import type { Db, Write } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import { whereMetadata } from '../merchant/metadata-filter.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
-import type { Metadata } from '../merchant/schemas.js';
+import { whereMetadata } from '../polar-api/metadata-filter.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
+import type { Metadata } from '../polar-api/schemas.js';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addressOutput } from '../customers/address.js';
 import { customerSchema } from '../customers/schemas.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
-import { datetime, listResource, metadataOutput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { orderSubscriptionSchema } from '../subscriptions/schemas.js';
 import { BILLING_REASONS, ORDER_STATUSES } from './repository.js';
 

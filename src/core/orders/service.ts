@@ -1,12 +1,12 @@
 import type { Clock } from '../kernel/clock.js';
-import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import { fieldError, resourceNotFound } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
+import { inTransaction } from '../database/index.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter } from '../merchant/actor.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter } from '../polar-api/actor.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { OrderListQuery, OrderUpdateInput } from './inputs.js';
 import type { Order } from './repository.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { toDate } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { toDate } from '../database/index.js';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'rejected' | 'canceled';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { AuthActor } from '../auth/sessions.js';
 import { HOUR } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction, isUniqueViolation } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { inTransaction, isUniqueViolation } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { newAuthId } from '../kernel/ids.js';
 import { organizationInvitationMail } from '../mail/templates.js';

@@ -1,7 +1,7 @@
 import type { AuthActor } from '../auth/sessions.js';
-import type { OrganizationsConfig } from '../kernel/config.js';
-import { inTransaction } from '../kernel/db.js';
-import type { Db } from '../kernel/db.js';
+import type { OrganizationsConfig } from '../config/index.js';
+import { inTransaction } from '../database/index.js';
+import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { orgError } from './errors.js';
 import { invitationsRepository } from './invitations-repository.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { dialect, toDate } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect, toDate } from '../database/index.js';
 
 export interface Organization {
   id: string;

@@ -1,12 +1,12 @@
 import { apiKeysRepository } from '../api-keys/repository.js';
 import type { AuthActor, SessionService } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
-import type { OrganizationsConfig } from '../kernel/config.js';
-import type { Db } from '../kernel/db.js';
+import type { OrganizationsConfig } from '../config/index.js';
+import type { Db } from '../database/index.js';
 import type { MailService } from '../mail/service.js';
-import { inTransaction, isUniqueViolation } from '../kernel/db.js';
-import type { Changing } from '../kernel/changes.js';
-import { accessInvalidation, merchantInvalidation } from '../kernel/read-cache.js';
+import { inTransaction, isUniqueViolation } from '../database/index.js';
+import type { Changing } from '../cache/changing.js';
+import { accessInvalidation, merchantInvalidation } from '../cache/read-cache.js';
 import { newAuthId } from '../kernel/ids.js';
 import { orgError } from './errors.js';
 import { createInvitationService } from './invitations.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { toDate, toDateOrNull } from '../database/index.js';
 
 export interface Team {
   id: string;

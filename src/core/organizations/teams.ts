@@ -1,6 +1,6 @@
 import type { AuthActor } from '../auth/sessions.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction, isUniqueViolation } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { inTransaction, isUniqueViolation } from '../database/index.js';
 import { NotFoundError } from '../kernel/errors.js';
 import { newAuthId } from '../kernel/ids.js';
 import { orgError } from './errors.js';

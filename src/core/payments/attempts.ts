@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Write } from '../kernel/db.js';
+import type { Db, Write } from '../database/index.js';
 import type { ChargeResult, RefundResult } from './processor.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { Db } from '../kernel/db.js';
-import { readCacheOf } from '../kernel/read-cache.js';
+import type { Db } from '../database/index.js';
+import { readCacheOf } from '../cache/read-cache.js';
 import type { ProductPrice } from './prices.js';
 import type { Product } from './repository.js';
 
 /**
  * The catalog as every checkout reads it — products, their live prices, prices by id — kept across requests in the
- * daemon's read cache (kernel/read-cache.ts), owned by the product's organization. Every write that changes what
+ * daemon's read cache (cache/read-cache.ts), owned by the product's organization. Every write that changes what
  * these hold announces the organization (products, benefits, custom fields and files services), so the next
  * request reads the change. Product wires are cached in wire.ts on top of these.
  */

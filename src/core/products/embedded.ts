@@ -9,8 +9,8 @@ import type { FileRecord } from '../files/repository.js';
 import { filesRepository } from '../files/repository.js';
 import { productMediaFileReadSchema } from '../files/schemas.js';
 import { fileReadWire } from '../files/service.js';
-import type { FieldIssue } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
+import type { FieldIssue } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
 
 /**
  * What a product embeds from other parts of the catalog — benefits, media files, custom fields — read through

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetime } from '../merchant/schemas.js';
+import { datetime } from '../polar-api/schemas.js';
 
 /** Prices as Polar's API shows and takes them (ProductPrice* and ProductPrice*Create, 2026-04 and SDK 0.47). */
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { FieldIssue } from '../kernel/api-errors.js';
-import { toBool, toDate, toDateOrNull } from '../kernel/db.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { FieldIssue } from '../polar-api/errors.js';
+import { toBool, toDate, toDateOrNull } from '../database/index.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { AmountType, ProductPriceCreate, ProductPriceWire } from './price-schemas.js';
 import { PRICE_SOURCES, TAX_BEHAVIORS } from './price-schemas.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import type { ProductPrice } from './prices.js';
 import type { Product } from './repository.js';
 import { productsRepository } from './repository.js';

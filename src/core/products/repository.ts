@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { Db } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import { whereMetadata } from '../merchant/metadata-filter.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
-import type { Metadata } from '../merchant/schemas.js';
+import { whereMetadata } from '../polar-api/metadata-filter.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import { cachedLivePrices, cachedPrice, cachedProducts } from './catalog-cache.js';
 import type { ProductPrice } from './prices.js';
 import { priceFromRow, priceToRow } from './prices.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
 import { productPriceCreateSchema, productPriceSchema, productPriceUpdateItemSchema } from './price-schemas.js';
 import { embeddedSchemas } from './embedded.js';
 

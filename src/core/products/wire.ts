@@ -1,6 +1,6 @@
-import { together, type Db } from '../kernel/db.js';
+import { together, type Db } from '../database/index.js';
 import { beginCatalogRead, cachedWire, keepWire } from './catalog-cache.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { EmbedOptions } from './embedded.js';
 import { loadBenefits, loadCustomFields, loadMedias } from './embedded.js';
 import { priceWire } from './prices.js';

@@ -1,8 +1,8 @@
-import type { Db } from '../kernel/db.js';
-import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { Metadata } from '../polar-api/schemas.js';
 import type { RefundReason, RefundStatus } from './schemas.js';
 
 export interface Refund {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
-import { datetime, listResource, metadataInput, metadataOutput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataInput, metadataOutput } from '../polar-api/schemas.js';
 
 // Kept free of repositories (and so of Knex): the CLI imports this module for the reasons.
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');

@@ -1,4 +1,4 @@
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { Refund } from './repository.js';
 import type { RefundWire } from './schemas.js';
 

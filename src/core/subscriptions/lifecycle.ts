@@ -1,6 +1,6 @@
 import { recordStateChanged } from '../customers/state.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { CancellationReason, Subscription } from './repository.js';

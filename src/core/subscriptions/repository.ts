@@ -1,10 +1,10 @@
-import type { Db, Write } from '../kernel/db.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../kernel/db.js';
+import type { Db, Write } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
-import { whereMetadata } from '../merchant/metadata-filter.js';
-import type { Metadata } from '../merchant/schemas.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
+import { whereMetadata } from '../polar-api/metadata-filter.js';
+import type { Metadata } from '../polar-api/schemas.js';
 
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { customerSchema } from '../customers/schemas.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
-import { datetime, listResource, metadataOutput } from '../merchant/schemas.js';
+import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from './repository.js';
 

@@ -1,11 +1,11 @@
 import type { Clock } from '../kernel/clock.js';
-import { resourceNotFound } from '../kernel/api-errors.js';
-import type { Db } from '../kernel/db.js';
-import { inTransaction } from '../kernel/db.js';
+import { resourceNotFound } from '../polar-api/errors.js';
+import type { Db } from '../database/index.js';
+import { inTransaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter } from '../merchant/actor.js';
-import type { MetadataQuery } from '../merchant/metadata-query.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter } from '../polar-api/actor.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { SubscriptionListQuery, SubscriptionUpdateInput } from './inputs.js';
 import { changeSubscription } from './lifecycle.js';

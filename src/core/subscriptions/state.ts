@@ -1,6 +1,6 @@
 import type { CustomerStateWire } from '../customers/schemas.js';
-import type { Db } from '../kernel/db.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { Db } from '../database/index.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { subscriptionsRepository, type Subscription } from './repository.js';
 
 /** The statuses CustomerState counts as having a subscription. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetime, listResource } from '../merchant/schemas.js';
+import { datetime, listResource } from '../polar-api/schemas.js';
 
 /**
  * Tax rates are Till's own resource (Polar computes tax through Stripe Tax, which a self-hosted daemon cannot call):

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { fieldError, resourceNotFound } from '../kernel/api-errors.js';
+import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { isUniqueViolation } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { isUniqueViolation } from '../database/index.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter, organizationForCreate } from '../merchant/actor.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { TaxRate } from './repository.js';
 import { taxRatesRepository } from './repository.js';
 import type { TaxRateWire } from './schemas.js';

@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { dialect } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect } from '../database/index.js';
 
 /**
  * Statements whose text does not depend on how many rows they carry: the rows travel as one JSON parameter. On SQLite

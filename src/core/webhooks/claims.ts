@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { dialect } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect } from '../database/index.js';
 import { idIn, insertRows, type Columns } from './bulk.js';
 import { eventFromRow, type WebhookEventRecord } from './events-repository.js';
 

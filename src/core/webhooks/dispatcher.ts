@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { SECOND } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { dialect } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { endpointsRepository } from './endpoints-repository.js';
 import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';

@@ -1,6 +1,6 @@
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { idIn } from './bulk.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import { parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 

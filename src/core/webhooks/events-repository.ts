@@ -1,5 +1,5 @@
-import type { Db } from '../kernel/db.js';
-import { dialect, toBool, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { dialect, toBool, toDate, toDateOrNull } from '../database/index.js';
 import { idIn, insertRows, type Columns } from './bulk.js';
 
 export type EventStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';

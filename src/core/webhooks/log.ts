@@ -1,11 +1,11 @@
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import { badRequest, resourceNotFound } from '../kernel/api-errors.js';
+import type { Db } from '../database/index.js';
+import { badRequest, resourceNotFound } from '../polar-api/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter } from '../merchant/actor.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter } from '../polar-api/actor.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { endpointsRepository } from './endpoints-repository.js';
 import { deliveryFromRow, eventFromRow, eventsRepository, type WebhookEventRecord } from './events-repository.js';
 import type { DeliveryListQuery, WebhookDeliveryWire, WebhookEventWire } from './schemas.js';

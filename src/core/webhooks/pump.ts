@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../kernel/clock.js';
-import type { WebhooksConfig } from '../kernel/config.js';
-import type { Db } from '../kernel/db.js';
-import { dialect } from '../kernel/db.js';
+import type { WebhooksConfig } from '../config/index.js';
+import type { Db } from '../database/index.js';
+import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { CLAIM_LOCK, claimsRepository, type SuccessRecord } from './claims.js';
 import { relaxedTransaction, resultOf, WEBHOOK_RETRY, type AttemptOutcome, type AttemptResult, type createDeliverer } from './delivery.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { repeated, uuidFilter } from '../kernel/pagination.js';
 import { pageQuery } from '../kernel/pagination.js';
-import { datetime, listResource } from '../merchant/schemas.js';
+import { datetime, listResource } from '../polar-api/schemas.js';
 
 /** Polar's WebhookEventType (2026-04): spec §4's types plus seats, members, discounts, benefits and grants. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
-import type { Db } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
 import { onEventsCommitted } from '../kernel/outbox.js';
 import { envelope } from './dispatcher.js';
 import { eventsRepository } from './events-repository.js';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { fieldError } from '../kernel/api-errors.js';
+import { fieldError } from '../polar-api/errors.js';
 
 /**
  * Server-side request forgery guard: an endpoint may not make the daemon call into its own network (loopback,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultDataDir } from '../../../core/kernel/config.js';
+import { defaultDataDir } from '../../../core/config/index.js';
 import { adminToken } from '../../../core/kernel/crypto.js';
 import { CliError, NotSignedInError } from '../../errors.js';
 

@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import type { TillConfig } from '../../../core/kernel/config.js';
+import type { TillConfig } from '../../../core/config/index.js';
 
 export interface DaemonFiles {
   dataDir: string;

@@ -1,5 +1,5 @@
-import { loadConfig } from '../../../core/kernel/config.js';
-import { DatabaseLockedError } from '../../../core/kernel/db.js';
+import { loadConfig } from '../../../core/config/index.js';
+import { DatabaseLockedError } from '../../../core/database/index.js';
 import { startDaemon, type RunningDaemon } from '../../../daemon/server.js';
 import type { Invocation } from '../../action.js';
 import { CliError } from '../../errors.js';

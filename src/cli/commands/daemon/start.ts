@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../../core/kernel/config.js';
+import { loadConfig } from '../../../core/config/index.js';
 import type { Invocation } from '../../action.js';
 import { CliError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../core/kernel/config.js';
+import { loadConfig } from '../../../core/config/index.js';
 import type { Invocation } from '../../action.js';
 import { printJson, printLine } from '../../output.js';
 import { daemonFiles, isDaemonProcess, localUrl, probe, readPid } from './process.js';

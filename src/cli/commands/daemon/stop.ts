@@ -1,4 +1,4 @@
-import { defaultDataDir } from '../../../core/kernel/config.js';
+import { defaultDataDir } from '../../../core/config/index.js';
 import type { Invocation } from '../../action.js';
 import { CliError } from '../../errors.js';
 import { info, printJson } from '../../output.js';

@@ -1,5 +1,5 @@
 import type { OrganizationAccessTokenWire } from '../../../core/access-tokens/schemas.js';
-import { SCOPES } from '../../../core/merchant/scopes.js';
+import { SCOPES } from '../../../core/polar-api/scopes.js';
 import type { Invocation } from '../../action.js';
 import { call } from '../../client.js';
 import { UsageError } from '../../errors.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldIssue } from '../../../core/kernel/api-errors.js';
+import type { FieldIssue } from '../../../core/polar-api/errors.js';
 import type { CheckoutPublicWire } from '../../../core/checkouts/schemas.js';
 import { testCardByNumber } from '../../../core/payments/sandbox.js';
 import { parseMajor } from './money.js';

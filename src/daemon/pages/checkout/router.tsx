@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import type { CheckoutPublicWire } from '../../../core/checkouts/schemas.js';
 import { checkoutUpdatePublicSchema } from '../../../core/checkouts/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
-import type { FieldIssue } from '../../../core/kernel/api-errors.js';
+import type { FieldIssue } from '../../../core/polar-api/errors.js';
 import { isDomainError } from '../../../core/kernel/errors.js';
 import type { Logger } from '../../logger.js';
 import { readBody } from '../../middleware/body.js';

@@ -8,8 +8,8 @@ import {
   benefitUpdateSchema,
 } from '../../../core/benefits/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'benefits';

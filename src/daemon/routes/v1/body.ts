@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { validationError } from '../../../core/kernel/api-errors.js';
+import { validationError } from '../../../core/polar-api/errors.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import { readBody } from '../../middleware/body.js';
 

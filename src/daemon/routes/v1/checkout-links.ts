@@ -7,10 +7,10 @@ import {
 } from '../../../core/checkout-links/schemas.js';
 import { resolveForCheckout } from '../../../core/checkout-links/resolve.js';
 import type { CoreContext } from '../../../core/context.js';
-import { resourceNotFound } from '../../../core/kernel/api-errors.js';
+import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'checkout_links';

@@ -12,8 +12,8 @@ import {
 } from '../../../core/checkouts/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../../../core/kernel/pagination.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'checkouts';

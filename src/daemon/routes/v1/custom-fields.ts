@@ -6,8 +6,8 @@ import {
   customFieldSchema,
   customFieldUpdateSchema,
 } from '../../../core/custom-fields/schemas.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'custom_fields';

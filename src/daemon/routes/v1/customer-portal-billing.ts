@@ -9,7 +9,7 @@ import {
   customerSubscriptionListSchema,
   customerSubscriptionSchema,
 } from '../../../core/customer-portal/schemas.js';
-import { idParams } from '../../../core/merchant/schemas.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
 import { customerSubscriptionCancelSchema } from '../../../core/subscriptions/inputs.js';
 import { authenticateCustomer } from '../../customer-auth.js';
 import type { V1Api } from './operation.js';

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../../../core/context.js';
 import { customerSessionCreateSchema, customerSessionSchema } from '../../../core/customers/schemas.js';
-import { writeScopes } from '../../../core/merchant/scopes.js';
+import { writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 export function registerCustomerSessionsRoutes(api: V1Api, core: CoreContext): void {

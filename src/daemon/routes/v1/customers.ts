@@ -11,9 +11,9 @@ import {
   deleteQuery,
   externalIdParams,
 } from '../../../core/customers/schemas.js';
-import { metadataQuery } from '../../../core/merchant/metadata-query.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'customers';

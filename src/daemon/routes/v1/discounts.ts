@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { CoreContext } from '../../../core/context.js';
 import { discountCreateSchema, discountListSchema, discountSchema, discountUpdateSchema } from '../../../core/discounts/schemas.js';
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'discounts';

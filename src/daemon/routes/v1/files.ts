@@ -11,9 +11,9 @@ import {
   fileUploadCompletedSchema,
   fileUploadSchema,
 } from '../../../core/files/schemas.js';
-import { resourceNotFound } from '../../../core/kernel/api-errors.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { resourceNotFound } from '../../../core/polar-api/errors.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'files';

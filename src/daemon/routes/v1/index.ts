@@ -1,5 +1,5 @@
 import type { CoreContext } from '../../../core/context.js';
-import { resourceNotFound } from '../../../core/kernel/api-errors.js';
+import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { tillVersion } from '../../../core/kernel/version.js';
 import type { AuthCookies } from '../../auth-cookies.js';
 import { createV1Auth } from '../../v1-auth.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { CoreContext } from '../../../core/context.js';
 import { pageQuery, sortingQuery } from '../../../core/kernel/pagination.js';
-import { organizationIdParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
-import { organizationCreateSchema, organizationListSchema, organizationSchema, organizationUpdateSchema } from '../../../core/merchant-organizations/schemas.js';
-import { createMerchantOrganizationService } from '../../../core/merchant-organizations/service.js';
+import { organizationIdParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { organizationCreateSchema, organizationListSchema, organizationSchema, organizationUpdateSchema } from '../../../core/organizations/merchant-schemas.js';
+import { createMerchantOrganizationService } from '../../../core/organizations/merchant-service.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'organizations';

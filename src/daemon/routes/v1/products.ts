@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { CoreContext } from '../../../core/context.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../../../core/kernel/pagination.js';
-import { metadataQuery } from '../../../core/merchant/metadata-query.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import { productBenefitsUpdateSchema, productCreateSchema, productListSchema, productSchema, productUpdateSchema, VISIBILITIES } from '../../../core/products/schemas.js';
 import type { V1Api } from './operation.js';
 

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../../../core/context.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import { refundCreateSchema, refundListQuery, refundListSchema, refundSchema } from '../../../core/refunds/schemas.js';
 import type { V1Api } from './operation.js';
 

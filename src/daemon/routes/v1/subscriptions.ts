@@ -1,7 +1,7 @@
 import type { CoreContext } from '../../../core/context.js';
-import { metadataQuery } from '../../../core/merchant/metadata-query.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import { subscriptionListQuery, subscriptionUpdateSchema } from '../../../core/subscriptions/inputs.js';
 import { subscriptionListSchema, subscriptionSchema } from '../../../core/subscriptions/schemas.js';
 import type { V1Api } from './operation.js';

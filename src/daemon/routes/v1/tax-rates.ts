@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CoreContext } from '../../../core/context.js';
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import { taxRateCreateSchema, taxRateListSchema, taxRateSchema, taxRateUpdateSchema } from '../../../core/tax/schemas.js';
 import type { V1Api } from './operation.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CoreContext } from '../../../core/context.js';
-import { fieldError } from '../../../core/kernel/api-errors.js';
-import { idParams } from '../../../core/merchant/schemas.js';
-import { readScopes, writeScopes } from '../../../core/merchant/scopes.js';
+import { fieldError } from '../../../core/polar-api/errors.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
 import {
   deliveryListQuery,
   endpointListQuery,

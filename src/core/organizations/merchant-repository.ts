@@ -1,8 +1,8 @@
-import type { Db } from '../kernel/db.js';
-import { parseJson, toDate, toDateOrNull } from '../kernel/db.js';
+import type { Db } from '../database/index.js';
+import { parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import { readCacheOf } from '../kernel/read-cache.js';
+import { readCacheOf } from '../cache/read-cache.js';
 
 type Flags = Record<string, boolean>;
 

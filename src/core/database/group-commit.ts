@@ -1,6 +1,6 @@
-import { afterSqliteTransaction, commitWith, compileWrites, dialect, inTransaction, type Db, type Write } from './db.js';
-import { inlineStatements } from './sqlite-literals.js';
-import type { BatchingConnection } from './sqlite-transactions.js';
+import { afterSqliteTransaction, commitWith, compileWrites, dialect, inTransaction, type Db, type Write } from './index.js';
+import { inlineStatements } from './sqlite/literals.js';
+import type { BatchingConnection } from './sqlite/transactions.js';
 
 /** While `build` runs on SQLite (it is synchronous): what to run once its writes have committed. */
 let collecting: Array<() => void> | null = null;

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Db } from './db.js';
-import { dialect } from './db.js';
+import type { Db } from '../database/index.js';
+import { dialect } from '../database/index.js';
 
 const CHANNEL = 'till_invalidate';
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail-config.js';
-import { loadOAuthConfig, type OAuthConfig } from './oauth-config.js';
+import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail.js';
+import { loadOAuthConfig, type OAuthConfig } from './oauth.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 

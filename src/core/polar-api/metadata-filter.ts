@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialect, type Db } from '../kernel/db.js';
+import { dialect, type Db } from '../database/index.js';
 import type { MetadataQuery } from './metadata-query.js';
 
 /**

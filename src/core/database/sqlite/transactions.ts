@@ -1,5 +1,5 @@
-import { inlineStatements } from './sqlite-literals.js';
-import type { SqliteConnection } from './sqlite-statements.js';
+import { inlineStatements } from './literals.js';
+import type { SqliteConnection } from './statements.js';
 
 /**
  * Transactions on the one SQLite connection in fewer sqlite3 calls. Each call is a trip to libuv's thread pool and

@@ -1,6 +1,6 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../kernel/clock.js';
 import { CoherentCache } from './coherent-cache.js';
-import type { Db } from './db.js';
+import type { Db } from '../database/index.js';
 import type { InvalidationBus } from './invalidation.js';
 
 /**
@@ -41,7 +41,7 @@ export function deepFreeze<V>(value: V): V {
 /**
  * Rows every request reads and almost no request changes (the catalog behind a checkout, organizations, access
  * tokens), kept across requests by the daemon that owns `db`. Correct because every change announces
- * `merchantInvalidation` (kernel/changes.ts), not because entries expire.
+ * `merchantInvalidation` (cache/changing.ts), not because entries expire.
  *
  * - Used only while the bus is coherent (always on SQLite; on PostgreSQL while this daemon listens).
  * - Filled only outside transactions: a transaction may see its own uncommitted writes or, on PostgreSQL, an older

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { cachePreparedStatements } from './sqlite-statements.js';
-import { batchTransactions, type BatchingConnection, type BatchStatement } from './sqlite-transactions.js';
+import { cachePreparedStatements } from './sqlite/statements.js';
+import { batchTransactions, type BatchingConnection, type BatchStatement } from './sqlite/transactions.js';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'postgres';

@@ -1,7 +1,7 @@
-import type { Clock } from './clock.js';
-import { HOUR } from './clock.js';
-import type { Db } from './db.js';
-import { isUniqueViolation } from './db.js';
+import type { Clock } from '../kernel/clock.js';
+import { HOUR } from '../kernel/clock.js';
+import type { Db } from '../database/index.js';
+import { isUniqueViolation } from '../database/index.js';
 
 /** Stripe's window: a key is remembered for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datetime, listResource } from '../merchant/schemas.js';
+import { datetime, listResource } from '../polar-api/schemas.js';
 
 /**
  * The merchant side of an organization on /v1 (Polar's `Organization`). Outputs carry the union of what SDK 0.47

@@ -1,20 +1,20 @@
 import type { Clock } from '../kernel/clock.js';
-import type { Db } from '../kernel/db.js';
-import type { Changing } from '../kernel/changes.js';
-import { merchantInvalidation } from '../kernel/read-cache.js';
-import { fieldError, notPermitted, resourceNotFound } from '../kernel/api-errors.js';
+import type { Db } from '../database/index.js';
+import type { Changing } from '../cache/changing.js';
+import { merchantInvalidation } from '../cache/read-cache.js';
+import { fieldError, notPermitted, resourceNotFound } from '../polar-api/errors.js';
 import { DomainError } from '../kernel/errors.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
-import type { MerchantActor } from '../merchant/actor.js';
-import { authorize, organizationFilter } from '../merchant/actor.js';
-import { iso, isoOrNull } from '../merchant/schemas.js';
-import { organizationsRepository } from '../organizations/repository.js';
-import type { OrganizationService } from '../organizations/service.js';
-import type { MerchantOrganization } from './repository.js';
-import { merchantOrganizationsRepository } from './repository.js';
-import type { FeatureSettings, OrganizationCreateInput, OrganizationSettingsInput, OrganizationUpdateInput, OrganizationWire, SubscriptionSettings } from './schemas.js';
-import { CUSTOMER_EMAIL_KEYS, FEATURE_FLAGS, NOTIFICATION_KEYS } from './schemas.js';
+import type { MerchantActor } from '../polar-api/actor.js';
+import { authorize, organizationFilter } from '../polar-api/actor.js';
+import { iso, isoOrNull } from '../polar-api/schemas.js';
+import { organizationsRepository } from './repository.js';
+import type { OrganizationService } from './service.js';
+import type { MerchantOrganization } from './merchant-repository.js';
+import { merchantOrganizationsRepository } from './merchant-repository.js';
+import type { FeatureSettings, OrganizationCreateInput, OrganizationSettingsInput, OrganizationUpdateInput, OrganizationWire, SubscriptionSettings } from './merchant-schemas.js';
+import { CUSTOMER_EMAIL_KEYS, FEATURE_FLAGS, NOTIFICATION_KEYS } from './merchant-schemas.js';
 
 // Polar's defaults for a new organization, so an untouched Till organization reads like a fresh Polar one.
 const SUBSCRIPTION_DEFAULTS: SubscriptionSettings = {

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError } from '../kernel/errors.js';
 
 /**
  * Errors of the /v1 (Polar-compatible) API. The code is Polar's exception class name, which its SDK turns into a

@@ -1,4 +1,4 @@
-import { fieldError } from '../kernel/api-errors.js';
+import { fieldError } from './errors.js';
 
 /** `metadata[key]=value` filters (Polar's deepObject MetadataQuery): each key may repeat, values of a key are ORed. */
 export type MetadataQuery = Record<string, string[]>;

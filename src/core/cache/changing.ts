@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Db } from './db.js';
-import { inTransaction } from './db.js';
+import type { Db } from '../database/index.js';
+import { inTransaction } from '../database/index.js';
 import type { InvalidationBus } from './invalidation.js';
 import { markChanging } from './read-cache.js';
 

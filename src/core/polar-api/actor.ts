@@ -1,5 +1,5 @@
 import type { AuthActor } from '../auth/sessions.js';
-import { fieldError, notPermitted, resourceNotFound } from '../kernel/api-errors.js';
+import { fieldError, notPermitted, resourceNotFound } from './errors.js';
 import { hasRole } from '../organizations/permissions.js';
 import type { Scope } from './scopes.js';
 
