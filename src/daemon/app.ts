@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { CoreContext } from '../core/context.js';
-import { createAuthCookies } from './auth-cookies.js';
+import { createAuthCookies } from './auth/cookies.js';
 import type { Logger } from './logger.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { createRateLimiter } from './middleware/rate-limit.js';
@@ -8,8 +8,8 @@ import { checkoutPagesRouter } from './pages/checkout/router.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
 import { v1Router } from './routes/v1/index.js';
-import { createSessionAuth } from './session-auth.js';
-import { createTrustedOrigins } from './trusted-origins.js';
+import { createSessionAuth } from './auth/session-auth.js';
+import { createTrustedOrigins } from './auth/trusted-origins.js';
 
 /** Builds the Koa application from a core context. Listening and shutdown are server.ts's business. */
 export function createApp(core: CoreContext, logger: Logger): Koa {

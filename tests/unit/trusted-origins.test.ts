@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTrustedOrigins } from '../../src/daemon/trusted-origins.js';
+import { createTrustedOrigins } from '../../src/daemon/auth/trusted-origins.js';
 
 describe('trusted origins', () => {
   const trusted = createTrustedOrigins('https://till.example.com', ['https://*.shop.example.com', 'http://localhost:3000', 'exp://']);

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { authError, type AuthErrorCode } from '../../core/auth/errors.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import { isLoopbackCallback } from '../../core/oauth/cli-handoff.js';
-import type { TrustedOrigins } from '../trusted-origins.js';
+import type { TrustedOrigins } from '../auth/trusted-origins.js';
 
 const REDIRECT_FIELDS: Array<[string, AuthErrorCode]> = [
   ['callbackURL', 'INVALID_CALLBACK_URL'],

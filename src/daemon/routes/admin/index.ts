@@ -5,7 +5,8 @@ import { userToWire } from '../../../core/auth/wire.js';
 import type { CoreContext } from '../../../core/context.js';
 import { adminToken, safeEqual } from '../../../core/kernel/crypto.js';
 import { DomainError } from '../../../core/kernel/errors.js';
-import { guard } from '../../guard.js';
+import { validateInput } from '../auth/validation.js';
+import { bearerOf } from '../../auth/credentials.js';
 import { readBody } from '../../middleware/body.js';
 import { adminApiKeyRoutes } from './api-keys.js';
 import { adminMailRoutes } from './mails.js';
@@ -20,15 +21,14 @@ export function adminRouter(core: CoreContext): Router {
   const expected = adminToken(core.config.secret);
 
   router.use(async (ctx: Context, next: Next) => {
-    const header = ctx.get('authorization');
-    const presented = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : '';
+    const presented = bearerOf(ctx) ?? '';
     if (!presented || !safeEqual(presented, expected)) throw new DomainError(401, 'UNAUTHORIZED', 'Unauthorized');
     if (ctx.method === 'POST') ctx.state.body = await readBody(ctx, { maxBytes: core.config.maxBodyBytes });
     await next();
   });
 
   router.post('/set-password', async (ctx) => {
-    const body = guard(setPasswordBody, ctx.state.body, 'body');
+    const body = validateInput(setPasswordBody, ctx.state.body, 'body');
     if (!body.userId && !body.email) throw new DomainError(400, 'VALIDATION_ERROR', '[body] userId or email is required');
     const user = await core.auth.setPassword({ userId: body.userId, email: body.email }, body.newPassword);
     ctx.body = { status: true, user: userToWire(user) };

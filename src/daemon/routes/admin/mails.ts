@@ -3,7 +3,7 @@ import type { CoreContext } from '../../../core/context.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import { listMailsQuery } from '../../../core/mail/schemas.js';
 import { mailSummaryToWire, mailToWire } from '../../../core/mail/wire.js';
-import { guard } from '../../guard.js';
+import { validateInput } from '../auth/validation.js';
 
 /**
  * The mail the daemon wrote, newest first, so an operator without SMTP (the outbox) can still hand out
@@ -11,7 +11,7 @@ import { guard } from '../../guard.js';
  */
 export function adminMailRoutes(router: Router, core: CoreContext): void {
   router.get('/mails', async (ctx) => {
-    const query = guard(listMailsQuery, ctx.query, 'query');
+    const query = validateInput(listMailsQuery, ctx.query, 'query');
     const mails = await core.mail.list(query);
     ctx.body = { mails: mails.map(mailSummaryToWire) };
   });

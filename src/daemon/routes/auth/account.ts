@@ -1,43 +1,32 @@
-import type Router from '@koa/router';
 import { changeEmailBody, deleteUserBody, deleteUserCallbackQuery } from '../../../core/auth/schemas.js';
-import { guard } from '../../guard.js';
-import { bodyOf, type AuthRouteDeps } from './deps.js';
 import { redirect } from './redirect.js';
+import type { AuthApi } from './route.js';
 
 const DELETED = { success: true, message: 'User deleted' };
 
-export function accountRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, cookies, sessionAuth } = deps;
+export function accountRoutes(api: AuthApi): void {
+  const { core, cookies } = api.deps;
 
-  router.post('/change-email', async (ctx) => {
-    const body = guard(changeEmailBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/change-email', caller: 'session', body: changeEmailBody }, async ({ actor, body }) => {
     await core.emailFlows.changeEmail.request(actor, body);
-    ctx.body = { status: true };
+    return { status: true };
   });
 
-  router.post('/delete-user', async (ctx) => {
-    const body = guard(deleteUserBody, bodyOf(ctx), 'body') ?? {};
-    const actor = await sessionAuth.requireActor(ctx);
-    const outcome = await core.emailFlows.deleteUser.request(actor, body);
-    if (outcome === 'verification-sent') {
-      ctx.body = { success: true, message: 'Verification email sent' };
-      return;
-    }
+  api.route({ method: 'post', path: '/delete-user', caller: 'session', body: deleteUserBody }, async ({ ctx, actor, body }) => {
+    const outcome = await core.emailFlows.deleteUser.request(actor, body ?? {});
+    if (outcome === 'verification-sent') return { success: true, message: 'Verification email sent' };
     cookies.clear(ctx);
-    ctx.body = DELETED;
+    return DELETED;
   });
 
   // The link in the deletion mail; it only works in a browser (or client) holding that user's session.
-  router.get('/delete-user/callback', async (ctx) => {
-    const query = guard(deleteUserCallbackQuery, ctx.query, 'query');
-    const actor = await sessionAuth.optionalActor(ctx);
+  api.route({ method: 'get', path: '/delete-user/callback', caller: 'optional', query: deleteUserCallbackQuery }, async ({ ctx, actor, query }) => {
     await core.emailFlows.deleteUser.complete(actor, query.token);
     cookies.clear(ctx);
     if (query.callbackURL) {
       redirect(ctx, query.callbackURL);
-      return;
+      return undefined;
     }
-    ctx.body = DELETED;
+    return DELETED;
   });
 }

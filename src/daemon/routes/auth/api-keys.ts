@@ -1,45 +1,33 @@
-import type Router from '@koa/router';
 import { createApiKeyBody, deleteApiKeyBody, getApiKeyQuery, listApiKeysQuery, updateApiKeyBody } from '../../../core/api-keys/schemas.js';
 import { apiKeyToWire, createdApiKeyToWire } from '../../../core/api-keys/wire.js';
-import { guard } from '../../guard.js';
-import { bodyOf, type AuthRouteDeps } from './deps.js';
+import type { AuthApi } from './route.js';
 
 /**
- * Better Auth's api-key plugin (@better-auth/api-key 1.7.5). create and update find the session themselves, since
+ * Better Auth's api-key plugin (@better-auth/api-key 1.7.5). create and update take an optional caller, since
  * Better Auth answers them 401 UNAUTHORIZED_SESSION (and refuses server-only fields first on create); get, list and
  * delete answer 401 UNAUTHORIZED like every session route. verify is server-only there, and absent here.
  */
-export function apiKeyRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, sessionAuth } = deps;
+export function apiKeyRoutes(api: AuthApi): void {
+  const { core } = api.deps;
 
-  router.post('/api-key/create', async (ctx) => {
-    const body = guard(createApiKeyBody, bodyOf(ctx), 'body');
-    const created = await core.apiKeys.createForUser(await sessionAuth.optionalActor(ctx), body);
-    ctx.body = createdApiKeyToWire(created.key, created.plaintext);
+  api.route({ method: 'post', path: '/api-key/create', caller: 'optional', body: createApiKeyBody }, async ({ actor, body }) => {
+    const created = await core.apiKeys.createForUser(actor, body);
+    return createdApiKeyToWire(created.key, created.plaintext);
   });
 
-  router.get('/api-key/get', async (ctx) => {
-    const query = guard(getApiKeyQuery, ctx.query, 'query');
-    const actor = await sessionAuth.requireActor(ctx);
-    ctx.body = apiKeyToWire(await core.apiKeys.get(actor, query.id));
-  });
+  api.route({ method: 'get', path: '/api-key/get', caller: 'session', query: getApiKeyQuery }, async ({ actor, query }) => apiKeyToWire(await core.apiKeys.get(actor, query.id)));
 
-  router.get('/api-key/list', async (ctx) => {
-    const query = guard(listApiKeysQuery, ctx.query, 'query');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'get', path: '/api-key/list', caller: 'session', query: listApiKeysQuery }, async ({ actor, query }) => {
     const { keys, total } = await core.apiKeys.list(actor, query);
-    ctx.body = { apiKeys: keys.map(apiKeyToWire), total, limit: query.limit, offset: query.offset };
+    return { apiKeys: keys.map(apiKeyToWire), total, limit: query.limit, offset: query.offset };
   });
 
-  router.post('/api-key/update', async (ctx) => {
-    const body = guard(updateApiKeyBody, bodyOf(ctx), 'body');
-    ctx.body = apiKeyToWire(await core.apiKeys.updateForUser(await sessionAuth.optionalActor(ctx), body));
-  });
+  api.route({ method: 'post', path: '/api-key/update', caller: 'optional', body: updateApiKeyBody }, async ({ actor, body }) =>
+    apiKeyToWire(await core.apiKeys.updateForUser(actor, body)),
+  );
 
-  router.post('/api-key/delete', async (ctx) => {
-    const body = guard(deleteApiKeyBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/api-key/delete', caller: 'session', body: deleteApiKeyBody }, async ({ actor, body }) => {
     await core.apiKeys.remove(actor, body.keyId);
-    ctx.body = { success: true };
+    return { success: true };
   });
 }

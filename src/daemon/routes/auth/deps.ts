@@ -2,20 +2,15 @@ import type { Context } from 'koa';
 import type { Session, User } from '../../../core/auth/repository.js';
 import { sessionToWire, userToWire } from '../../../core/auth/wire.js';
 import type { CoreContext } from '../../../core/context.js';
-import type { AuthCookies } from '../../auth-cookies.js';
-import type { SessionAuth } from '../../session-auth.js';
-import type { TrustedOrigins } from '../../trusted-origins.js';
+import type { AuthCookies } from '../../auth/cookies.js';
+import type { SessionAuth } from '../../auth/session-auth.js';
+import type { TrustedOrigins } from '../../auth/trusted-origins.js';
 
 export interface AuthRouteDeps {
   core: CoreContext;
   cookies: AuthCookies;
   sessionAuth: SessionAuth;
   trusted: TrustedOrigins;
-}
-
-/** The parsed request body, read once by the /api/auth pre-middleware. */
-export function bodyOf(ctx: Context): unknown {
-  return ctx.state.body;
 }
 
 /** Issues the session cookie (and the cookie cache, when on) for a new or refreshed session. */

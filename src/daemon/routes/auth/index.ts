@@ -11,6 +11,7 @@ import { emailPasswordRoutes } from './email-password.js';
 import { jwtRoutes } from './jwt.js';
 import { organizationRoutes } from './organization/index.js';
 import { pageRoutes } from './pages.js';
+import { AuthApi } from './route.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { sessionRoutes } from './session.js';
 import { socialAccountRoutes } from './social-accounts.js';
@@ -24,7 +25,8 @@ const isCallback = (path: string) => path.startsWith('/callback/');
 
 /**
  * Better Auth's wire contract under /api/auth. Before any route runs: the per-address rate limit, the body (read
- * once, size-capped), the origin/CSRF rules and the callback URL allow-list.
+ * once, size-capped), the origin/CSRF rules and the callback URL allow-list. The routes are declared in route.ts's
+ * terms, one module per Better Auth plugin or concern.
  */
 export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof createRateLimiter> | null): Router {
   const router = new Router({ prefix: AUTH_BASE_PATH });
@@ -41,18 +43,19 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
     await next();
   });
 
-  emailPasswordRoutes(router, deps);
-  sessionRoutes(router, deps);
-  userRoutes(router, deps);
-  verificationRoutes(router, deps);
-  passwordResetRoutes(router, deps);
-  accountRoutes(router, deps);
-  apiKeyRoutes(router, deps);
-  jwtRoutes(router, deps);
-  socialRoutes(router, deps);
-  socialAccountRoutes(router, deps);
-  cliExchangeRoutes(router, deps);
-  organizationRoutes(router, deps);
-  pageRoutes(router, deps);
+  const api = new AuthApi(router, deps);
+  emailPasswordRoutes(api);
+  sessionRoutes(api);
+  userRoutes(api);
+  verificationRoutes(api);
+  passwordResetRoutes(api);
+  accountRoutes(api);
+  apiKeyRoutes(api);
+  jwtRoutes(api);
+  socialRoutes(api);
+  socialAccountRoutes(api);
+  cliExchangeRoutes(api);
+  organizationRoutes(api);
+  pageRoutes(api);
   return router;
 }

@@ -1,24 +1,18 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { UserWire } from '../../../core/auth/schemas.js';
 import { userToWire } from '../../../core/auth/wire.js';
 import type { CoreContext } from '../../../core/context.js';
-import type { AuthRouteDeps } from './deps.js';
+import type { AuthApi } from './route.js';
 
 const JWT_HEADER = 'set-auth-jwt';
 
 /** Better Auth's jwt plugin: the public keys, and a token for the signed-in user. */
-export function jwtRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, sessionAuth } = deps;
+export function jwtRoutes(api: AuthApi): void {
+  const { core } = api.deps;
 
-  router.get('/jwks', async (ctx) => {
-    ctx.body = await core.jwt.jwks();
-  });
+  api.route({ method: 'get', path: '/jwks', caller: 'public' }, () => core.jwt.jwks());
 
-  router.get('/token', async (ctx) => {
-    const actor = await sessionAuth.requireActor(ctx);
-    ctx.body = { token: await core.jwt.sign(userToWire(actor.user)) };
-  });
+  api.route({ method: 'get', path: '/token', caller: 'session' }, async ({ actor }) => ({ token: await core.jwt.sign(userToWire(actor.user)) }));
 }
 
 /**

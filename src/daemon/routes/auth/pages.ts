@@ -1,21 +1,18 @@
-import type Router from '@koa/router';
-import type { AuthRouteDeps } from './deps.js';
+import type { AuthApi } from './route.js';
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 }
 
-export function pageRoutes(router: Router, deps: AuthRouteDeps): void {
-  router.get('/ok', (ctx) => {
-    ctx.body = { ok: true };
-  });
+export function pageRoutes(api: AuthApi): void {
+  api.route({ method: 'get', path: '/ok', caller: 'public' }, () => ({ ok: true }));
 
   // Where redirect flows land when something went wrong and no errorCallbackURL was given.
-  router.get('/error', (ctx) => {
+  api.route({ method: 'get', path: '/error', caller: 'public' }, ({ ctx }) => {
     const raw = typeof ctx.query.error === 'string' ? ctx.query.error : '';
     const code = /^[A-Za-z0-9_'-]+$/.test(raw) ? raw : 'UNKNOWN';
     const description = typeof ctx.query.error_description === 'string' ? ctx.query.error_description.slice(0, 500) : '';
-    const home = new URL(deps.core.config.baseUrl).origin + '/';
+    const home = new URL(api.deps.core.config.baseUrl).origin + '/';
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = `<!doctype html>
 <html lang="en">
@@ -29,5 +26,6 @@ ${description ? `<p>${escapeHtml(description)}</p>` : ''}
 </body>
 </html>
 `;
+    return undefined;
   });
 }

@@ -1,28 +1,21 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { AUTH_PATH } from '../../../core/auth/account-mail.js';
 import { RESET_REQUESTED_MESSAGE } from '../../../core/auth/password-reset.js';
 import { requestPasswordResetBody, resetPasswordBody, resetPasswordCallbackQuery, resetPasswordQuery } from '../../../core/auth/schemas.js';
-import { guard } from '../../guard.js';
-import { bodyOf, type AuthRouteDeps } from './deps.js';
 import { absoluteWith, redirect } from './redirect.js';
+import type { AuthApi } from './route.js';
 
-export function passwordResetRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core } = deps;
+export function passwordResetRoutes(api: AuthApi): void {
+  const { core } = api.deps;
 
-  // The same answer, after the same work, whether or not the address has an account.
-  const requestReset = async (ctx: Context) => {
-    const body = guard(requestPasswordResetBody, bodyOf(ctx), 'body');
+  // The same answer, after the same work, whether or not the address has an account. Better Auth 1.7 removed
+  // /forget-password; the spec still lists it, so Till answers it like the new name.
+  api.route({ method: 'post', path: ['/request-password-reset', '/forget-password'], caller: 'public', body: requestPasswordResetBody }, async ({ body }) => {
     await core.emailFlows.passwordReset.request(body);
-    ctx.body = { status: true, message: RESET_REQUESTED_MESSAGE };
-  };
-  router.post('/request-password-reset', requestReset);
-  // Better Auth 1.7 removed this name; the spec still lists it, so Till answers it like the new one.
-  router.post('/forget-password', requestReset);
+    return { status: true, message: RESET_REQUESTED_MESSAGE };
+  });
 
   // The link in the reset mail: on to the client's page with the token, or with ?error=INVALID_TOKEN.
-  router.get('/reset-password/:token', async (ctx) => {
-    const query = guard(resetPasswordCallbackQuery, ctx.query, 'query');
+  api.route({ method: 'get', path: '/reset-password/:token', caller: 'public', query: resetPasswordCallbackQuery }, async ({ ctx, query }) => {
     const base = `${core.config.baseUrl}${AUTH_PATH}`;
     if (!query.callbackURL) {
       redirect(ctx, absoluteWith(`${base}/error`, base, { error: 'INVALID_TOKEN' }));
@@ -32,10 +25,8 @@ export function passwordResetRoutes(router: Router, deps: AuthRouteDeps): void {
     redirect(ctx, absoluteWith(query.callbackURL, base, valid ? { token: ctx.params.token! } : { error: 'INVALID_TOKEN' }));
   });
 
-  router.post('/reset-password', async (ctx) => {
-    const body = guard(resetPasswordBody, bodyOf(ctx), 'body');
-    const query = guard(resetPasswordQuery, ctx.query, 'query');
+  api.route({ method: 'post', path: '/reset-password', caller: 'public', body: resetPasswordBody, query: resetPasswordQuery }, async ({ body, query }) => {
     await core.emailFlows.passwordReset.reset({ token: body.token || query.token, newPassword: body.newPassword });
-    ctx.body = { status: true };
+    return { status: true };
   });
 }

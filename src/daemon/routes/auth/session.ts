@@ -1,25 +1,18 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { authError } from '../../../core/auth/errors.js';
 import { emptyBody, getSessionQuery, revokeSessionBody, signOutBody } from '../../../core/auth/schemas.js';
 import { hashSessionToken } from '../../../core/auth/sessions.js';
 import { sessionToWire, userToWire } from '../../../core/auth/wire.js';
-import { guard } from '../../guard.js';
-import { bodyOf, issueSessionCookie, type AuthRouteDeps } from './deps.js';
+import { issueSessionCookie } from './deps.js';
 import { setAuthJwtHeader } from './jwt.js';
+import { respondNull, type AuthApi } from './route.js';
 
-/** Better Auth answers a missing session with a literal JSON `null` and status 200. */
-function respondNull(ctx: Context): void {
-  ctx.status = 200;
-  ctx.type = 'application/json';
-  ctx.body = 'null';
-}
-
-export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
+export function sessionRoutes(api: AuthApi): void {
+  const { deps } = api;
   const { core, cookies, sessionAuth } = deps;
 
-  router.get('/get-session', async (ctx) => {
-    const query = guard(getSessionQuery, ctx.query, 'query');
+  // Public, and reads the session itself: the cookie cache may answer without a database read, and a missing or
+  // expired session is a JSON null, not a 401.
+  api.route({ method: 'get', path: '/get-session', caller: 'public', query: getSessionQuery }, async ({ ctx, query }) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     const presented = sessionAuth.presented(ctx);
@@ -50,46 +43,36 @@ export function sessionRoutes(router: Router, deps: AuthRouteDeps): void {
   });
 
   // Better Auth accepts POST here only with deferred session refresh, which Till does not offer.
-  router.post('/get-session', () => {
+  api.route({ method: 'post', path: '/get-session', caller: 'public' }, () => {
     throw authError(405, 'METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED');
   });
 
-  router.post('/sign-out', async (ctx) => {
-    guard(signOutBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.optionalActor(ctx);
+  api.route({ method: 'post', path: '/sign-out', caller: 'optional', body: signOutBody }, async ({ ctx, actor }) => {
     if (actor) await core.sessions.end(actor.session);
     cookies.clear(ctx);
-    ctx.body = { success: true };
+    return { success: true };
   });
 
-  router.get('/list-sessions', async (ctx) => {
-    const actor = await sessionAuth.requireActor(ctx);
-    if (!core.sessions.isFresh(actor.session)) throw authError(403, 'SESSION_NOT_FRESH');
+  api.route({ method: 'get', path: '/list-sessions', caller: 'fresh-session' }, async ({ actor }) => {
     const sessions = await core.sessions.list(actor.user.id);
     // Only digests of other sessions' tokens are stored; they serve as revocation handles for revoke-session.
-    ctx.body = sessions.map((session) => sessionToWire(session, session.id === actor.session.id ? actor.token : session.tokenHash, core.config.organizations.teams));
+    return sessions.map((session) => sessionToWire(session, session.id === actor.session.id ? actor.token : session.tokenHash, core.config.organizations.teams));
   });
 
-  router.post('/revoke-session', async (ctx) => {
-    const body = guard(revokeSessionBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/revoke-session', caller: 'session', body: revokeSessionBody }, async ({ ctx, actor, body }) => {
     await core.sessions.revoke(actor.user.id, body.token);
     if (body.token === actor.token || body.token === hashSessionToken(actor.token)) cookies.clear(ctx);
-    ctx.body = { status: true };
+    return { status: true };
   });
 
-  router.post('/revoke-sessions', async (ctx) => {
-    guard(emptyBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/revoke-sessions', caller: 'session', body: emptyBody }, async ({ ctx, actor }) => {
     await core.sessions.revokeAll(actor.user.id);
     cookies.clear(ctx);
-    ctx.body = { status: true };
+    return { status: true };
   });
 
-  router.post('/revoke-other-sessions', async (ctx) => {
-    guard(emptyBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/revoke-other-sessions', caller: 'session', body: emptyBody }, async ({ actor }) => {
     await core.sessions.revokeOthers(actor.user.id, actor.session.id);
-    ctx.body = { status: true };
+    return { status: true };
   });
 }

@@ -1,11 +1,10 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
+import { z } from 'zod';
 import { userToWire } from '../../../core/auth/wire.js';
 import { socialSignInBody } from '../../../core/oauth/schemas.js';
-import { guard } from '../../guard.js';
-import { requestMeta } from '../../session-auth.js';
-import { bodyOf, issueSessionCookie, type AuthRouteDeps } from './deps.js';
+import { requestMeta } from '../../auth/session-auth.js';
+import { issueSessionCookie } from './deps.js';
 import { redirect } from './redirect.js';
+import type { AuthApi } from './route.js';
 
 /** The first value of a query or form parameter, as a string. */
 function param(source: Record<string, unknown>, name: string): string | undefined {
@@ -14,24 +13,26 @@ function param(source: Record<string, unknown>, name: string): string | undefine
   return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
-export function socialRoutes(router: Router, deps: AuthRouteDeps): void {
+/** A provider's form_post fields, taken as they come: whatever is not a string is ignored. */
+const formPostBody = z.unknown();
+
+export function socialRoutes(api: AuthApi): void {
+  const { deps } = api;
   const { core, cookies } = deps;
 
-  router.post('/sign-in/social', async (ctx) => {
-    const body = guard(socialSignInBody, bodyOf(ctx), 'body');
+  api.route({ method: 'post', path: '/sign-in/social', caller: 'public', body: socialSignInBody }, async ({ ctx, body }) => {
     if (body.idToken) {
       const signedIn = await core.oauth.signInWithIdToken({ provider: body.provider, requestSignUp: body.requestSignUp, idToken: body.idToken }, requestMeta(ctx));
       issueSessionCookie(deps, ctx, signedIn);
-      ctx.body = { redirect: false, token: signedIn.token, user: userToWire(signedIn.user) };
-      return;
+      return { redirect: false, token: signedIn.token, user: userToWire(signedIn.user) };
     }
     const { url, state } = await core.oauth.start(body);
     cookies.setState(ctx, state);
     if (!body.disableRedirect) ctx.set('Location', url);
-    ctx.body = { url, redirect: !body.disableRedirect };
+    return { url, redirect: !body.disableRedirect };
   });
 
-  router.get('/callback/:id', async (ctx: Context) => {
+  api.route({ method: 'get', path: '/callback/:id', caller: 'public' }, async ({ ctx }) => {
     const query = ctx.query as Record<string, unknown>;
     const outcome = await core.oauth.callback(
       {
@@ -52,9 +53,9 @@ export function socialRoutes(router: Router, deps: AuthRouteDeps): void {
 
   // form_post (Apple): the browser's cross-site POST carries no SameSite=Lax cookies, so it is turned into a
   // same-site GET that does, with the form's fields over the query's.
-  router.post('/callback/:id', (ctx: Context) => {
+  api.route({ method: 'post', path: '/callback/:id', caller: 'public', body: formPostBody }, ({ ctx, body }) => {
     const merged = new URLSearchParams();
-    const form = (bodyOf(ctx) ?? {}) as Record<string, unknown>;
+    const form = (body ?? {}) as Record<string, unknown>;
     for (const source of [ctx.query as Record<string, unknown>, form]) {
       for (const name of Object.keys(source)) {
         const value = param(source, name);

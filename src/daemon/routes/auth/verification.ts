@@ -1,35 +1,31 @@
-import type Router from '@koa/router';
 import { sendVerificationEmailBody, verifyEmailQuery } from '../../../core/auth/schemas.js';
 import type { VerifyEmailOutcome } from '../../../core/auth/verification.js';
 import { userToWire } from '../../../core/auth/wire.js';
 import { isDomainError } from '../../../core/kernel/errors.js';
-import { guard } from '../../guard.js';
-import { requestMeta } from '../../session-auth.js';
-import { bodyOf, issueSessionCookie, type AuthRouteDeps } from './deps.js';
+import { requestMeta } from '../../auth/session-auth.js';
+import { issueSessionCookie } from './deps.js';
 import { appendQuery, redirect } from './redirect.js';
+import type { AuthApi } from './route.js';
 
-export function verificationRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, sessionAuth } = deps;
+export function verificationRoutes(api: AuthApi): void {
+  const { deps } = api;
+  const { core } = deps;
 
-  router.post('/send-verification-email', async (ctx) => {
-    const body = guard(sendVerificationEmailBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.optionalActor(ctx);
+  api.route({ method: 'post', path: '/send-verification-email', caller: 'optional', body: sendVerificationEmailBody }, async ({ actor, body }) => {
     await core.emailFlows.verification.send(actor, body);
-    ctx.body = { status: true };
+    return { status: true };
   });
 
   // The link in verification and change-of-address mails. With a callbackURL (already checked against the
   // trusted origins) every outcome is a redirect, failures carrying `?error=<CODE>`; without one, JSON.
-  router.get('/verify-email', async (ctx) => {
-    const query = guard(verifyEmailQuery, ctx.query, 'query');
-    const actor = await sessionAuth.optionalActor(ctx);
+  api.route({ method: 'get', path: '/verify-email', caller: 'optional', query: verifyEmailQuery }, async ({ ctx, actor, query }) => {
     let outcome: VerifyEmailOutcome;
     try {
       outcome = await core.emailFlows.verification.verify(query.token, actor, { callbackURL: query.callbackURL, meta: requestMeta(ctx) });
     } catch (error) {
       if (query.callbackURL && isDomainError(error) && error.code) {
         redirect(ctx, appendQuery(query.callbackURL, { error: error.code }));
-        return;
+        return undefined;
       }
       throw error;
     }
@@ -38,8 +34,8 @@ export function verificationRoutes(router: Router, deps: AuthRouteDeps): void {
     else if (outcome.actorUser && actor?.source === 'cookie') issueSessionCookie(deps, ctx, { ...actor, user: outcome.actorUser });
     if (query.callbackURL) {
       redirect(ctx, query.callbackURL);
-      return;
+      return undefined;
     }
-    ctx.body = outcome.kind === 'change-confirmed' ? { status: true } : { status: true, user: outcome.user ? userToWire(outcome.user) : null };
+    return outcome.kind === 'change-confirmed' ? { status: true } : { status: true, user: outcome.user ? userToWire(outcome.user) : null };
   });
 }

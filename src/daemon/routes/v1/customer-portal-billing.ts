@@ -11,7 +11,7 @@ import {
 } from '../../../core/customer-portal/schemas.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { customerSubscriptionCancelSchema } from '../../../core/subscriptions/inputs.js';
-import { authenticateCustomer } from '../../customer-auth.js';
+import { authenticateCustomer } from '../../auth/customer-auth.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'customer_portal';

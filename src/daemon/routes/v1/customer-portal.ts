@@ -1,6 +1,6 @@
 import type { CoreContext } from '../../../core/context.js';
 import { customerPortalCustomerSchema, customerPortalCustomerUpdateSchema } from '../../../core/customers/schemas.js';
-import { authenticateCustomer } from '../../customer-auth.js';
+import { authenticateCustomer } from '../../auth/customer-auth.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'customer_portal';

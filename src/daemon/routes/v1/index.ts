@@ -1,8 +1,8 @@
 import type { CoreContext } from '../../../core/context.js';
 import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { tillVersion } from '../../../core/kernel/version.js';
-import type { AuthCookies } from '../../auth-cookies.js';
-import { createV1Auth } from '../../v1-auth.js';
+import type { AuthCookies } from '../../auth/cookies.js';
+import { createV1Auth } from '../../auth/v1-auth.js';
 import { registerAccessTokenRoutes } from './access-tokens.js';
 import { registerBenefitsRoutes } from './benefits.js';
 import { registerCheckoutLinksRoutes } from './checkout-links.js';

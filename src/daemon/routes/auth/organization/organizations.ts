@@ -1,5 +1,3 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import {
   checkSlugBody,
   createOrganizationBody,
@@ -11,84 +9,63 @@ import {
   updateOrganizationBody,
 } from '../../../../core/organizations/schemas.js';
 import { invitationToWire, memberToWire, memberWithUserToWire, organizationToWire, teamToWire } from '../../../../core/organizations/wire.js';
-import { guard } from '../../../guard.js';
-import { bodyOf, issueSessionCookie, type AuthRouteDeps } from '../deps.js';
+import { issueSessionCookie } from '../deps.js';
+import { respondNull, type AuthApi } from '../route.js';
 
-function respondNull(ctx: Context): void {
-  ctx.status = 200;
-  ctx.type = 'application/json';
-  ctx.body = 'null';
-}
+export function organizationCrudRoutes(api: AuthApi): void {
+  const { deps } = api;
+  const organizations = deps.core.organizations;
 
-export function organizationCrudRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, sessionAuth } = deps;
-  const organizations = core.organizations;
+  // Better Auth answers a create without a session 401 with an empty body, before it looks at the body.
+  api.route(
+    { method: 'post', path: '/organization/create', caller: 'session', signedOut: 'empty-401', sessionBeforeInput: true, body: createOrganizationBody },
+    async ({ actor, body }) => {
+      const { organization, member } = await organizations.create(actor, body);
+      // The session row now names the organization; Better Auth does not re-issue the cookie here.
+      return { ...organizationToWire(organization, 'parsed'), members: [memberToWire(member)] };
+    },
+  );
 
-  router.post('/organization/create', async (ctx) => {
-    const actor = await sessionAuth.optionalActor(ctx);
-    // Better Auth answers a create without a session 401 with an empty body.
-    if (!actor) {
-      ctx.status = 401;
-      ctx.body = '';
-      return;
-    }
-    const body = guard(createOrganizationBody, bodyOf(ctx), 'body');
-    const { organization, member } = await organizations.create(actor, body);
-    // The session row now names the organization; Better Auth does not re-issue the cookie here.
-    ctx.body = { ...organizationToWire(organization, 'parsed'), members: [memberToWire(member)] };
-  });
-
-  router.post('/organization/check-slug', async (ctx) => {
-    const body = guard(checkSlugBody, bodyOf(ctx), 'body');
-    await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/organization/check-slug', caller: 'session', body: checkSlugBody }, async ({ body }) => {
     await organizations.checkSlug(body.slug);
-    ctx.body = { status: true };
+    return { status: true };
   });
 
-  router.post('/organization/update', async (ctx) => {
-    const body = guard(updateOrganizationBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
-    ctx.body = organizationToWire(await organizations.update(actor, body), 'parsed');
-  });
+  api.route({ method: 'post', path: '/organization/update', caller: 'session', body: updateOrganizationBody }, async ({ actor, body }) =>
+    organizationToWire(await organizations.update(actor, body), 'parsed'),
+  );
 
-  router.post('/organization/delete', async (ctx) => {
-    const body = guard(organizationIdBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
-    ctx.body = organizationToWire(await organizations.delete(actor, body.organizationId));
-  });
+  api.route({ method: 'post', path: '/organization/delete', caller: 'session', body: organizationIdBody }, async ({ actor, body }) =>
+    organizationToWire(await organizations.delete(actor, body.organizationId)),
+  );
 
-  router.get('/organization/list', async (ctx) => {
-    const actor = await sessionAuth.requireActor(ctx);
-    ctx.body = (await organizations.list(actor)).map((organization) => organizationToWire(organization));
-  });
+  api.route({ method: 'get', path: '/organization/list', caller: 'session' }, async ({ actor }) =>
+    (await organizations.list(actor)).map((organization) => organizationToWire(organization)),
+  );
 
-  router.post('/organization/set-active', async (ctx) => {
-    const body = guard(setActiveBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/organization/set-active', caller: 'session', body: setActiveBody }, async ({ ctx, actor, body }) => {
     const organization = await organizations.setActive(actor, body);
     const session = { ...actor.session, activeOrganizationId: organization?.id ?? null, activeTeamId: null };
     if (actor.source === 'cookie') issueSessionCookie(deps, ctx, { ...actor, session });
-    if (organization) ctx.body = organizationToWire(organization);
-    else respondNull(ctx);
+    if (organization) return organizationToWire(organization);
+    respondNull(ctx);
+    return undefined;
   });
 
-  router.get('/organization/get-organization', async (ctx) => {
-    const query = guard(getOrganizationQuery, ctx.query, 'query');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'get', path: '/organization/get-organization', caller: 'session', query: getOrganizationQuery }, async ({ ctx, actor, query }) => {
     const organization = await organizations.members.get(actor, query);
-    if (organization) ctx.body = organizationToWire(organization);
-    else respondNull(ctx);
+    if (organization) return organizationToWire(organization);
+    respondNull(ctx);
+    return undefined;
   });
 
-  router.get('/organization/get-full-organization', async (ctx) => {
-    const query = guard(getFullOrganizationQuery, ctx.query, 'query');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'get', path: '/organization/get-full-organization', caller: 'session', query: getFullOrganizationQuery }, async ({ ctx, actor, query }) => {
     const full = await organizations.members.getFull(actor, query);
     if (!full) {
       respondNull(ctx);
-      return;
+      return undefined;
     }
-    ctx.body = {
+    return {
       ...organizationToWire(full.organization),
       members: full.members.map(memberWithUserToWire),
       invitations: full.invitations.map(invitationToWire),
@@ -96,10 +73,8 @@ export function organizationCrudRoutes(router: Router, deps: AuthRouteDeps): voi
     };
   });
 
-  router.post('/organization/has-permission', async (ctx) => {
-    const body = guard(hasPermissionBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/organization/has-permission', caller: 'session', body: hasPermissionBody }, async ({ actor, body }) => {
     const success = await organizations.hasPermission(actor, body.organizationId, (body.permissions ?? body.permission)!);
-    ctx.body = { error: null, success };
+    return { error: null, success };
   });
 }

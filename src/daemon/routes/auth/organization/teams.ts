@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import {
   createTeamBody,
   listTeamMembersQuery,
@@ -9,73 +8,52 @@ import {
   updateTeamBody,
 } from '../../../../core/organizations/schemas.js';
 import { teamMemberToWire, teamToWire } from '../../../../core/organizations/wire.js';
-import { guard } from '../../../guard.js';
-import { bodyOf, issueSessionCookie, type AuthRouteDeps } from '../deps.js';
+import { issueSessionCookie } from '../deps.js';
+import { respondNull, type AuthApi } from '../route.js';
 
-/** Team routes; each answers 404 (unknown path) unless TILL_ORG_TEAMS is on. */
-export function teamRoutes(router: Router, deps: AuthRouteDeps): void {
-  const { core, sessionAuth } = deps;
-  const teams = core.organizations.teams;
+/** Team routes; each answers 404 (unknown path) unless TILL_ORG_TEAMS is on, before it looks at the request. */
+export function teamRoutes(api: AuthApi): void {
+  const { deps } = api;
+  const teams = deps.core.organizations.teams;
+  const enabled = () => teams.assertEnabled();
 
-  router.post('/organization/create-team', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(createTeamBody, bodyOf(ctx), 'body');
-    ctx.body = teamToWire(await teams.create(await sessionAuth.requireActor(ctx), body));
+  api.route({ method: 'post', path: '/organization/create-team', caller: 'session', precondition: enabled, body: createTeamBody }, async ({ actor, body }) =>
+    teamToWire(await teams.create(actor, body)),
+  );
+
+  api.route({ method: 'post', path: '/organization/update-team', caller: 'session', precondition: enabled, body: updateTeamBody }, async ({ actor, body }) =>
+    teamToWire(await teams.update(actor, body)),
+  );
+
+  api.route({ method: 'post', path: '/organization/remove-team', caller: 'session', precondition: enabled, body: removeTeamBody }, async ({ actor, body }) => {
+    await teams.remove(actor, body);
+    return { message: 'Team removed successfully.' };
   });
 
-  router.post('/organization/update-team', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(updateTeamBody, bodyOf(ctx), 'body');
-    ctx.body = teamToWire(await teams.update(await sessionAuth.requireActor(ctx), body));
-  });
+  api.route({ method: 'get', path: '/organization/list-teams', caller: 'session', precondition: enabled, query: teamQuery }, async ({ actor, query }) =>
+    (await teams.list(actor, query.organizationId)).map(teamToWire),
+  );
 
-  router.post('/organization/remove-team', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(removeTeamBody, bodyOf(ctx), 'body');
-    await teams.remove(await sessionAuth.requireActor(ctx), body);
-    ctx.body = { message: 'Team removed successfully.' };
-  });
-
-  router.get('/organization/list-teams', async (ctx) => {
-    teams.assertEnabled();
-    const query = guard(teamQuery, ctx.query, 'query');
-    ctx.body = (await teams.list(await sessionAuth.requireActor(ctx), query.organizationId)).map(teamToWire);
-  });
-
-  router.post('/organization/set-active-team', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(setActiveTeamBody, bodyOf(ctx), 'body');
-    const actor = await sessionAuth.requireActor(ctx);
+  api.route({ method: 'post', path: '/organization/set-active-team', caller: 'session', precondition: enabled, body: setActiveTeamBody }, async ({ ctx, actor, body }) => {
     const team = await teams.setActive(actor, body.teamId);
     if (actor.source === 'cookie') issueSessionCookie(deps, ctx, { ...actor, session: { ...actor.session, activeTeamId: team?.id ?? null } });
-    if (team) ctx.body = teamToWire(team);
-    else {
-      ctx.type = 'application/json';
-      ctx.body = 'null';
-    }
+    if (team) return teamToWire(team);
+    respondNull(ctx);
+    return undefined;
   });
 
-  router.get('/organization/list-user-teams', async (ctx) => {
-    teams.assertEnabled();
-    ctx.body = (await teams.listForUser(await sessionAuth.requireActor(ctx))).map(teamToWire);
-  });
+  api.route({ method: 'get', path: '/organization/list-user-teams', caller: 'session', precondition: enabled }, async ({ actor }) => (await teams.listForUser(actor)).map(teamToWire));
 
-  router.get('/organization/list-team-members', async (ctx) => {
-    teams.assertEnabled();
-    const query = guard(listTeamMembersQuery, ctx.query, 'query');
-    ctx.body = (await teams.listMembers(await sessionAuth.requireActor(ctx), query.teamId)).map(teamMemberToWire);
-  });
+  api.route({ method: 'get', path: '/organization/list-team-members', caller: 'session', precondition: enabled, query: listTeamMembersQuery }, async ({ actor, query }) =>
+    (await teams.listMembers(actor, query.teamId)).map(teamMemberToWire),
+  );
 
-  router.post('/organization/add-team-member', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(teamMemberBody, bodyOf(ctx), 'body');
-    ctx.body = teamMemberToWire(await teams.addMember(await sessionAuth.requireActor(ctx), body));
-  });
+  api.route({ method: 'post', path: '/organization/add-team-member', caller: 'session', precondition: enabled, body: teamMemberBody }, async ({ actor, body }) =>
+    teamMemberToWire(await teams.addMember(actor, body)),
+  );
 
-  router.post('/organization/remove-team-member', async (ctx) => {
-    teams.assertEnabled();
-    const body = guard(teamMemberBody, bodyOf(ctx), 'body');
-    await teams.removeMember(await sessionAuth.requireActor(ctx), body);
-    ctx.body = { message: 'Team member removed successfully.' };
+  api.route({ method: 'post', path: '/organization/remove-team-member', caller: 'session', precondition: enabled, body: teamMemberBody }, async ({ actor, body }) => {
+    await teams.removeMember(actor, body);
+    return { message: 'Team member removed successfully.' };
   });
 }

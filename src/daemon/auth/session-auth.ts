@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
-import { authError } from '../core/auth/errors.js';
-import type { AuthActor, RequestMeta } from '../core/auth/sessions.js';
-import { looksLikeApiKey } from '../core/api-keys/keys.js';
-import type { CoreContext } from '../core/context.js';
-import type { AuthCookies } from './auth-cookies.js';
+import type { AuthActor, RequestMeta } from '../../core/auth/sessions.js';
+import type { CoreContext } from '../../core/context.js';
+import type { AuthCookies } from './cookies.js';
+import { apiKeyOf, bearerOf, bearerSessionToken } from './credentials.js';
 
 export interface PresentedToken {
   token: string | null;
@@ -18,15 +17,11 @@ export interface PresentedToken {
  */
 export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
   function presented(ctx: Context): PresentedToken {
-    const apiKey = ctx.get('x-api-key');
+    const bearer = bearerOf(ctx);
+    const apiKey = apiKeyOf(ctx, bearer);
     if (apiKey) return { token: apiKey, source: 'api-key', dontRemember: false };
-    const authorization = ctx.get('authorization');
-    if (authorization.toLowerCase().startsWith('bearer ')) {
-      const value = authorization.slice(7).trim();
-      if (looksLikeApiKey(value)) return { token: value, source: 'api-key', dontRemember: false };
-      const token = value.includes('.') || value.includes('%') ? cookies.unsign(value) : value;
-      return { token: token || null, source: 'bearer', dontRemember: false };
-    }
+    // A bearer header, even an empty one, rules out the cookie.
+    if (bearer !== null) return { token: bearerSessionToken(cookies, bearer) || null, source: 'bearer', dontRemember: false };
     const cookie = cookies.readSessionToken(ctx);
     if (!cookie.present) return { token: null, source: null, dontRemember: false };
     return { token: cookie.token, source: 'cookie', dontRemember: cookie.dontRemember };
@@ -45,15 +40,8 @@ export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
     return actor ? { ...actor, source: found.source } : null;
   }
 
-  return {
-    presented,
-    optionalActor,
-    async requireActor(ctx: Context): Promise<AuthActor & { source: PresentedToken['source'] }> {
-      const actor = await optionalActor(ctx);
-      if (!actor) throw authError(401, 'UNAUTHORIZED');
-      return actor;
-    },
-  };
+  // What a route answers without a session is the route declaration's business (routes/auth/route.ts).
+  return { presented, optionalActor };
 }
 
 export type SessionAuth = ReturnType<typeof createSessionAuth>;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import type { SessionWire, UserWire } from '../core/auth/schemas.js';
-import type { TillConfig } from '../core/config/index.js';
-import { hmacSha256Base64, hmacSha256Base64Url, safeEqual } from '../core/kernel/crypto.js';
+import type { SessionWire, UserWire } from '../../core/auth/schemas.js';
+import type { TillConfig } from '../../core/config/index.js';
+import { hmacSha256Base64, hmacSha256Base64Url, safeEqual } from '../../core/kernel/crypto.js';
 
 const MAX_COOKIE_AGE = 34_560_000; // 400 days, the browsers' cap
 export const COOKIE_CACHE_LIMIT = 4093;

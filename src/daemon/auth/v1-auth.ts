@@ -1,13 +1,13 @@
 import type { Context } from 'koa';
-import { looksLikeAccessToken } from '../core/access-tokens/service.js';
-import { looksLikeApiKey } from '../core/api-keys/keys.js';
-import type { AuthActor } from '../core/auth/sessions.js';
-import type { CoreContext } from '../core/context.js';
-import { unauthorized } from '../core/polar-api/errors.js';
-import { DomainError } from '../core/kernel/errors.js';
-import type { MerchantActor } from '../core/polar-api/actor.js';
-import { membersRepository } from '../core/organizations/repository.js';
-import type { AuthCookies } from './auth-cookies.js';
+import { looksLikeAccessToken } from '../../core/access-tokens/service.js';
+import type { AuthActor } from '../../core/auth/sessions.js';
+import type { CoreContext } from '../../core/context.js';
+import { unauthorized } from '../../core/polar-api/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import type { MerchantActor } from '../../core/polar-api/actor.js';
+import { membersRepository } from '../../core/organizations/repository.js';
+import type { AuthCookies } from './cookies.js';
+import { apiKeyOf, bearerOf, bearerSessionToken } from './credentials.js';
 
 /**
  * Who calls /v1: `Authorization: Bearer` with an organization access token, a member's session token (raw or
@@ -27,9 +27,8 @@ export function createV1Auth(core: CoreContext, cookies: AuthCookies) {
   }
 
   return async function authenticate(ctx: Context): Promise<MerchantActor> {
-    const authorization = ctx.get('authorization');
-    const bearer = authorization.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : '';
-    const apiKey = ctx.get('x-api-key') || (bearer && looksLikeApiKey(bearer) ? bearer : '');
+    const bearer = bearerOf(ctx) ?? '';
+    const apiKey = apiKeyOf(ctx, bearer);
     if (apiKey) {
       try {
         return await userActor(await core.apiKeys.authenticate(apiKey, { cached: true }));
@@ -44,7 +43,7 @@ export function createV1Auth(core: CoreContext, cookies: AuthCookies) {
       if (!token) throw unauthorized();
       return { kind: 'organization', tokenId: token.id, organizationId: token.organizationId, scopes: new Set(token.scopes) };
     }
-    const sessionToken = bearer.includes('.') || bearer.includes('%') ? cookies.unsign(bearer) : bearer;
+    const sessionToken = bearerSessionToken(cookies, bearer);
     const session = sessionToken ? await core.sessions.resolve(sessionToken, { refresh: false, cached: true }) : null;
     if (!session) throw unauthorized();
     return userActor(session);
