@@ -6,6 +6,8 @@ import { createBenefitService, type BenefitService } from './benefits/service.js
 import { createCustomFieldService, type CustomFieldService } from './custom-fields/service.js';
 import { createAuthService, type AuthService } from './auth/service.js';
 import { createEmailFlows, type EmailFlows } from './auth/email-flows.js';
+import { createDeleteUserService, type DeleteUserService } from './account-deletion/delete-user.js';
+import { apiKeysRepository } from './api-keys/repository.js';
 import { createFilesService, type FilesService } from './files/service.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { createSessionService, type SessionService } from './auth/sessions.js';
@@ -61,7 +63,7 @@ export interface CoreContext {
   /** Outgoing mail: written with the change that causes it, delivered by the daemon's mail worker. */
   mail: MailService;
   /** Verification, password reset, change of address and deletion, all through mail. */
-  emailFlows: EmailFlows;
+  emailFlows: EmailFlows & { deleteUser: DeleteUserService };
   /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
   oauth: OAuthService;
   /** Better Auth's organization plugin: organizations, members and their roles. */
@@ -134,11 +136,22 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
   const secretBox = createSecretBox(config.secret);
   const mail = createMailService({ db, clock, config: config.mail, box: secretBox });
-  const emailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
+  const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
+  const deleteUser = createDeleteUserService({ db, clock, config, flows: config.emailFlows, hasher, sessions, accountMail: mailFlows.accountMail });
+  const emailFlows = { ...mailFlows, deleteUser };
   const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
-  const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl, changing });
+  const organizations = createOrganizationService({
+    db,
+    clock,
+    config: config.organizations,
+    sessions,
+    mail,
+    baseUrl: config.baseUrl,
+    changing,
+    deleteOwnedKeys: (trx, organizationId) => apiKeysRepository(trx).deleteOwnedByOrganization(organizationId),
+  });
   const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
   const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret, changing });
   const idempotency = idempotencyStore(db, clock);
