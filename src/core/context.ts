@@ -36,6 +36,7 @@ import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
+import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
 
@@ -155,8 +156,8 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
   const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret, changing });
   const idempotency = idempotencyStore(db, clock);
-  const customers = createCustomerService({ db, clock });
-  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl });
+  const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
+  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
   const tax = createTaxService({ db, clock });
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
   const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl } });

@@ -49,6 +49,28 @@ export async function cachedPrice(db: Db, id: string, load: () => Promise<Produc
   return price && owner ? cache.keep(db, readEpoch, priceKey(id), owner, price) : price;
 }
 
+/** Prices by id through the cache, the misses read in one go; unknown ids are left out. */
+export async function cachedPrices(db: Db, ids: readonly string[], load: (ids: string[]) => Promise<ProductPrice[]>): Promise<ProductPrice[]> {
+  const unique = [...new Set(ids)];
+  const cache = readCacheOf(db);
+  if (!cache) return load(unique);
+  const found = new Map<string, ProductPrice>();
+  const missing: string[] = [];
+  for (const id of unique) {
+    const hit = cache.get<ProductPrice>(db, priceKey(id));
+    if (hit) found.set(id, hit);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    const readEpoch = cache.beginRead();
+    for (const price of await load(missing)) {
+      const owner = ownerOf(db, price.productId);
+      found.set(price.id, owner ? cache.keep(db, readEpoch, priceKey(price.id), owner, price) : price);
+    }
+  }
+  return unique.flatMap((id) => found.get(id) ?? []);
+}
+
 /** Live prices of many products, in each product's order, through the cache. */
 export async function cachedLivePrices(
   db: Db,

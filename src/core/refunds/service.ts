@@ -11,7 +11,7 @@ import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../polar-api/actor.js';
 import type { Order, OrderStatus } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
-import { orderWires } from '../orders/wire.js';
+import { loadOrderWires } from '../orders/loaders.js';
 import { recordRefundAttempt } from '../payments/attempts.js';
 import type { PaymentProcessor, RefundResult } from '../payments/processor.js';
 import type { EmbedOptions } from '../products/embedded.js';
@@ -108,7 +108,7 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
       const next: Order = { ...order, refundedAmount, refundedTaxAmount: order.refundedTaxAmount + refund.taxAmount, status: orderStatus, modifiedAt: at };
       await ordersRepository(trx).updateRefunds(order.id, { refundedAmount: next.refundedAmount, refundedTaxAmount: next.refundedTaxAmount, status: orderStatus, modifiedAt: at });
       if (refund.revokeBenefits && order.subscriptionId) await revokeSubscription(trx, order.subscriptionId, at);
-      const [wire] = await orderWires(trx, [next], options);
+      const [wire] = await loadOrderWires(trx, [next], options);
       await recordEvent(trx, { organizationId: order.organizationId, type: 'order.updated', data: wire, at });
       await recordEvent(trx, { organizationId: order.organizationId, type: 'order.refunded', data: wire, at });
       return settled;

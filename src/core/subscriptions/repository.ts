@@ -138,6 +138,11 @@ export function subscriptionsRepository(db: Db) {
       const row = await db('subscriptions').where({ id }).first();
       return row ? fromRow(row) : null;
     },
+    /** Subscriptions by id, unknown ids left out: one query for a whole page of orders. */
+    async findByIds(ids: readonly string[]): Promise<Subscription[]> {
+      if (ids.length === 0) return [];
+      return ((await db('subscriptions').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+    },
     /** Reads and locks the row (PostgreSQL) for a change that must not interleave with another. */
     async lock(id: string): Promise<Subscription | null> {
       const query = db('subscriptions').where({ id });
