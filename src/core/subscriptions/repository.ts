@@ -5,11 +5,7 @@ import { paginate } from '../kernel/pagination.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { Metadata } from '../polar-api/schemas.js';
-
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-export const CANCELLATION_REASONS = ['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other'] as const;
-export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+import type { CancellationReason, SubscriptionStatus } from './schemas.js';
 
 export interface Subscription {
   id: string;
