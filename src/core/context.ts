@@ -31,7 +31,7 @@ import { createOAuthService, type OAuthService } from './oauth/service.js';
 import { createOrganizationService, type OrganizationService } from './organizations/service.js';
 import { createProductService, type ProductService } from './products/service.js';
 import { createDiscountService, type DiscountService } from './discounts/service.js';
-import { productLookup } from './discounts/wire.js';
+import { productLookup } from './discounts/loaders.js';
 import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-links/service.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
