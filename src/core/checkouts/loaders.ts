@@ -49,6 +49,28 @@ export async function loadCheckoutWire(db: Db, checkout: Checkout, urls: Checkou
   return checkoutWire(checkout, await loadEmbeds(db, checkout, urls), urls.baseUrl);
 }
 
+/** A page of checkouts: products, archived prices and discounts each read once for the whole page. */
+export async function loadCheckoutWires(db: Db, checkouts: readonly Checkout[], urls: CheckoutUrls): Promise<CheckoutWire[]> {
+  if (checkouts.length === 0) return [];
+  const productIds = [...new Set(checkouts.flatMap((checkout) => checkout.productIds))];
+  const products = new Map((await productWires(db, await productsRepository(db).findByIds(productIds), urls)).map((product) => [product.id, product]));
+  const parts = checkouts.map((checkout) => {
+    const ordered = checkout.productIds.flatMap((id) => products.get(id) ?? []);
+    const product = ordered.find((p) => p.id === checkout.productId) ?? null;
+    return { ordered, product, livePrice: product?.prices.find((p) => p.id === checkout.productPriceId) ?? null };
+  });
+  const archivedIds = checkouts.filter((_, index) => parts[index]!.livePrice === null).map((checkout) => checkout.productPriceId);
+  const archived = new Map((await productsRepository(db).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]));
+  const discountIds = [...new Set(checkouts.flatMap((checkout) => (checkout.discountId ? [checkout.discountId] : [])))];
+  const discounts = new Map(discountIds.length > 0 ? (await discountsRepository(db).findByIds(discountIds)).map((discount) => [discount.id, discount]) : []);
+  return checkouts.map((checkout, index) => {
+    const { ordered, product, livePrice } = parts[index]!;
+    const price = livePrice ?? archived.get(checkout.productPriceId) ?? null;
+    const discount = checkout.discountId ? (discounts.get(checkout.discountId) ?? null) : null;
+    return checkoutWire(checkout, { products: ordered, product, price, discount }, urls.baseUrl);
+  });
+}
+
 /** The buyer's view: no merchant metadata, plus the selling organization. */
 export async function loadCheckoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
   const organization = (await merchantOrganizationsRepository(db).findById(checkout.organizationId))!;

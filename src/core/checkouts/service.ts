@@ -22,7 +22,7 @@ import type { ProductPrice } from '../products/prices.js';
 import type { CheckoutCreateInput, CheckoutPublicWire, CheckoutUpdatePublicInput, CheckoutWire } from './schemas.js';
 import { checkoutUpdatePublicSchema } from './schemas.js';
 import type { CheckoutUrls } from './loaders.js';
-import { loadCheckoutPublicWire, loadCheckoutWire } from './loaders.js';
+import { loadCheckoutPublicWire, loadCheckoutWire, loadCheckoutWires } from './loaders.js';
 
 /** Polar's checkout lifetime. */
 export const CHECKOUT_TTL_MS = DAY;
@@ -184,9 +184,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
         { organizationIds: organizationFilter(actor, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
         query,
       );
-      const items = [];
-      for (const checkout of page.items) items.push(await loadCheckoutWire(db, checkout, urls));
-      return { items, pagination: page.pagination };
+      return { items: await loadCheckoutWires(db, page.items, urls), pagination: page.pagination };
     },
 
     async update(actor: MerchantActor, id: string, changes: CheckoutChanges): Promise<CheckoutWire> {
