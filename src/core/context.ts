@@ -6,6 +6,8 @@ import { createBenefitService, type BenefitService } from './benefits/service.js
 import { createCustomFieldService, type CustomFieldService } from './custom-fields/service.js';
 import { createAuthService, type AuthService } from './auth/service.js';
 import { createEmailFlows, type EmailFlows } from './auth/email-flows.js';
+import { createDeleteUserService, type DeleteUserService } from './account-deletion/delete-user.js';
+import { apiKeysRepository } from './api-keys/repository.js';
 import { createFilesService, type FilesService } from './files/service.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { createSessionService, type SessionService } from './auth/sessions.js';
@@ -29,11 +31,12 @@ import { createOAuthService, type OAuthService } from './oauth/service.js';
 import { createOrganizationService, type OrganizationService } from './organizations/service.js';
 import { createProductService, type ProductService } from './products/service.js';
 import { createDiscountService, type DiscountService } from './discounts/service.js';
-import { productLookup } from './discounts/wire.js';
+import { productLookup } from './discounts/loaders.js';
 import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-links/service.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
+import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
 
@@ -61,7 +64,7 @@ export interface CoreContext {
   /** Outgoing mail: written with the change that causes it, delivered by the daemon's mail worker. */
   mail: MailService;
   /** Verification, password reset, change of address and deletion, all through mail. */
-  emailFlows: EmailFlows;
+  emailFlows: EmailFlows & { deleteUser: DeleteUserService };
   /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
   oauth: OAuthService;
   /** Better Auth's organization plugin: organizations, members and their roles. */
@@ -134,16 +137,27 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
   const secretBox = createSecretBox(config.secret);
   const mail = createMailService({ db, clock, config: config.mail, box: secretBox });
-  const emailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
+  const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
+  const deleteUser = createDeleteUserService({ db, clock, config, flows: config.emailFlows, hasher, sessions, accountMail: mailFlows.accountMail });
+  const emailFlows = { ...mailFlows, deleteUser };
   const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
-  const organizations = createOrganizationService({ db, clock, config: config.organizations, sessions, mail, baseUrl: config.baseUrl, changing });
+  const organizations = createOrganizationService({
+    db,
+    clock,
+    config: config.organizations,
+    sessions,
+    mail,
+    baseUrl: config.baseUrl,
+    changing,
+    deleteOwnedKeys: (trx, organizationId) => apiKeysRepository(trx).deleteOwnedByOrganization(organizationId),
+  });
   const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
   const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret, changing });
   const idempotency = idempotencyStore(db, clock);
-  const customers = createCustomerService({ db, clock });
-  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl });
+  const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
+  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
   const tax = createTaxService({ db, clock });
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
   const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl } });

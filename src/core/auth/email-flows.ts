@@ -4,7 +4,6 @@ import type { Db } from '../database/index.js';
 import type { MailService } from '../mail/service.js';
 import { createAccountMail, type AccountMail } from './account-mail.js';
 import { createChangeEmailService } from './change-email.js';
-import { createDeleteUserService } from './delete-user.js';
 import { createEmailTokens } from './email-tokens.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { createPasswordResetService } from './password-reset.js';
@@ -22,7 +21,10 @@ export interface EmailFlowsDeps {
   mail: MailService;
 }
 
-/** The account flows that work through mail: verification, password reset, change of address, deletion. */
+/**
+ * The account flows that work through mail: verification, password reset, change of address. Deletion spans
+ * organizations and API keys too, so it lives above them (account-deletion/) and the core composes it in.
+ */
 export function createEmailFlows(deps: EmailFlowsDeps) {
   const { db, clock, config, hasher, sessions, mail } = deps;
   const flows = config.emailFlows;
@@ -39,7 +41,6 @@ export function createEmailFlows(deps: EmailFlowsDeps) {
     verification: createVerificationService({ db, clock, flows, sessions, tokens, accountMail }),
     passwordReset: createPasswordResetService({ db, clock, config, flows, hasher, sessions, accountMail }),
     changeEmail: createChangeEmailService({ db, flows, tokens, accountMail }),
-    deleteUser: createDeleteUserService({ db, clock, config, flows, hasher, sessions, accountMail }),
   };
 }
 

@@ -8,13 +8,13 @@ import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../polar-api/actor.js';
 import { discountsRepository } from '../discounts/repository.js';
-import type { ProductLookup } from '../discounts/wire.js';
+import type { ProductLookup } from '../discounts/loaders.js';
 import { findPrice } from '../products/read.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { CheckoutLink, CheckoutLinkChanges } from './repository.js';
 import { checkoutLinksRepository } from './repository.js';
 import type { CheckoutLinkCreateInput, CheckoutLinkUpdateInput, CheckoutLinkWire } from './schemas.js';
-import { checkoutLinkWires } from './wire.js';
+import { loadCheckoutLinkWires } from './loaders.js';
 
 /** Till's own prefix (Polar's is `polar_cl_`), so nobody mistakes one for the other. */
 export const CHECKOUT_LINK_SECRET_PREFIX = 'till_cl_';
@@ -61,7 +61,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
   }
 
   async function wire(trx: Db, link: CheckoutLink): Promise<CheckoutLinkWire> {
-    return (await checkoutLinkWires(trx, deps, [link]))[0]!;
+    return (await loadCheckoutLinkWires(trx, deps, [link]))[0]!;
   }
 
   return {
@@ -112,7 +112,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
     async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; product_id?: string[] }): Promise<Page<CheckoutLinkWire>> {
       const page = await checkoutLinksRepository(db).list(organizationFilter(actor, query.organization_id), { productIds: query.product_id }, query);
-      return { items: await checkoutLinkWires(db, deps, page.items), pagination: page.pagination };
+      return { items: await loadCheckoutLinkWires(db, deps, page.items), pagination: page.pagination };
     },
 
     async update(actor: MerchantActor, id: string, input: CheckoutLinkUpdateInput): Promise<CheckoutLinkWire> {

@@ -1,8 +1,5 @@
-import type { Db } from '../database/index.js';
-import { discountsRepository } from '../discounts/repository.js';
 import type { Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
-import type { ProductLookup } from '../discounts/wire.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { CheckoutLink } from './repository.js';
@@ -57,13 +54,4 @@ export function checkoutLinkWire(baseUrl: string, link: CheckoutLink, products: 
     discount: discount ? discountBaseWire(discount) : null,
     url: checkoutLinkUrl(baseUrl, link.clientSecret),
   };
-}
-
-/** Wires for several links with one product lookup and one discount lookup. */
-export async function checkoutLinkWires(db: Db, deps: { baseUrl: string; products: ProductLookup }, links: CheckoutLink[]): Promise<CheckoutLinkWire[]> {
-  const productIds = [...new Set(links.flatMap((link) => link.productIds))];
-  const discountIds = [...new Set(links.flatMap((link) => (link.discountId ? [link.discountId] : [])))];
-  const products = new Map((productIds.length > 0 ? await deps.products.byIds(db, productIds) : []).map((product) => [product.id, product]));
-  const discounts = new Map((await discountsRepository(db).findByIds(discountIds)).map((discount) => [discount.id, discount]));
-  return links.map((link) => checkoutLinkWire(deps.baseUrl, link, products, link.discountId ? (discounts.get(link.discountId) ?? null) : null));
 }

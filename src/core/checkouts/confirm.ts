@@ -18,7 +18,7 @@ import type { CheckoutService } from './service.js';
 import { checkoutUpdatedEvent, expired, notOpen, saveCheckout } from './service.js';
 import { fulfilFinished } from './confirm-result.js';
 import { allocateInvoiceNumber, fulfilCheckout } from './fulfil.js';
-import { discountOf, type CheckoutUrls } from './wire.js';
+import { discountOf, type CheckoutUrls } from './loaders.js';
 
 /**
  * Confirming a checkout. The race for it is decided first, in a short transaction that moves it from `open` to

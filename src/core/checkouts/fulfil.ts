@@ -27,7 +27,7 @@ import { checkoutsRepository } from './repository.js';
 import { checkoutUpdatedEvent } from './service.js';
 import { recordChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult } from '../payments/processor.js';
-import { discountOf, type CheckoutUrls } from './wire.js';
+import { discountOf, type CheckoutUrls } from './loaders.js';
 
 export interface Fulfilment {
   /** The checkout as it ends: `succeeded`, with its customer, order and subscription. */

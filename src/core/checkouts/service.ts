@@ -21,8 +21,8 @@ import type { ResolvedCheckoutLink } from '../checkout-links/resolve.js';
 import type { ProductPrice } from '../products/prices.js';
 import type { CheckoutCreateInput, CheckoutPublicWire, CheckoutUpdatePublicInput, CheckoutWire } from './schemas.js';
 import { checkoutUpdatePublicSchema } from './schemas.js';
-import type { CheckoutUrls } from './wire.js';
-import { checkoutPublicWire, checkoutWire } from './wire.js';
+import type { CheckoutUrls } from './loaders.js';
+import { loadCheckoutPublicWire, loadCheckoutWire, loadCheckoutWires } from './loaders.js';
 
 /** Polar's checkout lifetime. */
 export const CHECKOUT_TTL_MS = DAY;
@@ -65,7 +65,7 @@ export async function saveCheckout(
 }
 
 export async function checkoutUpdatedEvent(db: Db, checkout: Checkout, urls: CheckoutUrls, at: Date): Promise<OutboxEvent> {
-  return { organizationId: checkout.organizationId, type: 'checkout.updated', data: await checkoutWire(db, checkout, urls), at };
+  return { organizationId: checkout.organizationId, type: 'checkout.updated', data: await loadCheckoutWire(db, checkout, urls), at };
 }
 
 export function createCheckoutService(deps: CheckoutDeps) {
@@ -176,7 +176,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
     },
 
     async get(actor: MerchantActor, id: string): Promise<CheckoutWire> {
-      return checkoutWire(db, await settleExpiry(await owned(actor, id, 'read')), urls);
+      return loadCheckoutWire(db, await settleExpiry(await owned(actor, id, 'read')), urls);
     },
 
     async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; product_id?: string[]; customer_id?: string[]; status?: string[]; query?: string }): Promise<Page<CheckoutWire>> {
@@ -184,30 +184,28 @@ export function createCheckoutService(deps: CheckoutDeps) {
         { organizationIds: organizationFilter(actor, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
         query,
       );
-      const items = [];
-      for (const checkout of page.items) items.push(await checkoutWire(db, checkout, urls));
-      return { items, pagination: page.pagination };
+      return { items: await loadCheckoutWires(db, page.items, urls), pagination: page.pagination };
     },
 
     async update(actor: MerchantActor, id: string, changes: CheckoutChanges): Promise<CheckoutWire> {
       const checkout = await settleExpiry(await owned(actor, id, 'write'));
-      return updateOpen(checkout, changes, (next) => checkoutWire(db, next, urls));
+      return updateOpen(checkout, changes, (next) => loadCheckoutWire(db, next, urls));
     },
 
     async clientGet(clientSecret: string): Promise<CheckoutPublicWire> {
-      return checkoutPublicWire(db, await byClientSecret(clientSecret), urls);
+      return loadCheckoutPublicWire(db, await byClientSecret(clientSecret), urls);
     },
 
     async clientUpdate(clientSecret: string, changes: CheckoutUpdatePublicInput): Promise<CheckoutPublicWire> {
       const checkout = await byClientSecret(clientSecret);
       const { payment_method_type: _m, allow_trial: _t, seats: _s, ...rest } = changes;
-      return updateOpen(checkout, rest, (next) => checkoutPublicWire(db, next, urls));
+      return updateOpen(checkout, rest, (next) => loadCheckoutPublicWire(db, next, urls));
     },
   };
 
   async function insertNew(checkout: Checkout, now: Date, requestUrls: CheckoutUrls = urls): Promise<CheckoutWire> {
     // Rendered before the transaction: on SQLite the one connection is held from its start, and nothing here needs it.
-    const wire = await checkoutWire(db, checkout, requestUrls);
+    const wire = await loadCheckoutWire(db, checkout, requestUrls);
     // On SQLite one call, BEGIN and COMMIT included, and shared with other requests' that wait for the connection.
     await commitAtomically(db, (on) => [
       checkoutsRepository(on).insert(checkout),

@@ -1,32 +1,17 @@
-import type { Db } from '../database/index.js';
-import { discountsRepository, type Discount } from '../discounts/repository.js';
+import type { Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import type { MerchantOrganization } from '../organizations/merchant-repository.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
-import type { EmbedOptions } from '../products/embedded.js';
-import { priceWire, productWires } from '../products/read.js';
-import { productsRepository } from '../products/repository.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Checkout } from './repository.js';
 import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
 
-export interface CheckoutUrls extends EmbedOptions {
-  /** Where the hosted checkout page lives: `${baseUrl}/checkout/{client_secret}`. */
-  baseUrl: string;
-  /**
-   * Discounts as one step of a request read them (its redemption count moves, so never across steps or requests):
-   * a fulfilment renders the same discount for the order, the subscription, the checkout and the answer.
-   */
-  discounts?: Map<string, Discount | null>;
-}
-
-/** The discount, read once per `urls.discounts` memo. */
-export async function discountOf(db: Db, id: string, urls: CheckoutUrls): Promise<Discount | null> {
-  const memo = urls.discounts;
-  if (memo?.has(id)) return memo.get(id)!;
-  const discount = await discountsRepository(db).findById(id);
-  memo?.set(id, discount);
-  return discount;
+/** What a checkout embeds, read by loaders.ts: its products in the checkout's order, the chosen one and price, the discount. */
+export interface CheckoutEmbeds {
+  products: ProductWire[];
+  product: ProductWire | null;
+  price: ProductPriceWire | null;
+  discount: Discount | null;
 }
 
 type SharedWire = Omit<CheckoutWire, 'trial_interval' | 'trial_interval_count' | 'metadata' | 'external_customer_id' | 'subscription_id' | 'customer_metadata'>;
@@ -41,20 +26,9 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
   return { country: 'required', state: stateNeeded ? 'required' : 'disabled', city: 'disabled', postal_code: country === 'US' ? 'required' : 'disabled', line1: 'disabled', line2: 'disabled' };
 }
 
-async function archivedPriceWire(db: Db, id: string): Promise<ProductPriceWire | null> {
-  const price = await productsRepository(db).findPrice(id);
-  return price ? priceWire(price) : null;
-}
-
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
-async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<SharedWire> {
-  const memo = urls.memo;
-  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db).findByIds(checkout.productIds), urls);
-  const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
-  const product = ordered.find((p) => p.id === checkout.productId) ?? null;
-  // A live price is already in its product's wire; only one archived since the checkout opened is read on its own.
-  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId));
-  const discount = checkout.discountId ? await discountOf(db, checkout.discountId, urls) : null;
+function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string): SharedWire {
+  const { products: ordered, product, price, discount } = embeds;
   const amountType = price?.amount_type ?? 'free';
   const isFree = amountType === 'free';
   const recurring = product?.is_recurring ?? false;
@@ -69,10 +43,10 @@ async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promi
     payment_processor: 'stripe',
     status: checkout.status,
     client_secret: checkout.clientSecret,
-    url: `${urls.baseUrl}/checkout/${checkout.clientSecret}`,
+    url: `${baseUrl}/checkout/${checkout.clientSecret}`,
     expires_at: iso(checkout.expiresAt),
     // Polar fills the {CHECKOUT_ID} placeholder in, so the merchant's page learns which checkout came back.
-    success_url: (checkout.successUrl ?? `${urls.baseUrl}/checkout/${checkout.clientSecret}/confirmation`).replaceAll('{CHECKOUT_ID}', checkout.id),
+    success_url: (checkout.successUrl ?? `${baseUrl}/checkout/${checkout.clientSecret}/confirmation`).replaceAll('{CHECKOUT_ID}', checkout.id),
     return_url: checkout.returnUrl,
     embed_origin: checkout.embedOrigin,
     amount: checkout.subtotalAmount,
@@ -120,9 +94,9 @@ async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promi
   };
 }
 
-export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutWire> {
+export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string): CheckoutWire {
   return {
-    ...(await sharedWire(db, checkout, urls)),
+    ...sharedWire(checkout, embeds, baseUrl),
     trial_interval: null,
     trial_interval_count: null,
     metadata: checkout.metadata,
@@ -133,11 +107,10 @@ export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrl
 }
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
-export async function checkoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
-  const organization = (await merchantOrganizationsRepository(db).findById(checkout.organizationId))!;
+export function checkoutPublicWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string, organization: MerchantOrganization): CheckoutPublicWire {
   const settings = organization.subscriptionSettings as { proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean };
   return {
-    ...(await sharedWire(db, checkout, urls)),
+    ...sharedWire(checkout, embeds, baseUrl),
     payment_method_type: null,
     organization: {
       created_at: iso(organization.createdAt),

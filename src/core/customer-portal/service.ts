@@ -10,10 +10,10 @@ import type { CustomerSubscriptionCancelInput } from '../subscriptions/inputs.js
 import { changeSubscription } from '../subscriptions/lifecycle.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
-import { subscriptionWires } from '../subscriptions/wire.js';
+import { loadSubscriptionWires } from '../subscriptions/loaders.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { CustomerOrderListQuery, CustomerOrderWire, CustomerSubscriptionListQuery, CustomerSubscriptionWire } from './schemas.js';
-import { customerOrderWires, customerSubscriptionWires } from './wire.js';
+import { loadCustomerOrderWires, loadCustomerSubscriptionWires } from './loaders.js';
 
 /**
  * The customer portal's orders, subscriptions and benefit grants. Every read is narrowed to the signed-in customer,
@@ -31,7 +31,7 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
   }
 
   async function subscriptionWire(subscription: Subscription): Promise<CustomerSubscriptionWire> {
-    return (await customerSubscriptionWires(db, [subscription], options))[0]!;
+    return (await loadCustomerSubscriptionWires(db, [subscription], options))[0]!;
   }
 
   /** The portal's cancel, uncancel and reason update, on the customer's own subscription only. */
@@ -51,7 +51,7 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
         modifiedAt: clock.now(),
       };
       await subscriptionsRepository(trx).save(next);
-      const [wire] = await subscriptionWires(trx, [next], options);
+      const [wire] = await loadSubscriptionWires(trx, [next], options);
       await recordEvent(trx, { organizationId: next.organizationId, type: 'subscription.updated', data: wire, at: next.modifiedAt! });
       return next;
     });
@@ -64,18 +64,18 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
         { ...scope(actor), productIds: query.product_id, productBillingTypes: query.product_billing_type, subscriptionIds: query.subscription_id },
         query,
       );
-      return { items: await customerOrderWires(db, page.items, options), pagination: page.pagination };
+      return { items: await loadCustomerOrderWires(db, page.items, options), pagination: page.pagination };
     },
 
     async getOrder(actor: CustomerActor, id: string): Promise<CustomerOrderWire> {
       const order = await ordersRepository(db).findById(id);
       if (!order || order.customerId !== actor.customer.id) throw resourceNotFound();
-      return (await customerOrderWires(db, [order], options))[0]!;
+      return (await loadCustomerOrderWires(db, [order], options))[0]!;
     },
 
     async listSubscriptions(actor: CustomerActor, query: CustomerSubscriptionListQuery): Promise<Page<CustomerSubscriptionWire>> {
       const page = await subscriptionsRepository(db).list({ ...scope(actor), productIds: query.product_id, active: query.active }, query);
-      return { items: await customerSubscriptionWires(db, page.items, options), pagination: page.pagination };
+      return { items: await loadCustomerSubscriptionWires(db, page.items, options), pagination: page.pagination };
     },
 
     async getSubscription(actor: CustomerActor, id: string): Promise<CustomerSubscriptionWire> {

@@ -1,21 +1,12 @@
 import { checkoutLinkProductWire } from '../checkout-links/wire.js';
-import type { Db } from '../database/index.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
-import { organizationWire } from '../organizations/merchant-service.js';
-import type { Order } from '../orders/repository.js';
-import { orderWires } from '../orders/wire.js';
-import type { EmbedOptions } from '../products/embedded.js';
-import { productWires } from '../products/read.js';
-import { productsRepository } from '../products/repository.js';
+import type { OrderWire } from '../orders/schemas.js';
+import type { OrganizationWire } from '../organizations/merchant-schemas.js';
 import type { ProductWire } from '../products/schemas.js';
-import type { Subscription } from '../subscriptions/repository.js';
-import { subscriptionWires } from '../subscriptions/wire.js';
+import type { SubscriptionWire } from '../subscriptions/schemas.js';
 import type { CustomerOrderWire, CustomerOrganizationWire, CustomerProductWire, CustomerSubscriptionWire } from './schemas.js';
 
 /** The selling organization as its customers see it (Polar's CustomerOrganization). */
-async function customerOrganization(db: Db, organizationId: string): Promise<CustomerOrganizationWire> {
-  const organization = await merchantOrganizationsRepository(db).findById(organizationId);
-  const wire = organizationWire(organization!);
+export function customerOrganizationWire(wire: OrganizationWire): CustomerOrganizationWire {
   const portal = wire.customer_portal_settings;
   return {
     created_at: wire.created_at,
@@ -40,26 +31,16 @@ function customerProduct(product: ProductWire, organization: CustomerOrganizatio
   return { ...rest, organization };
 }
 
-export async function customerOrderWires(db: Db, orders: readonly Order[], options: EmbedOptions): Promise<CustomerOrderWire[]> {
-  if (orders.length === 0) return [];
-  const organization = await customerOrganization(db, orders[0]!.organizationId);
-  const full = await orderWires(db, orders, options);
-  // The full order embeds the product as OrderProduct; the portal's has prices, benefits and media, so load it whole.
-  const productIds = [...new Set(orders.map((order) => order.productId).filter((id): id is string => id !== null))];
-  const products = new Map((await productWires(db, productIds.length ? await productsRepository(db).findByIds(productIds) : [], options)).map((p) => [p.id, p]));
-  return full.map((order) => {
-    const { metadata: _m, custom_field_data: _c, platform_fee_amount: _f, platform_fee_currency: _fc, customer: _cu, user_id: _u, discount: _d, product: _p, ...rest } = order;
-    const product = order.product_id ? products.get(order.product_id) : undefined;
-    return { ...rest, product: product ? customerProduct(product, organization) : null };
-  });
+/**
+ * An order as its customer sees it. The full order embeds the product as OrderProduct; the portal's has prices,
+ * benefits and media, so it takes the whole product wire.
+ */
+export function customerOrderWire(order: OrderWire, product: ProductWire | undefined, organization: CustomerOrganizationWire): CustomerOrderWire {
+  const { metadata: _m, custom_field_data: _c, platform_fee_amount: _f, platform_fee_currency: _fc, customer: _cu, user_id: _u, discount: _d, product: _p, ...rest } = order;
+  return { ...rest, product: product ? customerProduct(product, organization) : null };
 }
 
-export async function customerSubscriptionWires(db: Db, subscriptions: readonly Subscription[], options: EmbedOptions): Promise<CustomerSubscriptionWire[]> {
-  if (subscriptions.length === 0) return [];
-  const organization = await customerOrganization(db, subscriptions[0]!.organizationId);
-  const full = await subscriptionWires(db, subscriptions, options);
-  return full.map((subscription) => {
-    const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;
-    return { ...rest, product: customerProduct(product, organization), meters: [], pending_update: null };
-  });
+export function customerSubscriptionWire(subscription: SubscriptionWire, organization: CustomerOrganizationWire): CustomerSubscriptionWire {
+  const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;
+  return { ...rest, product: customerProduct(product, organization), meters: [], pending_update: null };
 }

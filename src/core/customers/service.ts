@@ -9,7 +9,7 @@ import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { customersRepository, type Customer } from './repository.js';
 import { duplicateIssues, resolveTaxId, withUniqueErrors } from './rules.js';
 import type { CustomerCreateInput, CustomerStateWire, CustomerUpdateInput, CustomerWire } from './schemas.js';
-import { customerState, recordCustomerEvent } from './state.js';
+import { customerState, recordCustomerEvent, type ActiveSubscriptionsReader } from './state.js';
 import { customerWire } from './wire.js';
 
 /** How a route names a customer: Polar's id, or the merchant's own external id. */
@@ -21,8 +21,8 @@ function raise(issues: FieldIssue[]): void {
   if (issues.length > 0) throw validationError(issues);
 }
 
-export function createCustomerService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscriptionsOf: ActiveSubscriptionsReader }) {
+  const { db, clock, activeSubscriptionsOf } = deps;
 
   /** The customer behind a reference, if the caller may see it; others' customers are a 404 like missing ones. */
   async function resolve(trx: Db, actor: MerchantActor, ref: CustomerRef, mode: 'read' | 'write'): Promise<Customer> {
@@ -64,7 +64,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock }) {
           deletedAt: null,
         };
         await withUniqueErrors(customer, () => customersRepository(trx).insert(customer));
-        await recordCustomerEvent(trx, customer, 'created', now);
+        await recordCustomerEvent(trx, customer, 'created', now, activeSubscriptionsOf);
         return customerWire(customer);
       });
     },
@@ -83,7 +83,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock }) {
 
     async state(actor: MerchantActor, ref: CustomerRef): Promise<CustomerStateWire> {
       const customer = await resolve(db, actor, ref, 'read');
-      const state = await customerState(db, customer.id);
+      const state = await customerState(db, customer.id, activeSubscriptionsOf);
       if (!state) throw resourceNotFound();
       return state;
     },
@@ -126,7 +126,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock }) {
         if (input.metadata) next.metadata = input.metadata;
         next.modifiedAt = clock.now();
         await withUniqueErrors(next, () => customersRepository(trx).update(next));
-        await recordCustomerEvent(trx, next, 'updated', next.modifiedAt);
+        await recordCustomerEvent(trx, next, 'updated', next.modifiedAt, activeSubscriptionsOf);
         return customerWire(next);
       });
     },
@@ -153,7 +153,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock }) {
         await repo.update(next);
         // A deleted customer's portal sessions end with it.
         await repo.deleteSessionsOf(current.id);
-        await recordCustomerEvent(trx, next, 'deleted', now);
+        await recordCustomerEvent(trx, next, 'deleted', now, activeSubscriptionsOf);
       });
     },
   };

@@ -12,7 +12,7 @@ import { organizationsRepository } from '../organizations/repository.js';
 import type { Address } from './address.js';
 import { customersRepository, type Customer, type CustomerSession } from './repository.js';
 import { resolveTaxId } from './rules.js';
-import { recordCustomerEvent } from './state.js';
+import { recordCustomerEvent, type ActiveSubscriptionsReader } from './state.js';
 import { customerPortalWire, customerWire } from './wire.js';
 
 /** Till's prefix (Polar's is `polar_cst_`), so secret scanners never report a Till token to Polar. */
@@ -30,8 +30,8 @@ export interface CustomerActor {
   session: CustomerSession;
 }
 
-export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseUrl: string }) {
-  const { db, clock, baseUrl } = deps;
+export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseUrl: string; activeSubscriptionsOf: ActiveSubscriptionsReader }) {
+  const { db, clock, baseUrl, activeSubscriptionsOf } = deps;
 
   return {
     /**
@@ -102,7 +102,7 @@ export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseU
         if (issues.length > 0) throw validationError(issues);
         next.modifiedAt = clock.now();
         await repo.update(next);
-        await recordCustomerEvent(trx, next, 'updated', next.modifiedAt);
+        await recordCustomerEvent(trx, next, 'updated', next.modifiedAt, activeSubscriptionsOf);
         return customerPortalWire(next);
       });
     },

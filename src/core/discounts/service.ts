@@ -9,8 +9,8 @@ import { authorize, organizationFilter, organizationForCreate } from '../polar-a
 import type { Discount, DiscountChanges } from './repository.js';
 import { discountsRepository } from './repository.js';
 import type { DiscountCreateInput, DiscountUpdateInput, DiscountWire } from './schemas.js';
-import type { ProductLookup } from './wire.js';
-import { discountWires } from './wire.js';
+import type { ProductLookup } from './loaders.js';
+import { loadDiscountWires } from './loaders.js';
 
 const DUPLICATE_CODE = 'Discount with this code already exists.';
 const REDEEMED = 'This field cannot be changed because the discount has already been redeemed.';
@@ -63,7 +63,7 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
   }
 
   async function wire(trx: Db, discount: Discount): Promise<DiscountWire> {
-    return (await discountWires(trx, products, [discount]))[0]!;
+    return (await loadDiscountWires(trx, products, [discount]))[0]!;
   }
 
   return {
@@ -108,7 +108,7 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
 
     async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; query?: string }): Promise<Page<DiscountWire>> {
       const page = await discountsRepository(db).list(organizationFilter(actor, query.organization_id), { query: query.query }, query);
-      return { items: await discountWires(db, products, page.items), pagination: page.pagination };
+      return { items: await loadDiscountWires(db, products, page.items), pagination: page.pagination };
     },
 
     async update(actor: MerchantActor, id: string, input: DiscountUpdateInput): Promise<DiscountWire> {

@@ -1,19 +1,7 @@
-import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
-import { productWires } from '../products/read.js';
-import { productsRepository } from '../products/repository.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { Discount } from './repository.js';
-import { isUuid } from './repository.js';
 import type { DiscountBaseWire, DiscountProductWire, DiscountWire } from './schemas.js';
-
-/**
- * How discounts and checkout links read products: the products module's wire shapes by id, archived ones included,
- * unknown ids left out. Injected so these modules depend on what products show, not on their tables.
- */
-export interface ProductLookup {
-  byIds(db: Db, ids: string[]): Promise<ProductWire[]>;
-}
 
 export function discountProductWire(product: ProductWire): DiscountProductWire {
   return {
@@ -70,21 +58,4 @@ export function discountWire(discount: Discount, products: Map<string, ProductWi
     return product ? [discountProductWire(product)] : [];
   });
   return { ...discountBaseWire(discount), products: restricted } as DiscountWire;
-}
-
-/** Wires for several discounts with one product lookup. */
-export async function discountWires(db: Db, lookup: ProductLookup, discounts: Discount[]): Promise<DiscountWire[]> {
-  const ids = [...new Set(discounts.flatMap((discount) => discount.productIds))];
-  const products = new Map((ids.length > 0 ? await lookup.byIds(db, ids) : []).map((product) => [product.id, product]));
-  return discounts.map((discount) => discountWire(discount, products));
-}
-
-/** The lookup over the products module's own reads. */
-export function productLookup(options: { baseUrl: string }): ProductLookup {
-  return {
-    async byIds(db, ids) {
-      const valid = ids.filter(isUuid);
-      return valid.length > 0 ? productWires(db, await productsRepository(db).findByIds(valid), options) : [];
-    },
-  };
 }

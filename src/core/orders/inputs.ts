@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addressInput } from '../customers/address.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
-import { BILLING_REASONS, ORDER_STATUSES } from './repository.js';
+import { BILLING_REASONS, ORDER_STATUSES } from './schemas.js';
 
 /** Polar's ProductBillingType: orders of a one-time product or of a recurring one. */
 export const PRODUCT_BILLING_TYPES = ['one_time', 'recurring'] as const;

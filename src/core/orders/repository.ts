@@ -6,11 +6,7 @@ import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Metadata } from '../polar-api/schemas.js';
-
-export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
-export type BillingReason = (typeof BILLING_REASONS)[number];
+import type { BillingReason, OrderStatus } from './schemas.js';
 
 export interface OrderItem {
   id: string;

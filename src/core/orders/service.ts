@@ -12,7 +12,7 @@ import type { OrderListQuery, OrderUpdateInput } from './inputs.js';
 import type { Order } from './repository.js';
 import { ordersRepository } from './repository.js';
 import type { OrderWire } from './schemas.js';
-import { orderWires } from './wire.js';
+import { loadOrderWires } from './loaders.js';
 
 /** The merchant's orders API: list, read, and correct the invoice's name and address. */
 export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string }) {
@@ -46,12 +46,12 @@ export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string
         },
         query,
       );
-      return { items: await orderWires(db, page.items, options), pagination: page.pagination };
+      return { items: await loadOrderWires(db, page.items, options), pagination: page.pagination };
     },
 
     async get(actor: MerchantActor, id: string): Promise<OrderWire> {
       const order = await owned(actor, id, 'read');
-      return (await orderWires(db, [order], options))[0]!;
+      return (await loadOrderWires(db, [order], options))[0]!;
     },
 
     /**
@@ -73,7 +73,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string
         }
         next.modifiedAt = clock.now();
         await ordersRepository(trx).updateBilling(id, { billingName: next.billingName, billingAddress: next.billingAddress, modifiedAt: next.modifiedAt });
-        const [wire] = await orderWires(trx, [next], options);
+        const [wire] = await loadOrderWires(trx, [next], options);
         await recordEvent(trx, { organizationId: next.organizationId, type: 'order.updated', data: wire, at: next.modifiedAt });
         return wire!;
       });

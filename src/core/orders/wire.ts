@@ -1,15 +1,9 @@
-import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
-import type { EmbedOptions } from '../products/embedded.js';
 import type { ProductWire } from '../products/schemas.js';
-import { subscriptionsRepository } from '../subscriptions/repository.js';
-import { orderSubscriptionWire } from '../subscriptions/wire.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import type { OrderSubscriptionWire } from '../subscriptions/schemas.js';
 import type { Order, OrderItem } from './repository.js';
-import { ordersRepository } from './repository.js';
-import { loadRelated } from './related.js';
 import type { OrderWire } from './schemas.js';
 
 function orderProduct(product: ProductWire): OrderWire['product'] {
@@ -38,26 +32,6 @@ export interface OrderEmbeds {
   discount: DiscountBaseWire | null;
   subscription: OrderSubscriptionWire | null;
   items: readonly OrderItem[];
-}
-
-/** Orders as the API and webhooks show them: items, customer, product, discount and subscription embedded. */
-export async function orderWires(db: Db, orders: readonly Order[], options: EmbedOptions): Promise<OrderWire[]> {
-  const related = await loadRelated(db, { customerIds: orders.map((o) => o.customerId), productIds: orders.map((o) => o.productId), discountIds: orders.map((o) => o.discountId) }, options);
-  const items = await ordersRepository(db).itemsOf(orders.map((o) => o.id));
-  const subscriptions = new Map<string, OrderSubscriptionWire>();
-  for (const id of new Set(orders.map((o) => o.subscriptionId).filter((id): id is string => id !== null))) {
-    const subscription = await subscriptionsRepository(db).findById(id);
-    if (subscription) subscriptions.set(id, orderSubscriptionWire(subscription));
-  }
-  return orders.map((order) =>
-    orderWire(order, {
-      customer: related.customers.get(order.customerId)!,
-      product: order.productId ? (related.products.get(order.productId) ?? null) : null,
-      discount: order.discountId ? (related.discounts.get(order.discountId) ?? null) : null,
-      subscription: order.subscriptionId ? (subscriptions.get(order.subscriptionId) ?? null) : null,
-      items: items.get(order.id) ?? [],
-    }),
-  );
 }
 
 export function orderWire(order: Order, embeds: OrderEmbeds): OrderWire {

@@ -1,3 +1,7 @@
+import { hasRole, parseRoles } from '../kernel/roles.js';
+
+export { hasRole, parseRoles };
+
 /**
  * Better Auth's default access control for organizations (contract §6.2): the statements and the three built-in
  * roles. Kept as data so has-permission, the routes and the unit tests read the same table.
@@ -38,21 +42,9 @@ export const ROLES: Record<string, Record<string, readonly string[]>> = {
 /** The role an organization's creator receives, and the one only its holders may grant or take away. */
 export const CREATOR_ROLE = 'owner';
 
-/** A member's role column may hold several roles separated by commas. */
-export function parseRoles(role: string): string[] {
-  return role
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-}
-
 export function unknownRoles(role: string | string[]): string[] {
   const roles = Array.isArray(role) ? role.flatMap(parseRoles) : parseRoles(role);
   return roles.filter((name) => !Object.hasOwn(ROLES, name));
-}
-
-export function hasRole(role: string, name: string): boolean {
-  return parseRoles(role).includes(name);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { apiKeysRepository } from '../api-keys/repository.js';
 import type { AuthActor, SessionService } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import type { OrganizationsConfig } from '../config/index.js';
@@ -29,6 +28,11 @@ export interface OrganizationDeps {
   baseUrl: string;
   /** Organization rows, catalogs and access tokens are cached per daemon; changes here announce the organization. */
   changing: Changing;
+  /**
+   * Deletes the API keys an organization owns. Keys sit above organizations (their checks read members), so the
+   * core hands the deletion in rather than this module reaching up for it.
+   */
+  deleteOwnedKeys: (trx: Db, organizationId: string) => Promise<unknown>;
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
@@ -133,7 +137,7 @@ export function createOrganizationService(deps: OrganizationDeps) {
         if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
         await sessions.clearActiveOrganization(trx, organizationId);
         // Its keys are not tied by a foreign key (the owner column serves users too), so they go explicitly.
-        await apiKeysRepository(trx).deleteOwnedByOrganization(organizationId);
+        await deps.deleteOwnedKeys(trx, organizationId);
         await organizationsRepository(trx).delete(organizationId);
         return organization;
       });

@@ -1,6 +1,6 @@
 import type { AuthActor } from '../auth/sessions.js';
 import { fieldError, notPermitted, resourceNotFound } from './errors.js';
-import { hasRole } from '../organizations/permissions.js';
+import { hasRole } from '../kernel/roles.js';
 import type { Scope } from './scopes.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Product } from './repository.js';
  * The catalog as every checkout reads it — products, their live prices, prices by id — kept across requests in the
  * daemon's read cache (cache/read-cache.ts), owned by the product's organization. Every write that changes what
  * these hold announces the organization (products, benefits, custom fields and files services), so the next
- * request reads the change. Product wires are cached in wire.ts on top of these.
+ * request reads the change. Product wires are cached in loaders.ts on top of these.
  */
 
 const productKey = (id: string) => `product:${id}`;
@@ -47,6 +47,28 @@ export async function cachedPrice(db: Db, id: string, load: () => Promise<Produc
   const price = await load();
   const owner = price ? ownerOf(db, price.productId) : null;
   return price && owner ? cache.keep(db, readEpoch, priceKey(id), owner, price) : price;
+}
+
+/** Prices by id through the cache, the misses read in one go; unknown ids are left out. */
+export async function cachedPrices(db: Db, ids: readonly string[], load: (ids: string[]) => Promise<ProductPrice[]>): Promise<ProductPrice[]> {
+  const unique = [...new Set(ids)];
+  const cache = readCacheOf(db);
+  if (!cache) return load(unique);
+  const found = new Map<string, ProductPrice>();
+  const missing: string[] = [];
+  for (const id of unique) {
+    const hit = cache.get<ProductPrice>(db, priceKey(id));
+    if (hit) found.set(id, hit);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    const readEpoch = cache.beginRead();
+    for (const price of await load(missing)) {
+      const owner = ownerOf(db, price.productId);
+      found.set(price.id, owner ? cache.keep(db, readEpoch, priceKey(price.id), owner, price) : price);
+    }
+  }
+  return unique.flatMap((id) => found.get(id) ?? []);
 }
 
 /** Live prices of many products, in each product's order, through the cache. */

@@ -6,7 +6,7 @@ import { productsRepository } from './repository.js';
 export type { ProductPrice } from './prices.js';
 export type { Product } from './repository.js';
 export { priceWire } from './prices.js';
-export { productWires } from './wire.js';
+export { productWires } from './loaders.js';
 
 /**
  * What other parts of Till (checkouts, subscriptions, orders) read about products, without going through the

@@ -6,7 +6,7 @@ import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Metadata } from '../polar-api/schemas.js';
-import { cachedLivePrices, cachedPrice, cachedProducts } from './catalog-cache.js';
+import { cachedLivePrices, cachedPrice, cachedPrices, cachedProducts } from './catalog-cache.js';
 import type { ProductPrice } from './prices.js';
 import { priceFromRow, priceToRow } from './prices.js';
 import type { RecurringInterval, VISIBILITIES } from './schemas.js';
@@ -167,6 +167,12 @@ export function productsRepository(db: Db) {
         const row = await db('product_prices').where({ id }).first();
         return row ? priceFromRow(row) : null;
       });
+    },
+
+    /** Prices by id, archived or not, unknown ids left out, possibly from the catalog cache (frozen); one query for the rest. */
+    async findPrices(ids: readonly string[]): Promise<ProductPrice[]> {
+      if (ids.length === 0) return [];
+      return cachedPrices(db, ids, async (missing) => ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow));
     },
 
     /**

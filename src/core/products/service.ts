@@ -16,7 +16,7 @@ import { newPrice, priceAmountIssues, priceSetIssues } from './prices.js';
 import type { Product } from './repository.js';
 import { productsRepository } from './repository.js';
 import type { ProductCreateInput, ProductUpdateInput, ProductWire } from './schemas.js';
-import { productWires } from './wire.js';
+import { productWires } from './loaders.js';
 
 export interface ProductListQuery extends ListOptions {
   organization_id?: string[];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
-import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from './repository.js';
+import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from './schemas.js';
 
 /** What the subscription routes take. Query booleans arrive as text (`?active=true`). */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');

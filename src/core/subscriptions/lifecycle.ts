@@ -3,9 +3,11 @@ import { DomainError } from '../kernel/errors.js';
 import type { Db } from '../database/index.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { EmbedOptions } from '../products/embedded.js';
-import type { CancellationReason, Subscription } from './repository.js';
+import type { Subscription } from './repository.js';
+import type { CancellationReason } from './schemas.js';
 import { subscriptionsRepository } from './repository.js';
-import { subscriptionWires } from './wire.js';
+import { activeSubscriptionsOf } from './state.js';
+import { loadSubscriptionWires } from './loaders.js';
 
 /**
  * Cancelling, uncancelling and revoking a subscription (Polar's rules, polar-contract §3.4), shared by the merchant
@@ -75,7 +77,7 @@ export async function changeSubscription(
   check?.(current);
   const next = applyLifecycle(current, change, input, at);
   await repo.save(next);
-  const [wire] = await subscriptionWires(trx, [next], options);
+  const [wire] = await loadSubscriptionWires(trx, [next], options);
   const organizationId = next.organizationId;
   await recordEvent(trx, { organizationId, type: 'subscription.updated', data: wire, at });
   if (change === 'cancel') await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });
@@ -85,6 +87,6 @@ export async function changeSubscription(
     if (!current.canceledAt) await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });
     await recordEvent(trx, { organizationId, type: 'subscription.revoked', data: wire, at });
   }
-  await recordStateChanged(trx, next.customerId, at);
+  await recordStateChanged(trx, next.customerId, at, activeSubscriptionsOf);
   return next;
 }

@@ -5,11 +5,7 @@ import { paginate } from '../kernel/pagination.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { Metadata } from '../polar-api/schemas.js';
-
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-export const CANCELLATION_REASONS = ['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other'] as const;
-export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+import type { CancellationReason, SubscriptionStatus } from './schemas.js';
 
 export interface Subscription {
   id: string;
@@ -137,6 +133,11 @@ export function subscriptionsRepository(db: Db) {
     async findById(id: string): Promise<Subscription | null> {
       const row = await db('subscriptions').where({ id }).first();
       return row ? fromRow(row) : null;
+    },
+    /** Subscriptions by id, unknown ids left out: one query for a whole page of orders. */
+    async findByIds(ids: readonly string[]): Promise<Subscription[]> {
+      if (ids.length === 0) return [];
+      return ((await db('subscriptions').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
     },
     /** Reads and locks the row (PostgreSQL) for a change that must not interleave with another. */
     async lock(id: string): Promise<Subscription | null> {

@@ -12,7 +12,7 @@ import { changeSubscription } from './lifecycle.js';
 import type { Subscription } from './repository.js';
 import { subscriptionsRepository } from './repository.js';
 import type { SubscriptionWire } from './schemas.js';
-import { subscriptionWires } from './wire.js';
+import { loadSubscriptionWires } from './loaders.js';
 
 /** The merchant's subscriptions API: list, read, cancel or uncancel at the period end, revoke now. */
 export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string }) {
@@ -27,7 +27,7 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
   }
 
   async function wire(subscription: Subscription): Promise<SubscriptionWire> {
-    return (await subscriptionWires(db, [subscription], options))[0]!;
+    return (await loadSubscriptionWires(db, [subscription], options))[0]!;
   }
 
   return {
@@ -49,7 +49,7 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
         },
         query,
       );
-      return { items: await subscriptionWires(db, page.items, options), pagination: page.pagination };
+      return { items: await loadSubscriptionWires(db, page.items, options), pagination: page.pagination };
     },
 
     async get(actor: MerchantActor, id: string): Promise<SubscriptionWire> {

@@ -1,10 +1,4 @@
-import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
-import type { EmbedOptions } from '../products/embedded.js';
-import { priceWire } from '../products/read.js';
-import { productsRepository } from '../products/repository.js';
-import type { Related } from '../orders/related.js';
-import { loadRelated } from '../orders/related.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
@@ -39,31 +33,6 @@ export function orderSubscriptionWire(subscription: Subscription): OrderSubscrip
     customer_cancellation_reason: subscription.customerCancellationReason,
     customer_cancellation_comment: subscription.customerCancellationComment,
   };
-}
-
-/** Subscriptions as the API and webhooks show them, with customer, product, discount and price embedded. */
-export async function subscriptionWires(db: Db, subscriptions: readonly Subscription[], options: EmbedOptions, related?: Related): Promise<SubscriptionWire[]> {
-  const loaded =
-    related ??
-    (await loadRelated(
-      db,
-      { customerIds: subscriptions.map((s) => s.customerId), productIds: subscriptions.map((s) => s.productId), discountIds: subscriptions.map((s) => s.discountId) },
-      options,
-    ));
-  const repo = productsRepository(db);
-  const prices = new Map<string, ProductPriceWire>();
-  for (const id of new Set(subscriptions.map((s) => s.productPriceId))) {
-    const price = await repo.findPrice(id);
-    if (price) prices.set(id, priceWire(price));
-  }
-  return subscriptions.map((subscription) =>
-    subscriptionWire(subscription, {
-      customer: loaded.customers.get(subscription.customerId)!,
-      product: loaded.products.get(subscription.productId)!,
-      discount: subscription.discountId ? (loaded.discounts.get(subscription.discountId) ?? null) : null,
-      price: prices.get(subscription.productPriceId) ?? null,
-    }),
-  );
 }
 
 /** What a subscription embeds, when the caller already has it (a fulfilment that just wrote the rows). */

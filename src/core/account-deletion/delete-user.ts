@@ -7,12 +7,12 @@ import type { Db } from '../database/index.js';
 import { DomainError, NotFoundError } from '../kernel/errors.js';
 import { newAuthId, randomDigitsAndLowercase } from '../kernel/ids.js';
 import type { EmailFlowsConfig } from '../config/mail.js';
-import type { AccountMail } from './account-mail.js';
+import type { AccountMail } from '../auth/account-mail.js';
 import { assertNotLastOwner } from '../organizations/members.js';
-import { authError } from './errors.js';
-import type { PasswordHasher } from './password-hasher.js';
-import { accountsRepository, usersRepository, verificationsRepository } from './repository.js';
-import type { AuthActor, SessionService } from './sessions.js';
+import { authError } from '../auth/errors.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import { accountsRepository, usersRepository, verificationsRepository } from '../auth/repository.js';
+import type { AuthActor, SessionService } from '../auth/sessions.js';
 
 /** Better Auth's deletion token: 32 characters of [0-9a-z], valid 24 hours. */
 export const DELETE_TOKEN_LENGTH = 32;
