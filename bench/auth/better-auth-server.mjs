@@ -22,7 +22,9 @@ const { runMigrations } = await getMigrations(options);
 await runMigrations();
 const auth = betterAuth(options);
 
-const server = createServer(toNodeHandler(auth));
+const handle = toNodeHandler(auth);
+// Node never looks at a request handler's result; void says the promise is left to run, as before.
+const server = createServer((req, res) => void handle(req, res));
 server.keepAliveTimeout = 65_000;
 await new Promise((resolve, reject) => {
   server.once('error', reject);
@@ -41,6 +43,8 @@ async function stop() {
   await options.database.end().catch(() => undefined);
   process.exit(0);
 }
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.on('disconnect', stop);
+// stop() swallows its own errors and exits.
+const onSignal = () => void stop();
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
+process.on('disconnect', onSignal);

@@ -38,7 +38,9 @@ app.use((ctx) => {
 });
 
 const port = Number(process.env.KOA_PORT);
-const server = createServer(app.callback());
+const handle = app.callback();
+// Koa's callback answers errors itself (ctx.onerror); Node ignores its promise.
+const server = createServer((req, res) => void handle(req, res));
 server.keepAliveTimeout = 65_000;
 await new Promise((resolve, reject) => {
   server.once('error', reject);

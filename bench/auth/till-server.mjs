@@ -19,6 +19,8 @@ async function stop() {
   await daemon.close().catch(() => undefined);
   process.exit(0);
 }
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.on('disconnect', stop);
+// stop() swallows its own errors and exits.
+const onSignal = () => void stop();
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
+process.on('disconnect', onSignal);

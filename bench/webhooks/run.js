@@ -96,7 +96,8 @@ async function commitLoad(spec) {
         }
         const p = one(sent++);
         pending.add(p);
-        p.finally(() => pending.delete(p));
+        // one() catches its own errors, so this chain never rejects.
+        void p.finally(() => pending.delete(p));
       }
       setTimeout(tick, 2);
     };

@@ -68,46 +68,44 @@ describe('in-memory API key cache', () => {
   });
 });
 
-// Only PostgreSQL lets several daemons share a database (nothing is reported as skipped on SQLite).
-if (testDialect === 'postgres') {
-  describe('several daemons, one database', () => {
-    it('PostgreSQL: a change on one daemon reaches the keys cached by another', async () => {
-      const database = await createTestDatabase();
-      const [a, b] = await Promise.all([0, 1].map(() => startTestDaemon({ databaseUrl: database.url })));
-      try {
-        const { key, byKey: onA, client } = await cachedKey(a!);
-        const onB = keyClient(b!, key.key);
-        expect(await status(onB)).toBe(200);
-        const ownerOnB = keyClient(b!, key.key, 'bearer');
-        await ownerOnB.post('/api/auth/update-user', { name: 'Renamed on B' });
-        expect(await eventually(async () => (await onA.get('/api/auth/get-session')).json?.user?.name, 'Renamed on B')).toBe('Renamed on B');
-        await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: false });
-        expect(await eventually(() => status(onA), '401 KEY_DISABLED')).toBe('401 KEY_DISABLED');
-        await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: true });
-        expect(await eventually(() => status(onA), 200)).toBe(200);
-        await client.post('/api/auth/api-key/delete', { keyId: key.id });
-        expect(await status(onA)).toBe('401 INVALID_API_KEY');
-        expect(await eventually(() => status(onB), '401 INVALID_API_KEY')).toBe('401 INVALID_API_KEY');
-      } finally {
-        await Promise.all([a, b].map((d) => d!.close()));
-        await database.drop();
-      }
-    });
-
-    it('PostgreSQL: remaining uses are spent exactly across daemons', async () => {
-      const database = await createTestDatabase();
-      const [a, b] = await Promise.all([0, 1].map(() => startTestDaemon({ databaseUrl: database.url })));
-      try {
-        const { user } = await keyOwner(a!);
-        const key = await adminKey(a!, { userId: user.id, remaining: 6 });
-        const uses = Array.from({ length: 20 }, (_, i) => status(keyClient(i % 2 ? a! : b!, key.key)));
-        const statuses = await Promise.all(uses);
-        expect(statuses.filter((s) => s === 200)).toHaveLength(6);
-        expect(statuses.filter((s) => s === '429 USAGE_EXCEEDED')).toHaveLength(14);
-      } finally {
-        await Promise.all([a, b].map((d) => d!.close()));
-        await database.drop();
-      }
-    });
+// Only PostgreSQL lets several daemons share a database; a SQLite run reports this suite as skipped.
+describe.runIf(testDialect === 'postgres')('several daemons, one database', () => {
+  it('PostgreSQL: a change on one daemon reaches the keys cached by another', async () => {
+    const database = await createTestDatabase();
+    const [a, b] = await Promise.all([0, 1].map(() => startTestDaemon({ databaseUrl: database.url })));
+    try {
+      const { key, byKey: onA, client } = await cachedKey(a!);
+      const onB = keyClient(b!, key.key);
+      expect(await status(onB)).toBe(200);
+      const ownerOnB = keyClient(b!, key.key, 'bearer');
+      await ownerOnB.post('/api/auth/update-user', { name: 'Renamed on B' });
+      expect(await eventually(async () => (await onA.get('/api/auth/get-session')).json?.user?.name, 'Renamed on B')).toBe('Renamed on B');
+      await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: false });
+      expect(await eventually(() => status(onA), '401 KEY_DISABLED')).toBe('401 KEY_DISABLED');
+      await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: true });
+      expect(await eventually(() => status(onA), 200)).toBe(200);
+      await client.post('/api/auth/api-key/delete', { keyId: key.id });
+      expect(await status(onA)).toBe('401 INVALID_API_KEY');
+      expect(await eventually(() => status(onB), '401 INVALID_API_KEY')).toBe('401 INVALID_API_KEY');
+    } finally {
+      await Promise.all([a, b].map((d) => d!.close()));
+      await database.drop();
+    }
   });
-}
+
+  it('PostgreSQL: remaining uses are spent exactly across daemons', async () => {
+    const database = await createTestDatabase();
+    const [a, b] = await Promise.all([0, 1].map(() => startTestDaemon({ databaseUrl: database.url })));
+    try {
+      const { user } = await keyOwner(a!);
+      const key = await adminKey(a!, { userId: user.id, remaining: 6 });
+      const uses = Array.from({ length: 20 }, (_, i) => status(keyClient(i % 2 ? a! : b!, key.key)));
+      const statuses = await Promise.all(uses);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(6);
+      expect(statuses.filter((s) => s === '429 USAGE_EXCEEDED')).toHaveLength(14);
+    } finally {
+      await Promise.all([a, b].map((d) => d!.close()));
+      await database.drop();
+    }
+  });
+});

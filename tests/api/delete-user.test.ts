@@ -152,32 +152,30 @@ describe.each(MAIL_MODES)('delete-user with a mailed confirmation (%s)', (mode) 
   });
 });
 
-// Only on PostgreSQL, where several daemons share a database (nothing is reported as skipped on SQLite).
-if (testDialect === 'postgres') {
-  describe('several daemons', () => {
-    it('PostgreSQL: a deletion on one daemon ends the user’s sessions cached on another', async () => {
-      const database = await createTestDatabase();
-      const overrides = { databaseUrl: database.url, emailFlows: { ...DEFAULT_EMAIL_FLOWS, deleteUser: 'on' as const } };
-      const [a, b] = await Promise.all([startTestDaemon(overrides), startTestDaemon(overrides)]);
-      try {
-        const m = await member({ daemon: a });
-        const bearer = { headers: { authorization: `Bearer ${m.token}` } };
-        expect((await new TestClient(b.url).get('/api/auth/get-session', bearer)).json.user.id).toBe(m.user.id);
-        await new TestClient(a.url).post('/api/auth/delete-user', { password: m.password }, bearer);
-        let answer = '';
-        // NOTIFY reaches b a few milliseconds after the commit: poll a bounded number of times, no sleeping.
-        for (let attempt = 0; attempt < 200 && answer !== 'null'; attempt++) {
-          answer = (await new TestClient(b.url).get('/api/auth/get-session', bearer)).text;
-          if (answer !== 'null') await new Promise((resolve) => setImmediate(resolve));
-        }
-        expect(answer).toBe('null');
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-        await database.drop();
+// Only on PostgreSQL, where several daemons share a database; a SQLite run reports this suite as skipped.
+describe.runIf(testDialect === 'postgres')('several daemons', () => {
+  it('PostgreSQL: a deletion on one daemon ends the user’s sessions cached on another', async () => {
+    const database = await createTestDatabase();
+    const overrides = { databaseUrl: database.url, emailFlows: { ...DEFAULT_EMAIL_FLOWS, deleteUser: 'on' as const } };
+    const [a, b] = await Promise.all([startTestDaemon(overrides), startTestDaemon(overrides)]);
+    try {
+      const m = await member({ daemon: a });
+      const bearer = { headers: { authorization: `Bearer ${m.token}` } };
+      expect((await new TestClient(b.url).get('/api/auth/get-session', bearer)).json.user.id).toBe(m.user.id);
+      await new TestClient(a.url).post('/api/auth/delete-user', { password: m.password }, bearer);
+      let answer = '';
+      // NOTIFY reaches b a few milliseconds after the commit: poll a bounded number of times, no sleeping.
+      for (let attempt = 0; attempt < 200 && answer !== 'null'; attempt++) {
+        answer = (await new TestClient(b.url).get('/api/auth/get-session', bearer)).text;
+        if (answer !== 'null') await new Promise((resolve) => setImmediate(resolve));
       }
-    });
+      expect(answer).toBe('null');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await database.drop();
+    }
   });
-}
+});
 
 describe('delete-user and organizations', () => {
   const harness = useMailHarness('outbox', { deleteUser: 'on' });

@@ -245,28 +245,26 @@ describe('other algorithms', () => {
   }
 });
 
-// PostgreSQL only: SQLite allows one daemon per file (and nothing is reported as skipped there).
-if (testDialect === 'postgres') {
-  describe('several daemons, one database', () => {
-    it('daemons using JWTs for the first time at once end up with one key, and verify each other', async () => {
-      const database = await createTestDatabase();
-      const daemons = await Promise.all([0, 1, 2].map(() => startTestDaemon({ databaseUrl: database.url })));
-      try {
-        const { token: session } = await signUpUser(client(daemons[0]));
-        const bearer = { headers: { authorization: `Bearer ${session}` } };
-        const tokens = await Promise.all(
-          daemons.flatMap((d) => [0, 1, 2].map(async () => (await new TestClient(d.url).get('/api/auth/token', bearer)).json.token as string)),
-        );
-        expect(await daemons[0]!.core.db('jwks').count({ n: '*' })).toEqual([{ n: 1 }]);
-        expect(new Set(tokens.map(kidOf)).size).toBe(1);
-        const fromA = tokens[0]!;
-        const keysOnC = createRemoteJWKSet(new URL(`${daemons[2]!.url}/api/auth/jwks`));
-        const { payload } = await jwtVerify(fromA, keysOnC, { issuer: daemons[0]!.config.baseUrl, currentDate: daemons[2]!.clock.now() });
-        expect(payload.iss).toBe(daemons[0]!.url);
-      } finally {
-        await Promise.all(daemons.map((d) => d.close()));
-        await database.drop();
-      }
-    });
+// PostgreSQL only: SQLite allows one daemon per file, so a SQLite run reports this suite as skipped.
+describe.runIf(testDialect === 'postgres')('several daemons, one database', () => {
+  it('daemons using JWTs for the first time at once end up with one key, and verify each other', async () => {
+    const database = await createTestDatabase();
+    const daemons = await Promise.all([0, 1, 2].map(() => startTestDaemon({ databaseUrl: database.url })));
+    try {
+      const { token: session } = await signUpUser(client(daemons[0]));
+      const bearer = { headers: { authorization: `Bearer ${session}` } };
+      const tokens = await Promise.all(
+        daemons.flatMap((d) => [0, 1, 2].map(async () => (await new TestClient(d.url).get('/api/auth/token', bearer)).json.token as string)),
+      );
+      expect(await daemons[0]!.core.db('jwks').count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(new Set(tokens.map(kidOf)).size).toBe(1);
+      const fromA = tokens[0]!;
+      const keysOnC = createRemoteJWKSet(new URL(`${daemons[2]!.url}/api/auth/jwks`));
+      const { payload } = await jwtVerify(fromA, keysOnC, { issuer: daemons[0]!.config.baseUrl, currentDate: daemons[2]!.clock.now() });
+      expect(payload.iss).toBe(daemons[0]!.url);
+    } finally {
+      await Promise.all(daemons.map((d) => d.close()));
+      await database.drop();
+    }
   });
-}
+});

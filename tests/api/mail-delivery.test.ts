@@ -143,28 +143,26 @@ describe('delivery over SMTP', () => {
 });
 
 // Only on PostgreSQL, where several daemons share a database and their workers compete for the same rows.
-if (testDialect === 'postgres') {
-  describe('several daemons', () => {
-    it('PostgreSQL: workers on two daemons deliver every mail exactly once', async () => {
-      const smtp = await startSmtpServer();
-      const database = await createTestDatabase();
-      const overrides = { databaseUrl: database.url, mail: { url: smtp.url, from: MAIL_FROM }, emailFlows: DEFAULT_EMAIL_FLOWS };
-      const [a, b] = await Promise.all([startTestDaemon(overrides), startTestDaemon(overrides)]);
-      try {
-        const ids = await a.core.db.transaction(async (trx) =>
-          Promise.all(Array.from({ length: 40 }, () => a.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('shared'), userId: null, content: CONTENT }))),
-        );
-        await Promise.all([a.core.mail.drain(), b.core.mail.drain(), b.core.mail.drain()]);
-        await Promise.all([a.core.mail.drain(), b.core.mail.drain()]);
-        expect(smtp.received.map((letter) => letter.messageId).sort()).toEqual(ids.map((id) => `<${id}@till>`).sort());
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-        await database.drop();
-        await smtp.close();
-      }
-    });
+describe.runIf(testDialect === 'postgres')('several daemons', () => {
+  it('PostgreSQL: workers on two daemons deliver every mail exactly once', async () => {
+    const smtp = await startSmtpServer();
+    const database = await createTestDatabase();
+    const overrides = { databaseUrl: database.url, mail: { url: smtp.url, from: MAIL_FROM }, emailFlows: DEFAULT_EMAIL_FLOWS };
+    const [a, b] = await Promise.all([startTestDaemon(overrides), startTestDaemon(overrides)]);
+    try {
+      const ids = await a.core.db.transaction(async (trx) =>
+        Promise.all(Array.from({ length: 40 }, () => a.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('shared'), userId: null, content: CONTENT }))),
+      );
+      await Promise.all([a.core.mail.drain(), b.core.mail.drain(), b.core.mail.drain()]);
+      await Promise.all([a.core.mail.drain(), b.core.mail.drain()]);
+      expect(smtp.received.map((letter) => letter.messageId).sort()).toEqual(ids.map((id) => `<${id}@till>`).sort());
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await database.drop();
+      await smtp.close();
+    }
   });
-}
+});
 
 describe('delivery through an HTTP relay', () => {
   let relay: TestRelay;

@@ -7,9 +7,8 @@ import { TestClient, signUpUser } from '../helpers/http.js';
 import { eventually } from '../helpers/eventually.js';
 
 describe('several daemons, one database', () => {
-  // Each case exists only on its dialect (nothing is reported as skipped on the other).
-  if (testDialect === 'postgres') {
-  it('PostgreSQL: daemons starting together migrate once and share sessions', async () => {
+  // Each case runs only on its dialect and is reported as skipped on the other.
+  it.runIf(testDialect === 'postgres')('PostgreSQL: daemons starting together migrate once and share sessions', async () => {
     const database = await createTestDatabase();
     const daemons = await Promise.all([0, 1, 2].map(() => startTestDaemon({ databaseUrl: database.url })));
     try {
@@ -33,10 +32,8 @@ describe('several daemons, one database', () => {
       await database.drop();
     }
   });
-  }
 
-  if (testDialect === 'sqlite') {
-  it('SQLite: a second daemon on the same file is refused with a clear message', async () => {
+  it.runIf(testDialect === 'sqlite')('SQLite: a second daemon on the same file is refused with a clear message', async () => {
     const first = await startTestDaemon();
     try {
       const error = await startTestDaemon({ databaseUrl: first.database.url }).then(
@@ -54,5 +51,4 @@ describe('several daemons, one database', () => {
       await first.stop();
     }
   });
-  }
 });

@@ -6,7 +6,8 @@ import { createHttpData, type DashboardData } from '../../src/cli/tui/org-dashbo
 import { OrgDashboard } from '../../src/cli/tui/org-dashboard/index.js';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { eventually } from '../helpers/eventually.js';
-import { TestClient, uniqueEmail } from '../helpers/http.js';
+import type { TestClient } from '../helpers/http.js';
+import { uniqueEmail } from '../helpers/http.js';
 import { addMember, createOrganization, signedInUser } from '../helpers/organizations.js';
 import { useSandboxes } from './till.js';
 

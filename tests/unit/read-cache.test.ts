@@ -9,9 +9,8 @@ const db = createDb('sqlite::memory:');
 afterAll(() => db.destroy());
 
 function setup() {
-  let cache: ReadCache;
   const bus = new InvalidationBus('sqlite::memory:', { onKey: (key) => cache.forgetKey(key), onReset: () => cache.clear() });
-  cache = new ReadCache(bus, new ManualClock(0), 60_000);
+  const cache = new ReadCache(bus, new ManualClock(0), 60_000);
   attachReadCache(db, cache);
   return { cache, changing: createChanging(db, bus) };
 }

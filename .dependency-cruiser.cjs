@@ -1,0 +1,76 @@
+/**
+ * Dependency rules for src (run by `npm run lint`). Each rule names the layering it protects; the layering itself
+ * is described in ARCHITECTURE.md.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-no-daemon-or-cli',
+      comment: 'src/core is the domain: it knows nothing of the HTTP daemon or the CLI that sit on top of it.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(daemon|cli)/' },
+    },
+    {
+      name: 'daemon-imports-no-cli',
+      comment: 'The daemon runs without the CLI; the CLI may start the daemon, not the other way round.',
+      severity: 'error',
+      from: { path: '^src/daemon/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'no-cycles-between-core-folders',
+      comment:
+        'Domain folders of src/core form a hierarchy: a cycle between two of them (type-only imports included) ' +
+        'means neither can be read or changed alone.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/core/[^/]+' },
+      to: { path: '^src/core/[^/]+', circular: true },
+    },
+    {
+      name: 'database-through-its-entry-point',
+      comment:
+        'The database module (with the SQLite speed-ups in src/core/database/sqlite) is used only through ' +
+        'src/core/database/index.ts, so its internals can change without touching callers.',
+      severity: 'error',
+      from: { pathNot: '^src/core/database/' },
+      to: { path: '^src/core/database/', pathNot: '^src/core/database/index\\.ts$' },
+    },
+    {
+      name: 'cli-imports-only-schemas-and-types-from-core',
+      comment:
+        'The CLI talks to the daemon over HTTP: from core it may import schemas.ts/types.ts modules and types ' +
+        '(import type), never services, repositories or the database.',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: {
+        path: '^src/core/',
+        pathNot: '/(schemas|types)\\.ts$',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
+      name: 'cli-imports-no-database-driver',
+      comment: 'Loading knex or a driver would slow every CLI command and means the CLI reaches past the daemon.',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '(^|/)node_modules/(knex|pg|pg-[^/]+|sqlite3)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a cycle through `import type` still ties two folders together.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
