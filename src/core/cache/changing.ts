@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { InvalidationBus } from './invalidation.js';
 import { markChanging } from './read-cache.js';
 
@@ -17,7 +17,7 @@ export type Changing = <T>(work: (trx: Knex.Transaction, announce: Announce) => 
 export function createChanging(db: Db, bus: InvalidationBus): Changing {
   return async function changing<T>(work: (trx: Knex.Transaction, announce: Announce) => Promise<T>): Promise<T> {
     const keys = new Set<string>();
-    const value = await inTransaction(db, async (trx) => {
+    const value = await transaction(db, async (trx) => {
       const result = await work(trx, (more) => {
         markChanging(trx);
         for (const key of more) keys.add(key);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -66,7 +66,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
   return {
     async create(actor: MerchantActor, input: CheckoutLinkCreateInput): Promise<CheckoutLinkWire> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         let ids: string[];
         let loc: Array<string | number>;
         if (input.products) [ids, loc] = [input.products, ['body', 'products']];
@@ -117,7 +117,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
     async update(actor: MerchantActor, id: string, input: CheckoutLinkUpdateInput): Promise<CheckoutLinkWire> {
       const current = await owned(actor, id, 'write');
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const repo = checkoutLinksRepository(trx);
         const changes: CheckoutLinkChanges = { modifiedAt: clock.now() };
         // Nullable fields are cleared by null; the two flags keep their value when sent null.

@@ -2,7 +2,7 @@ import type { CustomerActor } from '../customers/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import { resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import { ordersRepository } from '../orders/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';
@@ -38,7 +38,7 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
   async function change(actor: CustomerActor, id: string, input: CustomerSubscriptionCancelInput): Promise<CustomerSubscriptionWire> {
     const current = await ownSubscription(actor, id);
     const reason = { reason: input.cancellation_reason, comment: input.cancellation_comment };
-    const saved = await inTransaction(db, async (trx) => {
+    const saved = await transaction(db, async (trx) => {
       if (input.cancel_at_period_end === true) return changeSubscription(trx, id, 'cancel', reason, clock.now(), options);
       if (input.cancel_at_period_end === false) return changeSubscription(trx, id, 'uncancel', reason, clock.now(), options);
       // Neither: only the reason and comment of a subscription already set to cancel change.

@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -60,7 +60,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string
      */
     async update(actor: MerchantActor, id: string, input: OrderUpdateInput): Promise<OrderWire> {
       await owned(actor, id, 'write');
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const current = (await ordersRepository(trx).lock(id))!;
         const next: Order = { ...current };
         if (input.billing_name !== undefined) next.billingName = input.billing_name;

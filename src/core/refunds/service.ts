@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import { fieldError } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { proportion } from '../kernel/money.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -39,7 +39,7 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
 
   /** Validates and reserves the refund under the order's lock; returns it with the order. */
   async function reserve(actor: MerchantActor, input: RefundCreateInput): Promise<{ refund: Refund; order: Order }> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const order = await ordersRepository(trx).lock(input.order_id);
       if (!order || !readableOrganizationIds(actor).includes(order.organizationId)) throw fieldError(['body', 'order_id'], 'Order not found.');
       authorize(actor, order.organizationId, 'write');
@@ -82,7 +82,7 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
 
   /** Writes the processor's answer: the money is counted on the order, or the reservation is released. */
   async function settle(refund: Refund, result: RefundResult): Promise<Refund> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const at = clock.now();
       const order = (await ordersRepository(trx).lock(refund.orderId))!;
       const status = result.status === 'succeeded' ? 'succeeded' : 'failed';

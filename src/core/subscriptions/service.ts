@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
@@ -61,14 +61,14 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
       await owned(actor, id, 'write');
       const change = 'revoke' in input ? 'revoke' : input.cancel_at_period_end ? 'cancel' : 'uncancel';
       const reason = { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment };
-      const saved = await inTransaction(db, (trx) => changeSubscription(trx, id, change, reason, clock.now(), options));
+      const saved = await transaction(db, (trx) => changeSubscription(trx, id, change, reason, clock.now(), options));
       return wire(saved);
     },
 
     /** DELETE: revoke now. */
     async revoke(actor: MerchantActor, id: string): Promise<SubscriptionWire> {
       await owned(actor, id, 'write');
-      const saved = await inTransaction(db, (trx) => changeSubscription(trx, id, 'revoke', {}, clock.now(), options));
+      const saved = await transaction(db, (trx) => changeSubscription(trx, id, 'revoke', {}, clock.now(), options));
       return wire(saved);
     },
   };
