@@ -20,6 +20,11 @@ type OwnerKey = (organizationId: string) => string;
 
 const PREFIXES = ['merchant:', 'access:'];
 
+/** Whether a change announcing `key` changes what the read cache holds (see markChanging). */
+export function isReadCacheKey(key: string): boolean {
+  return PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
 /** Transactions that announced a change: they read the database, since a cache holds only what committed before. */
 const changingTransactions = new WeakSet<object>();
 
@@ -96,7 +101,7 @@ export class ReadCache {
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   forgetKey(key: string): void {
-    if (PREFIXES.some((prefix) => key.startsWith(prefix))) this.cache.forgetOwner(key);
+    if (isReadCacheKey(key)) this.cache.forgetOwner(key);
   }
 
   clear(): void {
