@@ -10,7 +10,7 @@ import { sha256Hex } from '../kernel/crypto.js';
 import { finishWith, together, type Db } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { organizationsRepository } from '../organizations/repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
 import { orderWire } from '../orders/wire.js';
@@ -51,7 +51,7 @@ function invoicePrefix(slug: string): string {
  * sequence would.
  */
 export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
-  const organization = await merchantOrganizationsRepository(db).findById(organizationId);
+  const organization = await organizationsRepository(db).findMerchantView(organizationId);
   return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
 

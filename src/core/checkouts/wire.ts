@@ -1,7 +1,7 @@
 import type { Db } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { organizationsRepository } from '../organizations/repository.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
@@ -134,7 +134,7 @@ export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrl
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
 export async function checkoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
-  const organization = (await merchantOrganizationsRepository(db).findById(checkout.organizationId))!;
+  const organization = (await organizationsRepository(db).findMerchantView(checkout.organizationId))!;
   const settings = organization.subscriptionSettings as { proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean };
   return {
     ...(await sharedWire(db, checkout, urls)),

@@ -1,6 +1,6 @@
 import { checkoutLinkProductWire } from '../checkout-links/wire.js';
 import type { Db } from '../database/index.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { organizationsRepository } from '../organizations/repository.js';
 import { organizationWire } from '../organizations/merchant-service.js';
 import type { Order } from '../orders/repository.js';
 import { orderWires } from '../orders/wire.js';
@@ -14,7 +14,7 @@ import type { CustomerOrderWire, CustomerOrganizationWire, CustomerProductWire, 
 
 /** The selling organization as its customers see it (Polar's CustomerOrganization). */
 async function customerOrganization(db: Db, organizationId: string): Promise<CustomerOrganizationWire> {
-  const organization = await merchantOrganizationsRepository(db).findById(organizationId);
+  const organization = await organizationsRepository(db).findMerchantView(organizationId);
   const wire = organizationWire(organization!);
   const portal = wire.customer_portal_settings;
   return {
