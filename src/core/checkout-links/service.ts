@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { transaction } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
@@ -25,6 +26,8 @@ export interface CheckoutLinkDeps {
   /** The daemon's public URL: a link's `url` is built on it. */
   baseUrl: string;
   products: ProductLookup;
+  /** The daemon's read cache, for the catalog (cache/read-cache.ts). */
+  readCache: ReadCache;
 }
 
 export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
@@ -73,7 +76,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
         else if (input.product_id) [ids, loc] = [[input.product_id], ['body', 'product_id']];
         else {
           // Polar's deprecated single-price shape: the link sells the price's product.
-          const found = await findPrice(trx, input.product_price_id!);
+          const found = await findPrice(trx, input.product_price_id!, deps.readCache);
           if (!found || found.price.isArchived) throw fieldError(['body', 'product_price_id'], 'Price does not exist.');
           [ids, loc] = [[found.product.id], ['body', 'product_price_id']];
         }

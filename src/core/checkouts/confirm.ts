@@ -98,7 +98,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
       // Read before the fulfilment's transaction, like the invoice number on PostgreSQL, so it is not read while the
       // transaction holds the connection.
       if (confirmed.discountId) await discountOf(db, confirmed.discountId, fulfilUrls);
-      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId);
+      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId, urls.readCache);
       const invoiceNumber = dialect(db) === 'postgres' ? await takeInvoiceNumber(db) : takeInvoiceNumber;
       return transaction(db, (trx) =>
         fulfilCheckout(trx, {

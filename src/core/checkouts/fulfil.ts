@@ -8,6 +8,7 @@ import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import { finishWith, together, type Db } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { organizationsRepository } from '../organizations/repository.js';
@@ -50,8 +51,8 @@ function invoicePrefix(slug: string): string {
  * inside the fulfilment's first trip. A fulfilment that fails afterwards leaves a gap in the numbers, as a database
  * sequence would.
  */
-export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
-  const organization = await organizationsRepository(db).findMerchantView(organizationId);
+export async function allocateInvoiceNumber(db: Db, organizationId: string, readCache: ReadCache | null | undefined): Promise<string> {
+  const organization = await organizationsRepository(db, readCache).findMerchantView(organizationId);
   return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
 

@@ -106,7 +106,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       if (productIds.length === 0) throw fieldError(['body', 'products'], 'Field required', 'missing');
       const products = [];
       for (const [index, id] of productIds.entries()) {
-        const product = await findProduct(db, id);
+        const product = await findProduct(db, id, urls.readCache);
         // Another organization's product reads as missing, so ids never reveal what exists elsewhere.
         if (!product || product.isArchived || product.prices.length === 0 || !readableOrganizationIds(actor).includes(product.organizationId)) {
           throw fieldError(['body', 'products', index], 'Product does not exist or is archived.');
@@ -144,7 +144,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       const { link, products } = resolved;
       const withPrices = [];
       for (const product of products) {
-        const found = await findProduct(db, product.id);
+        const found = await findProduct(db, product.id, urls.readCache);
         if (found && !found.isArchived && found.prices.length > 0) withPrices.push(found);
       }
       if (withPrices.length === 0) throw resourceNotFound();

@@ -41,19 +41,19 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
   return { country: 'required', state: stateNeeded ? 'required' : 'disabled', city: 'disabled', postal_code: country === 'US' ? 'required' : 'disabled', line1: 'disabled', line2: 'disabled' };
 }
 
-async function archivedPriceWire(db: Db, id: string): Promise<ProductPriceWire | null> {
-  const price = await productsRepository(db).findPrice(id);
+async function archivedPriceWire(db: Db, id: string, urls: CheckoutUrls): Promise<ProductPriceWire | null> {
+  const price = await productsRepository(db, urls.readCache).findPrice(id);
   return price ? priceWire(price) : null;
 }
 
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
 async function sharedWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<SharedWire> {
   const memo = urls.memo;
-  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db).findByIds(checkout.productIds), urls);
+  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db, urls.readCache).findByIds(checkout.productIds), urls);
   const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
   const product = ordered.find((p) => p.id === checkout.productId) ?? null;
   // A live price is already in its product's wire; only one archived since the checkout opened is read on its own.
-  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId));
+  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId, urls));
   const discount = checkout.discountId ? await discountOf(db, checkout.discountId, urls) : null;
   const amountType = price?.amount_type ?? 'free';
   const isFree = amountType === 'free';
@@ -134,7 +134,7 @@ export async function checkoutWire(db: Db, checkout: Checkout, urls: CheckoutUrl
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
 export async function checkoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
-  const organization = (await organizationsRepository(db).findMerchantView(checkout.organizationId))!;
+  const organization = (await organizationsRepository(db, urls.readCache).findMerchantView(checkout.organizationId))!;
   const settings = organization.subscriptionSettings as { proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean };
   return {
     ...(await sharedWire(db, checkout, urls)),

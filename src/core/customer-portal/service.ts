@@ -6,6 +6,7 @@ import { transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import { ordersRepository } from '../orders/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { CustomerSubscriptionCancelInput } from '../subscriptions/inputs.js';
 import { changeSubscription } from '../subscriptions/lifecycle.js';
 import type { Subscription } from '../subscriptions/repository.js';
@@ -19,9 +20,9 @@ import { customerOrderWires, customerSubscriptionWires } from './wire.js';
  * The customer portal's orders, subscriptions and benefit grants. Every read is narrowed to the signed-in customer,
  * so another customer's order or subscription is simply not found.
  */
-export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
   const scope = (actor: CustomerActor) => ({ organizationIds: [actor.customer.organizationId], customerIds: [actor.customer.id] });
 
   async function ownSubscription(actor: CustomerActor, id: string): Promise<Subscription> {

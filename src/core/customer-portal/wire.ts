@@ -13,8 +13,8 @@ import { subscriptionWires } from '../subscriptions/wire.js';
 import type { CustomerOrderWire, CustomerOrganizationWire, CustomerProductWire, CustomerSubscriptionWire } from './schemas.js';
 
 /** The selling organization as its customers see it (Polar's CustomerOrganization). */
-async function customerOrganization(db: Db, organizationId: string): Promise<CustomerOrganizationWire> {
-  const organization = await organizationsRepository(db).findMerchantView(organizationId);
+async function customerOrganization(db: Db, organizationId: string, options: EmbedOptions): Promise<CustomerOrganizationWire> {
+  const organization = await organizationsRepository(db, options.readCache).findMerchantView(organizationId);
   const wire = organizationWire(organization!);
   const portal = wire.customer_portal_settings;
   return {
@@ -42,11 +42,11 @@ function customerProduct(product: ProductWire, organization: CustomerOrganizatio
 
 export async function customerOrderWires(db: Db, orders: readonly Order[], options: EmbedOptions): Promise<CustomerOrderWire[]> {
   if (orders.length === 0) return [];
-  const organization = await customerOrganization(db, orders[0]!.organizationId);
+  const organization = await customerOrganization(db, orders[0]!.organizationId, options);
   const full = await orderWires(db, orders, options);
   // The full order embeds the product as OrderProduct; the portal's has prices, benefits and media, so load it whole.
   const productIds = [...new Set(orders.map((order) => order.productId).filter((id): id is string => id !== null))];
-  const products = new Map((await productWires(db, productIds.length ? await productsRepository(db).findByIds(productIds) : [], options)).map((p) => [p.id, p]));
+  const products = new Map((await productWires(db, productIds.length ? await productsRepository(db, options.readCache).findByIds(productIds) : [], options)).map((p) => [p.id, p]));
   return full.map((order) => {
     const { metadata: _m, custom_field_data: _c, platform_fee_amount: _f, platform_fee_currency: _fc, customer: _cu, user_id: _u, discount: _d, product: _p, ...rest } = order;
     const product = order.product_id ? products.get(order.product_id) : undefined;
@@ -56,7 +56,7 @@ export async function customerOrderWires(db: Db, orders: readonly Order[], optio
 
 export async function customerSubscriptionWires(db: Db, subscriptions: readonly Subscription[], options: EmbedOptions): Promise<CustomerSubscriptionWire[]> {
   if (subscriptions.length === 0) return [];
-  const organization = await customerOrganization(db, subscriptions[0]!.organizationId);
+  const organization = await customerOrganization(db, subscriptions[0]!.organizationId, options);
   const full = await subscriptionWires(db, subscriptions, options);
   return full.map((subscription) => {
     const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;

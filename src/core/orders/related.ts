@@ -30,7 +30,7 @@ export async function loadRelated(
   const discountIds = [...new Set([...ids.discountIds].filter((id): id is string => id !== null))];
   // Deleted customers still show on their orders (Polar keeps `deleted_at` on the embedded customer).
   const customerRows = (await Promise.all(customerIds.map((id) => customersRepository(db).findAnyById(id)))).filter((customer): customer is Customer => customer !== null);
-  const products = productIds.length ? await productWires(db, await productsRepository(db).findByIds(productIds), options) : [];
+  const products = productIds.length ? await productWires(db, await productsRepository(db, options.readCache).findByIds(productIds), options) : [];
   const discounts = discountIds.length ? await discountsRepository(db).findByIds(discountIds) : [];
   return {
     customers: new Map(customerRows.map((customer) => [customer.id, customerWire(customer)])),

@@ -8,6 +8,7 @@ import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { OrderListQuery, OrderUpdateInput } from './inputs.js';
 import type { Order } from './repository.js';
 import { ordersRepository } from './repository.js';
@@ -15,9 +16,9 @@ import type { OrderWire } from './schemas.js';
 import { orderWires } from './wire.js';
 
 /** The merchant's orders API: list, read, and correct the invoice's name and address. */
-export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Order> {
     const order = await ordersRepository(db).findById(id);

@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
-import { merchantInvalidation } from '../cache/read-cache.js';
+import { merchantInvalidation, type ReadCache } from '../cache/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound } from '../polar-api/errors.js';
 import { DomainError } from '../kernel/errors.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -118,9 +118,9 @@ export function applySettings(org: MerchantOrganization, input: OrganizationSett
  * /v1's organizations (Polar's `Organization`): the merchant side of the same organizations the member side
  * (service.ts, Better Auth's organization plugin) manages, over the same repository.
  */
-export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing }) {
+export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing; readCache: ReadCache }) {
   const { db, clock, organizations } = deps;
-  const repo = organizationsRepository(db);
+  const repo = organizationsRepository(db, deps.readCache);
 
   return {
     async get(actor: MerchantActor, id: string): Promise<OrganizationWire> {
@@ -141,7 +141,7 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
       return deps.changing(async (trx, announce) => {
         announce([merchantInvalidation(id)]);
         // Locked so two concurrent updates merge their settings one after the other instead of losing one.
-        const organizations = organizationsRepository(trx);
+        const organizations = organizationsRepository(trx, deps.readCache);
         if (!(await organizations.lock(id))) throw resourceNotFound();
         const current = await organizations.findMerchantView(id);
         if (!current) throw resourceNotFound();

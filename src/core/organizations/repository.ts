@@ -2,7 +2,7 @@ import type { Db } from '../database/index.js';
 import { dialect, parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import { readCacheOf } from '../cache/read-cache.js';
+import type { ReadCache } from '../cache/read-cache.js';
 
 export interface Organization {
   id: string;
@@ -137,7 +137,11 @@ function memberUserFromRow(row: Row): MemberUser {
 
 const MEMBER_WITH_USER = ['m.*', 'u.id as u_id', 'u.name as u_name', 'u.email as u_email', 'u.image as u_image'];
 
-export function organizationsRepository(db: Db) {
+/**
+ * The organization table, for the member side (Better Auth's organization routes) and the merchant side (/v1).
+ * Given the daemon's `readCache`, findMerchantView may be answered from it.
+ */
+export function organizationsRepository(db: Db, readCache?: ReadCache | null) {
   return {
     async insert(org: Organization): Promise<void> {
       await db('organizations').insert({ id: org.id, name: org.name, slug: org.slug, logo: org.logo, metadata: org.metadata, created_at: org.createdAt });
@@ -195,7 +199,7 @@ export function organizationsRepository(db: Db) {
         const row = await db('organizations').where({ id }).first();
         return row ? merchantFromRow(row) : null;
       };
-      const cache = readCacheOf(db);
+      const cache = readCache?.for(db);
       if (!cache) return load();
       return cache.read(db, `organization:${id}`, async () => {
         const organization = await load();

@@ -15,6 +15,7 @@ import { orderWires } from '../orders/wire.js';
 import { recordRefundAttempt } from '../payments/attempts.js';
 import type { PaymentProcessor, RefundResult } from '../payments/processor.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { applyLifecycle, changeSubscription } from '../subscriptions/lifecycle.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import type { Refund } from './repository.js';
@@ -33,9 +34,9 @@ import { refundWire } from './wire.js';
  * outside any transaction. The outcome is written in a second locked transaction: success moves the amount into
  * the order's `refunded_amount`; a failure marks the refund failed, which releases its reservation.
  */
-export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; processor: PaymentProcessor }) {
+export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache; processor: PaymentProcessor }) {
   const { db, clock, processor } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   /** Validates and reserves the refund under the order's lock; returns it with the order. */
   async function reserve(actor: MerchantActor, input: RefundCreateInput): Promise<{ refund: Refund; order: Order }> {

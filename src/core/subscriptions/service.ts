@@ -7,6 +7,7 @@ import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { SubscriptionListQuery, SubscriptionUpdateInput } from './inputs.js';
 import { changeSubscription } from './lifecycle.js';
 import type { Subscription } from './repository.js';
@@ -15,9 +16,9 @@ import type { SubscriptionWire } from './schemas.js';
 import { subscriptionWires } from './wire.js';
 
 /** The merchant's subscriptions API: list, read, cancel or uncancel at the period end, revoke now. */
-export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Subscription> {
     const subscription = await subscriptionsRepository(db).findById(id);

@@ -50,7 +50,7 @@ export async function subscriptionWires(db: Db, subscriptions: readonly Subscrip
       { customerIds: subscriptions.map((s) => s.customerId), productIds: subscriptions.map((s) => s.productId), discountIds: subscriptions.map((s) => s.discountId) },
       options,
     ));
-  const repo = productsRepository(db);
+  const repo = productsRepository(db, options.readCache);
   const prices = new Map<string, ProductPriceWire>();
   for (const id of new Set(subscriptions.map((s) => s.productPriceId))) {
     const price = await repo.findPrice(id);
