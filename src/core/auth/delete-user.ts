@@ -7,7 +7,7 @@ import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import { DomainError, NotFoundError } from '../kernel/errors.js';
 import { newAuthId, randomDigitsAndLowercase } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
 import { assertNotLastOwner } from '../organizations/members.js';
 import { authError } from './errors.js';

@@ -5,7 +5,7 @@ import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
 import { normalizeEmail } from './email.js';
 import { authError } from './errors.js';

@@ -6,7 +6,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import { newAuthId } from '../kernel/ids.js';
-import type { OAuthConfig } from '../config/oauth.js';
+import type { OAuthConfig } from '../config/index.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { OAuthFlowError, type TokenSet } from './client.js';
 import type { ProviderProfile } from './providers.js';
