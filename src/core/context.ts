@@ -16,7 +16,7 @@ import { MINUTE, systemClock } from './kernel/clock.js';
 import type { TillConfig } from './config/index.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { createChanging, type Changing } from './cache/changing.js';
-import { attachReadCache, ReadCache } from './cache/read-cache.js';
+import { ReadCache } from './cache/read-cache.js';
 import type { Db } from './database/index.js';
 import { idempotencyStore, type IdempotencyStore } from './polar-api/idempotency.js';
 import { createTaxService, type TaxService } from './tax/service.js';
@@ -49,8 +49,8 @@ export interface CoreContext {
   /** Tells other daemons on the same PostgreSQL what changed; started by the daemon, not by createCore. */
   bus: InvalidationBus;
   /**
-   * Organization rows, catalogs and access tokens every request reads, kept across requests; attached to `db` so
-   * repositories find it (cache/read-cache.ts).
+   * Organization rows, catalogs and access tokens every request reads, kept across requests; handed to the
+   * services whose repositories cache (cache/read-cache.ts).
    */
   readCache: ReadCache;
   /** Runs a change that cached rows depend on: announces it to every daemon's caches (cache/changing.ts). */
@@ -131,7 +131,6 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   // As for sessions and API keys, a minute bounds what a change made behind Till's back (by hand in the database) can
   // leave behind; a change Till makes is announced and seen at once.
   const readCache = new ReadCache(bus, clock, MINUTE);
-  attachReadCache(db, readCache);
   const changing = createChanging(db, bus);
   sessions = createSessionService({ db, clock, session: config.session, bus });
   apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
@@ -160,18 +159,18 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
   const tax = createTaxService({ db, clock });
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
-  const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl } });
-  const confirmCheckout = createCheckoutConfirmation({ db, clock, urls: { baseUrl: config.baseUrl }, processor: paymentProcessor, checkouts });
+  const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl, readCache } });
+  const confirmCheckout = createCheckoutConfirmation({ db, clock, urls: { baseUrl: config.baseUrl, readCache }, processor: paymentProcessor, checkouts });
   const benefits = createBenefitService({ db, clock, changing });
   const customFields = createCustomFieldService({ db, clock, changing });
-  const products = createProductService({ db, clock, baseUrl: config.baseUrl, changing });
-  const catalog = productLookup({ baseUrl: config.baseUrl });
+  const products = createProductService({ db, clock, baseUrl: config.baseUrl, readCache, changing });
+  const catalog = productLookup({ baseUrl: config.baseUrl, readCache });
   const discounts = createDiscountService({ db, clock, products: catalog });
-  const checkoutLinks = createCheckoutLinkService({ db, clock, baseUrl: config.baseUrl, products: catalog });
+  const checkoutLinks = createCheckoutLinkService({ db, clock, baseUrl: config.baseUrl, products: catalog, readCache });
   const webhooks = createWebhookService({ db, clock, config: config.webhooks, box: secretBox, mail });
-  const orders = createOrderService({ db, clock, baseUrl: config.baseUrl });
-  const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl });
-  const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, processor: paymentProcessor });
-  const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl });
+  const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, readCache, processor: paymentProcessor });
+  const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   return { config, db, clock, hasher, bus, readCache, changing, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, files, idempotency, tax, paymentProcessor, checkouts, confirmCheckout, benefits, customFields, products, discounts, checkoutLinks, customers, customerSessions, webhooks, orders, subscriptions, refunds, customerPortal };
 }

@@ -6,7 +6,7 @@ import type { PaymentProcessor } from '../core/payments/processor.js';
 import { HOUR, MINUTE } from '../core/kernel/clock.js';
 import type { TillConfig } from '../core/config/index.js';
 import { createDb } from '../core/database/index.js';
-import { migrateLatest } from '../core/database/migrate.js';
+import { migrateLatest } from '../core/database/index.js';
 import { createApp } from './app.js';
 import { createLogger, type Logger } from './logger.js';
 import { startMailDelivery } from './workers/mail-delivery.js';

@@ -30,7 +30,7 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
       metadata: { source: 'newsletter' },
     });
     await archiveProduct(api, gone.id);
-    expect((await resolveForCheckout(daemon().core.db, link.client_secret))?.products.map((product) => product.name)).toEqual(['Kept']);
+    expect((await resolveForCheckout(daemon().core.db, link.client_secret, daemon().core.readCache))?.products.map((product) => product.name)).toEqual(['Kept']);
 
     const anonymous = new TestClient(daemon().url);
     const response = await anonymous.get(`/v1/checkout-links/${link.client_secret}/redirect`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dialect } from '../../src/core/database/index.js';
 import { onEventsCommitted } from '../../src/core/kernel/outbox.js';
-import { onSqliteCalls } from '../../src/core/database/sqlite/transactions.js';
+import { onSqliteCalls } from '../../src/core/database/index.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { TestClient } from '../helpers/http.js';
 import { createDiscount, createProduct } from '../helpers/catalog.js';
@@ -12,7 +12,7 @@ import { createMerchant, type Merchant } from '../helpers/v1.js';
  * purchase are what a purchase costs (issue 7's benchmark). These tests pin the write path of create and confirm
  * statement by statement: a new read-back or an extra round trip shows up here as a diff. Statements that share a trip
  * are shown joined by ` + `: on SQLite those of one call (a transaction's last writes go with its COMMIT, see
- * commitWith) and calls sent while another of their transaction was still running; on PostgreSQL statements sent
+ * finishWith) and calls sent while another of their transaction was still running; on PostgreSQL statements sent
  * while another of their transaction was still running. Counts only, never timings.
  */
 const daemon = useTestDaemon();
@@ -135,7 +135,7 @@ async function eventsOf(organizationId: string): Promise<Array<{ type: string; d
 }
 
 const sqlite = () => dialect(daemon().core.db) === 'sqlite';
-/** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (see commitWith). */
+/** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (a write-only transaction). */
 const create = () => (sqlite() ? ['begin + insert checkouts + insert outbox_events + commit'] : ['begin', 'insert checkouts + insert outbox_events', 'commit']);
 /** The race for the checkout (open → confirmed, see confirm.ts): on SQLite one call, guarded writes and all. */
 const race = (discounted = false) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, SECOND } from '../../src/core/kernel/clock.js';
-import { DEFAULT_EMAIL_FLOWS } from '../../src/core/config/mail.js';
+import { DEFAULT_EMAIL_FLOWS } from '../../src/core/config/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, testDialect } from '../helpers/database.js';
 import { TestClient, signUpUser } from '../helpers/http.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken } from '../../src/core/kernel/crypto.js';
 import { MINUTE } from '../../src/core/kernel/clock.js';
-import { DEFAULT_EMAIL_FLOWS } from '../../src/core/config/mail.js';
+import { DEFAULT_EMAIL_FLOWS } from '../../src/core/config/index.js';
 import { mailsRepository } from '../../src/core/mail/repository.js';
 import { MAIL_RETRY, retryDelayMs } from '../../src/core/mail/service.js';
 import { TEST_SECRET, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';

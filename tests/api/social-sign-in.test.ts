@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import type { OAuthConfig } from '../../src/core/config/oauth.js';
+import type { OAuthConfig } from '../../src/core/config/index.js';
 import { startTestDaemon, TEST_SECRET, type TestDaemon } from '../helpers/daemon.js';
 import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 import { followUntil, IDP_CLIENT_ID, IDP_CLIENT_SECRET, obtainIdToken, startIdp, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';

@@ -218,7 +218,7 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
     const response = await anonymous.get(`/v1/checkout-links/${link.client_secret}/redirect`);
     expect(response.status).toBe(303);
     expect(response.headers.location).toEqual(expect.any(String));
-    const resolved = await resolveForCheckout(daemon().core.db, link.client_secret);
+    const resolved = await resolveForCheckout(daemon().core.db, link.client_secret, daemon().core.readCache);
     expect(resolved?.link.id).toBe(link.id);
     expect(resolved?.products.map((product) => product.name)).toEqual(['Kept']);
     expect(resolved?.discount?.id).toBe(discount.id);
@@ -236,7 +236,7 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
       const response = await anonymous.get(`/v1/checkout-links/${secret}/redirect`);
       expect(response.status).toBe(404);
       expect(response.json).toEqual({ error: 'ResourceNotFound', detail: 'Not found' });
-      expect(await resolveForCheckout(daemon().core.db, secret)).toBeNull();
+      expect(await resolveForCheckout(daemon().core.db, secret, daemon().core.readCache)).toBeNull();
     }
   });
 });

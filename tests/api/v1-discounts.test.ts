@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isRedemptionRefused, redemption } from '../../src/core/discounts/redemption.js';
-import { commitWith, inTransaction } from '../../src/core/database/index.js';
+import { deferRedemption, isRedemptionRefused } from '../../src/core/discounts/redemption.js';
+import { finishWith, transaction } from '../../src/core/database/index.js';
 import { createDiscount, createProduct } from '../helpers/discount-fixtures.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { addMember, signedInUser } from '../helpers/organizations.js';
@@ -10,7 +10,7 @@ const daemon = useTestDaemon();
 
 /** Whether one redemption went through, sent as the checkout's race sends it. */
 const redeemNow = (id: string, at = daemon().clock.now()) =>
-  inTransaction(daemon().core.db, (trx) => commitWith(trx, redemption(trx, id, at))).then(
+  transaction(daemon().core.db, (trx) => finishWith(trx, deferRedemption(trx, id, at))).then(
     () => true,
     (error: unknown) => {
       if (isRedemptionRefused(error)) return false;
@@ -294,8 +294,8 @@ describe('redemption()', () => {
     const { api } = await createMerchant(daemon());
     const discount = await createDiscount(api, { max_redemptions: 1 });
     await expect(
-      inTransaction(daemon().core.db, async (trx) => {
-        expect(Number(await redemption(trx, discount.id, daemon().clock.now()))).toBe(1);
+      transaction(daemon().core.db, async (trx) => {
+        expect(Number(await deferRedemption(trx, discount.id, daemon().clock.now()))).toBe(1);
         throw new Error('payment failed');
       }),
     ).rejects.toThrow('payment failed');

@@ -180,10 +180,10 @@ describe('PATCH /v1/products/{id}', () => {
     expect(updated.json.prices[1].id).toBe(metered.id);
     expect(updated.json.prices.map((price: any) => price.id)).not.toContain(oldFixed.id);
 
-    const archived = await findPrice(daemon().core.db, oldFixed.id);
+    const archived = await findPrice(daemon().core.db, oldFixed.id, daemon().core.readCache);
     expect(archived?.price).toMatchObject({ id: oldFixed.id, isArchived: true, priceAmount: 1000, modifiedAt: daemon().clock.now() });
     expect(archived?.product.id).toBe(product.id);
-    const live = await findProduct(daemon().core.db, product.id);
+    const live = await findProduct(daemon().core.db, product.id, daemon().core.readCache);
     expect(live?.prices.map((price) => price.id)).toEqual([updated.json.prices[0].id, metered.id]);
 
     const revive = await merchant.api.call('PATCH', `/v1/products/${product.id}`, { body: { prices: [{ id: oldFixed.id }] } });

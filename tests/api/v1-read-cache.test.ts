@@ -71,14 +71,14 @@ describe('read cache', () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
     await createCheckout(merchant, [product.id]);
-    const cached = (await productsRepository(daemon().core.db).findById(product.id))!;
+    const cached = (await productsRepository(daemon().core.db, daemon().core.readCache).findById(product.id))!;
     expect(Object.isFrozen(cached)).toBe(true);
     expect(() => {
       (cached as { name: string }).name = 'changed';
     }).toThrow(TypeError);
-    const prices = (await productsRepository(daemon().core.db).pricesOf([product.id])).get(product.id)!;
+    const prices = (await productsRepository(daemon().core.db, daemon().core.readCache).pricesOf([product.id])).get(product.id)!;
     expect(() => prices.push(prices[0]!)).toThrow(TypeError);
-    expect((await productsRepository(daemon().core.db).findById(product.id))!.name).toBe('Pro plan');
+    expect((await productsRepository(daemon().core.db, daemon().core.readCache).findById(product.id))!.name).toBe('Pro plan');
   });
 
   it('shows product and price changes on the next request', async () => {

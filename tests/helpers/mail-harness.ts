@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { TillConfig } from '../../src/core/config/index.js';
-import { DEFAULT_EMAIL_FLOWS, type EmailFlowsConfig } from '../../src/core/config/mail.js';
+import { DEFAULT_EMAIL_FLOWS, type EmailFlowsConfig } from '../../src/core/config/index.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 import { latestOutboxMail, startSmtpServer, type TestSmtpServer } from './mail.js';
 

@@ -6,7 +6,7 @@ import Provider from 'oidc-provider';
 import { request } from 'undici';
 import { pkceChallenge } from '../../src/core/oauth/client.js';
 import { ManualClock } from '../../src/core/kernel/clock.js';
-import type { OAuthConfig } from '../../src/core/config/oauth.js';
+import type { OAuthConfig } from '../../src/core/config/index.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 
 export interface IdpAccount {

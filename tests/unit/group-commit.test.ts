@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isUniqueViolation, type Db } from '../../src/core/database/index.js';
-import { afterGroupCommit, commitAtomically } from '../../src/core/database/group-commit.js';
-import { onSqliteCalls } from '../../src/core/database/sqlite/transactions.js';
+import { afterWriteOnlyCommit, isUniqueViolation, onSqliteCalls, transaction, type Db, type DeferredList } from '../../src/core/database/index.js';
+
+/** Today's commitAtomically: a write-only transaction. */
+const commitAtomically = (db: Db, build: (on: Db) => DeferredList) => transaction(db, build, { writeOnly: true });
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const { freshDb } = useScratchSqlite();
@@ -97,7 +98,7 @@ describe('commitAtomically on SQLite', () => {
     await db('items').insert({ name: 'taken' });
     const seen: string[] = [];
     const withHook = (name: string) => (on: Db) => {
-      afterGroupCommit(() => seen.push(`${name}: ${seen.length}`));
+      afterWriteOnlyCommit(() => seen.push(`${name}: ${seen.length}`));
       return insert(name)(on);
     };
     const holder = await busy(db);
@@ -109,7 +110,7 @@ describe('commitAtomically on SQLite', () => {
     expect(await failed).toBe('refused');
     expect(seen).toEqual(['first: 0']);
     // Outside a build there is nothing to hook into.
-    expect(afterGroupCommit(() => seen.push('stray'))).toBe(false);
+    expect(afterWriteOnlyCommit(() => seen.push('stray'))).toBe(false);
   });
 
   it('gives every waiting caller the error when the database closes under them', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/core/config/index.js';
-import { DEFAULT_EMAIL_FLOWS, DEFAULT_MAIL } from '../../src/core/config/mail.js';
+import { DEFAULT_EMAIL_FLOWS, DEFAULT_MAIL } from '../../src/core/config/index.js';
 
 const SECRET = 'a-secret-that-is-long-enough-0123456789';
 const load = (env: Record<string, string>) => loadConfig({ TILL_SECRET: SECRET, TILL_DATA_DIR: '/nonexistent', ...env });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config/index.js';
-import { CATALOGUED_PROVIDER_IDS, loadOAuthConfig } from '../../src/core/config/oauth.js';
+import { CATALOGUED_PROVIDER_IDS, loadOAuthConfig } from '../../src/core/config/index.js';
 import { createProviderRegistry } from '../../src/core/oauth/client.js';
 import { PROVIDER_CATALOGUE, type ProviderProfile } from '../../src/core/oauth/providers.js';
 

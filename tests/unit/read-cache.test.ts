@@ -3,7 +3,7 @@ import { createChanging } from '../../src/core/cache/changing.js';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { createDb } from '../../src/core/database/index.js';
 import { InvalidationBus } from '../../src/core/cache/invalidation.js';
-import { attachReadCache, merchantInvalidation, ReadCache, readCacheOf } from '../../src/core/cache/read-cache.js';
+import { merchantInvalidation, ReadCache } from '../../src/core/cache/read-cache.js';
 
 const db = createDb('sqlite::memory:');
 afterAll(() => db.destroy());
@@ -11,7 +11,6 @@ afterAll(() => db.destroy());
 function setup() {
   const bus = new InvalidationBus('sqlite::memory:', { onKey: (key) => cache.forgetKey(key), onReset: () => cache.clear() });
   const cache = new ReadCache(bus, new ManualClock(0), 60_000);
-  attachReadCache(db, cache);
   return { cache, changing: createChanging(db, bus) };
 }
 
@@ -37,12 +36,12 @@ describe('ReadCache', () => {
     expect(cache.size).toBe(0);
     await cache.read(db, 'k', row('kept'));
     await db.transaction(async (trx) => {
-      expect(readCacheOf(trx)).toBe(cache);
+      expect(cache.for(trx)).toBe(cache);
       expect((await cache.read(trx, 'k', row('other')))!.name).toBe('kept');
     });
     await changing(async (trx, announce) => {
       announce([merchantInvalidation('org1')]);
-      expect(readCacheOf(trx)).toBeNull();
+      expect(cache.for(trx)).toBeNull();
       expect((await cache.read(trx, 'k', row('uncommitted')))!.name).toBe('uncommitted');
     });
     expect((await cache.read(db, 'k', row('after')))!.name).toBe('after');

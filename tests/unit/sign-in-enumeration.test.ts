@@ -8,7 +8,7 @@ import { DEFAULT_SESSION } from '../../src/core/config/index.js';
 import { createDb, type Db } from '../../src/core/database/index.js';
 import { DomainError } from '../../src/core/kernel/errors.js';
 import { InvalidationBus } from '../../src/core/cache/invalidation.js';
-import { migrateLatest } from '../../src/core/database/migrate.js';
+import { migrateLatest } from '../../src/core/database/index.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Timing is not asserted (machines are noisy); what makes the answers take equally long is asserted instead:

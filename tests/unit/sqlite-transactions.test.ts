@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commitWith, isUniqueViolation, type Db } from '../../src/core/database/index.js';
+import { finishWith, isUniqueViolation, onSqliteCalls, type Db, type SqliteCall } from '../../src/core/database/index.js';
 import { inlineBindings, sqliteLiteral } from '../../src/core/database/sqlite/literals.js';
-import { onSqliteCalls, type SqliteCall } from '../../src/core/database/sqlite/transactions.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
 const scratch = useScratchSqlite();
@@ -63,14 +62,14 @@ describe('SQLite literals', () => {
 describe('transactions on SQLite', () => {
   it('send the last writes with COMMIT in one call, BEGIN too when nothing went before', async () => {
     const db = await freshDb();
-    const calls = await callsOf(() => db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'a', count: 1 }), trx('notes').insert({ item_id: 1 }))));
+    const calls = await callsOf(() => db.transaction((trx) => finishWith(trx, trx('items').insert({ name: 'a', count: 1 }), trx('notes').insert({ item_id: 1 }))));
     expect(calls).toEqual(['begin + insert into `items` + insert into `notes` + commit']);
     expect(await db('notes').select('item_id')).toEqual([{ item_id: 1 }]);
 
     const after = await callsOf(() =>
       db.transaction(async (trx) => {
         const [id] = (await trx('items').insert({ name: 'b' })) as number[];
-        await commitWith(trx, trx('items').where({ id }).update({ count: 5 }), trx('notes').insert({ item_id: id }));
+        await finishWith(trx, trx('items').where({ id }).update({ count: 5 }), trx('notes').insert({ item_id: id }));
       }),
     );
     expect(after).toEqual(['begin', 'insert into `items`', 'update `items` set + insert into `notes` + commit']);
@@ -90,23 +89,23 @@ describe('transactions on SQLite', () => {
     const failure = await db
       .transaction(async (trx) => {
         await trx('items').insert({ name: 'first' });
-        await commitWith(trx, trx('items').insert({ name: 'second' }), trx('items').insert({ name: 'taken' }));
+        await finishWith(trx, trx('items').insert({ name: 'second' }), trx('items').insert({ name: 'taken' }));
       })
       .catch((error: unknown) => error);
     expect(isUniqueViolation(failure)).toBe(true);
     expect((await db('items').orderBy('id')).map((row: { name: string }) => row.name)).toEqual(['taken']);
 
     // A foreign key is checked as each statement runs: a note for a missing item fails at once.
-    await expect(db.transaction((trx) => commitWith(trx, trx('notes').insert({ item_id: 999 })))).rejects.toThrow(/FOREIGN KEY/);
+    await expect(db.transaction((trx) => finishWith(trx, trx('notes').insert({ item_id: 999 })))).rejects.toThrow(/FOREIGN KEY/);
     // Checked at COMMIT when deferred: the COMMIT in the batch fails and leaves the transaction open, to be rolled back.
     await expect(
       db.transaction(async (trx) => {
         await trx.raw('PRAGMA defer_foreign_keys = ON');
-        await commitWith(trx, trx('notes').insert({ item_id: 999 }), trx('items').insert({ name: 'with the orphan' }));
+        await finishWith(trx, trx('notes').insert({ item_id: 999 }), trx('items').insert({ name: 'with the orphan' }));
       }),
     ).rejects.toThrow(/FOREIGN KEY/);
     // The connection is usable afterwards, in and out of transactions.
-    await db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'after' })));
+    await db.transaction((trx) => finishWith(trx, trx('items').insert({ name: 'after' })));
     expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 2 });
   });
 
@@ -114,11 +113,11 @@ describe('transactions on SQLite', () => {
     const db = await freshDb();
     const failure = await db
       .transaction(async (trx) => {
-        await commitWith(trx, trx('items').insert({ name: 'committed' }));
+        await finishWith(trx, trx('items').insert({ name: 'committed' }));
         await trx('items').insert({ name: 'too late' });
       })
       .catch((error: unknown) => error);
-    expect(String(failure)).toMatch(/already committed \(commitWith must be its last statement\)/);
+    expect(String(failure)).toMatch(/already committed \(finishWith must be its last statement\)/);
     expect((await db('items')).map((row: { name: string }) => row.name)).toEqual(['committed']);
   });
 
@@ -127,14 +126,14 @@ describe('transactions on SQLite', () => {
     const nested = await callsOf(() =>
       db.transaction(async (trx) => {
         await trx('items').insert({ name: 'outer' });
-        await trx.transaction((inner) => commitWith(inner, inner('items').insert({ name: 'inner' })));
+        await trx.transaction((inner) => finishWith(inner, inner('items').insert({ name: 'inner' })));
         await trx('items').insert({ name: 'outer again' });
       }),
     );
     expect(nested.filter((call) => call.includes('+'))).toEqual([]);
     expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 3 });
 
-    await db.transaction((trx) => commitWith(trx, trx('items').insert({ name: 'nul \0 byte' }), trx.raw('UPDATE items SET count = ? WHERE name = ?', [0.5, 'outer'])));
+    await db.transaction((trx) => finishWith(trx, trx('items').insert({ name: 'nul \0 byte' }), trx.raw('UPDATE items SET count = ? WHERE name = ?', [0.5, 'outer'])));
     expect(await db('items').where({ name: 'nul \0 byte' }).first()).toBeTruthy();
     expect(await db.raw("SELECT count FROM items WHERE name = 'outer'")).toEqual([{ count: 0.5 }]);
   });
@@ -147,7 +146,7 @@ describe('transactions on SQLite', () => {
           ? db('items').insert({ name: `plain-${i}` })
           : db.transaction(async (trx) => {
               if (i % 3 === 1) await trx('items').where({ name: 'nobody' }).first();
-              await commitWith(trx, trx('items').insert({ name: `batched-${i}` }));
+              await finishWith(trx, trx('items').insert({ name: `batched-${i}` }));
             }),
       ),
     );

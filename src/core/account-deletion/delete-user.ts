@@ -4,9 +4,10 @@ import { DAY } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { DomainError, NotFoundError } from '../kernel/errors.js';
 import { newAuthId, randomDigitsAndLowercase } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from '../auth/account-mail.js';
 import { assertNotLastOwner } from '../organizations/members.js';
 import { authError } from '../auth/errors.js';
@@ -63,7 +64,7 @@ export function createDeleteUserService(deps: DeleteUserDeps) {
 
   /** Uses up a deletion token issued to this user and deletes them; anyone else's token is 404 INVALID_TOKEN. */
   async function deleteWithToken(userId: string, token: string): Promise<void> {
-    await db.transaction(async (trx) => {
+    await transaction(db, async (trx) => {
       const consumed = await verificationsRepository(trx).consume({ identifier: deleteIdentifier(token), value: userId }, clock.now());
       if (!consumed) throw authError(404, 'INVALID_TOKEN');
       await deleteNow(userId, trx);
@@ -93,7 +94,7 @@ export function createDeleteUserService(deps: DeleteUserDeps) {
       if (deps.flows.deleteUser === 'verify') {
         const token = randomDigitsAndLowercase(DELETE_TOKEN_LENGTH);
         const now = clock.now();
-        await db.transaction(async (trx) => {
+        await transaction(db, async (trx) => {
           await verificationsRepository(trx).insert({
             id: newAuthId(),
             identifier: deleteIdentifier(token),

@@ -11,6 +11,7 @@ import { CREATOR_ROLE, hasRole, roleAllows } from '../organizations/permissions.
 import { membersRepository, organizationsRepository } from '../organizations/repository.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
 import { CoherentCache } from '../cache/coherent-cache.js';
+import { createChanging } from '../cache/changing.js';
 import type { CachedKey } from './verify.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey, newApiKey } from './keys.js';
@@ -81,16 +82,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     else if (key.startsWith('user:')) cache.forgetOwner(key.slice('user:'.length));
   }
 
-  /** As sessions' `changing`: announced inside the transaction, forgotten here once it has committed. */
-  async function changing<T>(keys: string[], work: (db: Db) => Promise<T>): Promise<T> {
-    const value = await db.transaction(async (trx) => {
-      const result = await work(trx);
-      await bus.announce(trx, keys);
-      return result;
-    });
-    bus.forgetHere(keys);
-    return value;
-  }
+  const changing = createChanging(db, bus);
 
   const verifier = createVerifier({ db, clock, bus, cache, usage, sessionExpiresIn: deps.session.expiresIn, changing });
 
@@ -178,7 +170,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     };
     const changes = Object.fromEntries(Object.entries(candidates).filter(([, value]) => value !== undefined)) as typeof candidates;
     if (Object.keys(changes).length === 0) throw apiKeyError(400, 'NO_VALUES_TO_UPDATE');
-    const updated = await changing([apiKeyInvalidation(key.keyHash)], (trx) => apiKeysRepository(trx).update(key.id, { ...changes, updatedAt: now }));
+    const updated = await changing((trx) => apiKeysRepository(trx).update(key.id, { ...changes, updatedAt: now }), { keys: [apiKeyInvalidation(key.keyHash)] });
     // Found a moment ago, gone now: deleted by a request that ran in between. Better Auth answers 500; this is a
     // conflict between two client requests, not a server fault, so Till answers 409.
     if (!updated) throw apiKeyError(409, 'FAILED_TO_UPDATE_API_KEY');
@@ -251,7 +243,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
 
     async remove(actor: AuthActor, keyId: string): Promise<void> {
       const key = await reachable(actor, keyId, 'delete');
-      const removed = await changing([apiKeyInvalidation(key.keyHash)], (trx) => apiKeysRepository(trx).deleteById(key.id));
+      const removed = await changing((trx) => apiKeysRepository(trx).deleteById(key.id), { keys: [apiKeyInvalidation(key.keyHash)] });
       if (removed === 0) throw apiKeyError(404, 'KEY_NOT_FOUND');
     },
   };

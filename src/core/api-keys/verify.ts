@@ -3,6 +3,7 @@ import type { AuthActor } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
+import type { Changing } from '../cache/changing.js';
 import type { CoherentCache } from '../cache/coherent-cache.js';
 import { apiKeyError } from './errors.js';
 import { hashApiKey } from './keys.js';
@@ -20,7 +21,8 @@ export interface VerifierDeps {
   usage: UsageRecorder;
   /** Seconds a session lives: the mock session of a key without expiry ends that far ahead, as in Better Auth. */
   sessionExpiresIn: number;
-  changing<T>(keys: string[], work: (db: Db) => Promise<T>): Promise<T>;
+  /** Changes that cached keys depend on (cache/changing.ts). */
+  changing: Changing;
 }
 
 export const apiKeyInvalidation = (keyHash: string) => `apikey:${keyHash}`;
@@ -84,7 +86,7 @@ export function createVerifier(deps: VerifierDeps) {
       const { key, user } = await lookup(keyHash, now, options.cached === true && bus.coherent);
       if (!key.enabled) throw apiKeyError(401, 'KEY_DISABLED');
       if (key.expiresAt && key.expiresAt.getTime() <= now) {
-        await deps.changing([apiKeyInvalidation(keyHash)], (db) => apiKeysRepository(db).deleteById(key.id));
+        await deps.changing((db) => apiKeysRepository(db).deleteById(key.id), { keys: [apiKeyInvalidation(keyHash)] });
         throw apiKeyError(401, 'KEY_EXPIRED');
       }
       // Organization-owned keys cannot stand for a user (Better Auth's answer as well).

@@ -1,6 +1,6 @@
 import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
 import { normalizeEmail } from './email.js';
 import type { EmailTokens } from './email-tokens.js';

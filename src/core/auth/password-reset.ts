@@ -3,8 +3,9 @@ import { HOUR } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
 import { sha256Hex } from '../kernel/crypto.js';
 import type { Db } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
 import { normalizeEmail } from './email.js';
 import { authError } from './errors.js';
@@ -54,7 +55,7 @@ export function createPasswordResetService(deps: PasswordResetDeps) {
         return;
       }
       const now = clock.now();
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         await verificationsRepository(trx).insert({
           id: newAuthId(),
           identifier,
@@ -80,7 +81,7 @@ export function createPasswordResetService(deps: PasswordResetDeps) {
       const user = await usersRepository(db).findById(verification.value);
       if (!user) throw authError(400, 'USER_NOT_FOUND');
       const passwordHash = await hasher.hash(input.newPassword);
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const now = clock.now();
         // Of two resets racing with one token, exactly one consumes it; the other rolls back.
         if (!(await verificationsRepository(trx).consume({ id: verification.id }, now))) throw authError(400, 'INVALID_TOKEN');

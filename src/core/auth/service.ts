@@ -3,7 +3,7 @@ import { HOUR } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Db } from '../database/index.js';
-import { isUniqueViolation } from '../database/index.js';
+import { isUniqueViolation, transaction } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
@@ -108,7 +108,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         updatedAt: now,
       };
       try {
-        return await db.transaction(async (trx) => {
+        return await transaction(db, async (trx) => {
           await usersRepository(trx).insert(user);
           await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, now));
           // In the sign-up's transaction: the account and its verification mail exist together or not at all.
@@ -168,7 +168,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!account?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
       if (!(await hasher.verify(input.currentPassword, account.password))) throw authError(400, 'INVALID_PASSWORD');
       const passwordHash = await hasher.hash(input.newPassword);
-      return db.transaction(async (trx) => {
+      return transaction(db, async (trx) => {
         await accountsRepository(trx).setPassword(account.id, passwordHash, clock.now());
         if (!input.revokeOtherSessions) return { user: actor.user, session: null, token: null };
         // Every session ends, this one included, and a new one replaces it (session fixation, ASVS 7.2.4).
@@ -198,7 +198,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!user) throw authError(404, 'USER_NOT_FOUND');
       const passwordHash = await hasher.hash(newPassword);
       const now = clock.now();
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const accounts = accountsRepository(trx);
         const existing = await accounts.findCredential(user.id);
         if (existing?.password) throw authError(400, 'PASSWORD_ALREADY_SET');

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import type { SessionConfig } from '../config/index.js';
@@ -7,6 +6,7 @@ import type { Db } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import { CoherentCache } from '../cache/coherent-cache.js';
 import type { InvalidationBus } from '../cache/invalidation.js';
+import { createChanging } from '../cache/changing.js';
 import type { Session, User } from './repository.js';
 import { sessionsRepository } from './repository.js';
 
@@ -51,29 +51,8 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     else if (key.startsWith('user:')) cache.forgetOwner(key.slice('user:'.length));
   }
 
-  /**
-   * Runs a change to sessions or users and makes every daemon forget what it cached about them: the keys are
-   * announced inside the change's transaction and forgotten here once it has committed.
-   */
-  async function changing<T>(keys: string[], work: (db: Db) => Promise<T>, db: Db = deps.db): Promise<T> {
-    const forget = () => bus.forgetHere(keys);
-    if (db.isTransaction) {
-      // Inside the caller's transaction: forget now, and again at commit, so that a read which slipped in
-      // between (and saw the old rows) cannot leave them cached.
-      const value = await work(db);
-      await bus.announce(db, keys);
-      forget();
-      (db as Knex.Transaction).executionPromise.then(forget, () => undefined);
-      return value;
-    }
-    const value = await db.transaction(async (trx) => {
-      const result = await work(trx);
-      await bus.announce(trx, keys);
-      return result;
-    });
-    forget();
-    return value;
-  }
+  // Every change to sessions or users announces what it changes (cache/changing.ts), so every daemon forgets it.
+  const changing = createChanging(deps.db, bus);
 
   return {
     forgetKey,
@@ -125,13 +104,13 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
       const found = await repo.findWithUserByTokenHash(tokenHash);
       if (!found) return null;
       if (found.session.expiresAt.getTime() <= now) {
-        await changing([sessionKey(tokenHash)], (db) => sessionsRepository(db).deleteById(found.session.id));
+        await changing((db) => sessionsRepository(db).deleteById(found.session.id), { keys: [sessionKey(tokenHash)] });
         return null;
       }
       if (options.refresh && found.session.rememberMe && isDueForRefresh(found.session, now)) {
         const expiresAt = new Date(now + config.expiresIn * 1000);
         const updatedAt = new Date(now);
-        await changing([sessionKey(tokenHash)], (db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt));
+        await changing((db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt), { keys: [sessionKey(tokenHash)] });
         const session = { ...found.session, expiresAt, updatedAt };
         if (useCache) cache.put(tokenHash, found.user.id, { session, user: found.user }, now);
         return { ...found, session, token, refreshed: true };
@@ -154,40 +133,43 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
      * list-sessions shows for sessions other than the caller's; unknown handles succeed silently (Better Auth).
      */
     async revoke(userId: string, handle: string): Promise<void> {
-      await changing([userKey(userId)], async (db) => {
-        const repo = sessionsRepository(db);
-        const removed = await repo.deleteByTokenHashForUser(userId, hashSessionToken(handle));
-        if (removed === 0 && /^[0-9a-f]{64}$/.test(handle)) await repo.deleteByTokenHashForUser(userId, handle);
-      });
+      await changing(
+        async (db) => {
+          const repo = sessionsRepository(db);
+          const removed = await repo.deleteByTokenHashForUser(userId, hashSessionToken(handle));
+          if (removed === 0 && /^[0-9a-f]{64}$/.test(handle)) await repo.deleteByTokenHashForUser(userId, handle);
+        },
+        { keys: [userKey(userId)] },
+      );
     },
 
     async revokeAll(userId: string, db?: Db): Promise<void> {
-      await changing([userKey(userId)], (trx) => sessionsRepository(trx).deleteAllForUser(userId), db);
+      await changing((trx) => sessionsRepository(trx).deleteAllForUser(userId), { keys: [userKey(userId)], within: db });
     },
 
     async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
-      await changing([userKey(userId)], (db) => sessionsRepository(db).deleteOthersForUser(userId, keepSessionId));
+      await changing((db) => sessionsRepository(db).deleteOthersForUser(userId, keepSessionId), { keys: [userKey(userId)] });
     },
 
     async end(session: Session): Promise<void> {
-      await changing([sessionKey(session.tokenHash)], (db) => sessionsRepository(db).deleteById(session.id));
+      await changing((db) => sessionsRepository(db).deleteById(session.id), { keys: [sessionKey(session.tokenHash)] });
     },
 
     /** Any change to a user that cached sessions carry (profile, e-mail, deletion) goes through here. */
     userChanging<T>(userId: string, work: (db: Db) => Promise<T>, db?: Db): Promise<T> {
-      return changing([userKey(userId)], work, db);
+      return changing((trx) => work(trx), { keys: [userKey(userId)], within: db });
     },
 
     /** Sets the organization (and team) a session works in; cached copies of the session are dropped at commit. */
     setActiveOrganization(session: Session, organizationId: string | null, teamId: string | null, db?: Db): Promise<void> {
-      return changing([sessionKey(session.tokenHash)], (trx) => sessionsRepository(trx).setActiveOrganization(session.id, organizationId, teamId), db);
+      return changing((trx) => sessionsRepository(trx).setActiveOrganization(session.id, organizationId, teamId), { keys: [sessionKey(session.tokenHash)], within: db });
     },
 
     /** Clears an organization from the sessions that have it active (all of them, or one user's). */
     async clearActiveOrganization(db: Db, organizationId: string, userId?: string): Promise<void> {
       const userIds = await sessionsRepository(db).userIdsWithActiveOrganization(organizationId, userId);
       if (userIds.length === 0) return;
-      await changing(userIds.map(userKey), (trx) => sessionsRepository(trx).clearActiveOrganization(organizationId, userId), db);
+      await changing((trx) => sessionsRepository(trx).clearActiveOrganization(organizationId, userId), { keys: userIds.map(userKey), within: db });
     },
 
     async purgeExpired(): Promise<number> {

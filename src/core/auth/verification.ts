@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import { isUniqueViolation } from '../database/index.js';
-import type { EmailFlowsConfig } from '../config/mail.js';
+import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
 import { normalizeEmail } from './email.js';
 import type { EmailTokens } from './email-tokens.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
 import { merchantInvalidation } from '../cache/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound, validationError } from '../polar-api/errors.js';
@@ -57,7 +57,7 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
   return {
     async create(actor: MerchantActor, input: BenefitCreateBody): Promise<BenefitWire> {
       const organizationId = organizationForCreate(actor, input.organization_id);
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         await checkReferences(trx, organizationId, input.type, input.properties);
         const now = clock.now();
         const benefit: Benefit = {

@@ -20,6 +20,11 @@ type OwnerKey = (organizationId: string) => string;
 
 const PREFIXES = ['merchant:', 'access:'];
 
+/** Whether a change announcing `key` changes what the read cache holds (see markChanging). */
+export function isReadCacheKey(key: string): boolean {
+  return PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
 /** Transactions that announced a change: they read the database, since a cache holds only what committed before. */
 const changingTransactions = new WeakSet<object>();
 
@@ -40,8 +45,10 @@ export function deepFreeze<V>(value: V): V {
 
 /**
  * Rows every request reads and almost no request changes (the catalog behind a checkout, organizations, access
- * tokens), kept across requests by the daemon that owns `db`. Correct because every change announces
- * `merchantInvalidation` (cache/changing.ts), not because entries expire.
+ * tokens), kept across requests by the daemon. Correct because every change announces `merchantInvalidation`
+ * (cache/changing.ts), not because entries expire. Repositories that cache are handed it when they are made
+ * (`productsRepository(db, readCache)`, `organizationsRepository(db, readCache)`), so a reader sees which reads may
+ * be answered from it.
  *
  * - Used only while the bus is coherent (always on SQLite; on PostgreSQL while this daemon listens).
  * - Filled only outside transactions: a transaction may see its own uncommitted writes or, on PostgreSQL, an older
@@ -96,34 +103,19 @@ export class ReadCache {
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   forgetKey(key: string): void {
-    if (PREFIXES.some((prefix) => key.startsWith(prefix))) this.cache.forgetOwner(key);
+    if (isReadCacheKey(key)) this.cache.forgetOwner(key);
   }
 
   clear(): void {
     this.cache.clear();
   }
 
+  /** This cache if `db` may use it, else null (not coherent, or a transaction that changes cached rows). */
+  for(db: Db): ReadCache | null {
+    return this.usable(db) ? this : null;
+  }
+
   get size(): number {
     return this.cache.size;
   }
-}
-
-/**
- * Repositories take only a Db, so the cache of the daemon that owns a database is found through it. A transaction
- * shares its root's client config object, which makes that the key for both.
- */
-const registry = new WeakMap<object, ReadCache>();
-
-function registryKey(db: Db): object {
-  return (db.client as { config: object }).config;
-}
-
-export function attachReadCache(db: Db, cache: ReadCache): void {
-  registry.set(registryKey(db), cache);
-}
-
-/** The read cache `db` may use, or null (none attached, not coherent, or a transaction that changes cached rows). */
-export function readCacheOf(db: Db): ReadCache | null {
-  const cache = registry.get(registryKey(db));
-  return cache && cache.usable(db) ? cache : null;
 }

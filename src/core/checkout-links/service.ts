@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
+import { transaction } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -25,6 +26,8 @@ export interface CheckoutLinkDeps {
   /** The daemon's public URL: a link's `url` is built on it. */
   baseUrl: string;
   products: ProductLookup;
+  /** The daemon's read cache, for the catalog (cache/read-cache.ts). */
+  readCache: ReadCache;
 }
 
 export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
@@ -66,14 +69,14 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
   return {
     async create(actor: MerchantActor, input: CheckoutLinkCreateInput): Promise<CheckoutLinkWire> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         let ids: string[];
         let loc: Array<string | number>;
         if (input.products) [ids, loc] = [input.products, ['body', 'products']];
         else if (input.product_id) [ids, loc] = [[input.product_id], ['body', 'product_id']];
         else {
           // Polar's deprecated single-price shape: the link sells the price's product.
-          const found = await findPrice(trx, input.product_price_id!);
+          const found = await findPrice(trx, input.product_price_id!, deps.readCache);
           if (!found || found.price.isArchived) throw fieldError(['body', 'product_price_id'], 'Price does not exist.');
           [ids, loc] = [[found.product.id], ['body', 'product_price_id']];
         }
@@ -117,7 +120,7 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
     async update(actor: MerchantActor, id: string, input: CheckoutLinkUpdateInput): Promise<CheckoutLinkWire> {
       const current = await owned(actor, id, 'write');
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const repo = checkoutLinksRepository(trx);
         const changes: CheckoutLinkChanges = { modifiedAt: clock.now() };
         // Nullable fields are cleared by null; the two flags keep their value when sent null.

@@ -48,7 +48,7 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
   if (changes.product_price_id || changes.product_id) {
     const productId = changes.product_id ?? next.productId;
     if (!next.productIds.includes(productId)) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
-    const product = await findProduct(db, productId);
+    const product = await findProduct(db, productId, options.readCache);
     chosen = product;
     if (!product || product.isArchived) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
     const price = changes.product_price_id ? product.prices.find((p) => p.id === changes.product_price_id) : product.prices[0];
@@ -58,7 +58,7 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
     next.currency = price.priceCurrency;
     next.customAmount = null;
   }
-  const product = chosen?.id === next.productId ? chosen : await findProduct(db, next.productId);
+  const product = chosen?.id === next.productId ? chosen : await findProduct(db, next.productId, options.readCache);
   const price = product?.prices.find((p) => p.id === next.productPriceId);
   if (!product || !price) throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
   if (changes.amount !== undefined) {

@@ -1,11 +1,10 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { dialect, inTransaction, isGuardFailure } from '../database/index.js';
-import { commitAtomically } from '../database/group-commit.js';
+import { dialect, transaction, isGuardFailure } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
-import { isRedemptionRefused, redemption } from '../discounts/redemption.js';
-import { eventWrites } from '../kernel/outbox.js';
+import { deferRedemption, isRedemptionRefused } from '../discounts/redemption.js';
+import { deferEvents } from '../kernel/outbox.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
@@ -61,14 +60,18 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     // Built before the race's transaction (on SQLite the one connection is held from its start): the event shows the
     // discount as it was before this redemption.
     const event = await checkoutUpdatedEvent(db, confirmed, urls, now);
-    // The race is written without reading its answers (on SQLite one call, see commitAtomically): the checkout's move
+    // The race is written without reading its answers (a write-only transaction: on SQLite one call): the checkout's move
     // and the redemption are guarded, so a confirmation that lost, or a discount used up meanwhile, fails the
     // transaction. The checkout's guard runs first, so a lost race says so even if the discount is gone too.
-    await commitAtomically(db, (on) => [
-      checkoutsRepository(on).saveGuarded(confirmed, 'open'),
-      ...eventWrites(on, [event]).writes,
-      confirmed.discountId ? redemption(on, confirmed.discountId, now) : null,
-    ]).catch((error: unknown) => {
+    await transaction(
+      db,
+      (on) => [
+        checkoutsRepository(on).deferGuardedSave(confirmed, 'open'),
+        ...deferEvents(on, [event]).writes,
+        confirmed.discountId ? deferRedemption(on, confirmed.discountId, now) : null,
+      ],
+      { writeOnly: true },
+    ).catch((error: unknown) => {
       if (isGuardFailure(error, 'checkouts', 'status')) throw notOpen();
       if (isRedemptionRefused(error)) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
       throw error;
@@ -95,9 +98,9 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
       // Read before the fulfilment's transaction, like the invoice number on PostgreSQL, so it is not read while the
       // transaction holds the connection.
       if (confirmed.discountId) await discountOf(db, confirmed.discountId, fulfilUrls);
-      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId);
+      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId, urls.readCache);
       const invoiceNumber = dialect(db) === 'postgres' ? await takeInvoiceNumber(db) : takeInvoiceNumber;
-      return inTransaction(db, (trx) =>
+      return transaction(db, (trx) =>
         fulfilCheckout(trx, {
           checkout: confirmed,
           product,
@@ -122,7 +125,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
   async function failAfterCharge(confirmed: Checkout, charge: ChargeResult | null, cause: unknown, urls: CheckoutUrls): Promise<void> {
     const at = clock.now();
     const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
-    await inTransaction(db, async (trx) => {
+    await transaction(db, async (trx) => {
       const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
       await saveCheckout(trx, failed, 'confirmed', urls, at, { previous: confirmed });
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
@@ -136,7 +139,7 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
   /** A declined or failed charge: the checkout opens again for another card and the discount is handed back. */
   async function reopen(confirmed: Checkout, charge: ChargeResult | null, reason: string, urls: CheckoutUrls): Promise<void> {
     const at = clock.now();
-    await inTransaction(db, async (trx) => {
+    await transaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
       await saveCheckout(trx, reopened, 'confirmed', urls, at, { previous: confirmed });
       if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);

@@ -7,10 +7,11 @@ import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/s
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { commitWith, together, type Db } from '../database/index.js';
+import { finishWith, together, type Db } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { eventWrites, type OutboxEvent } from '../kernel/outbox.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { organizationsRepository } from '../organizations/repository.js';
 import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
 import { orderWire } from '../orders/wire.js';
@@ -25,7 +26,7 @@ import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.j
 import type { Checkout } from './repository.js';
 import { checkoutsRepository } from './repository.js';
 import { checkoutUpdatedEvent } from './service.js';
-import { recordChargeAttempt } from '../payments/attempts.js';
+import { deferChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult } from '../payments/processor.js';
 import { discountOf, type CheckoutUrls } from './loaders.js';
 
@@ -50,8 +51,8 @@ function invoicePrefix(slug: string): string {
  * inside the fulfilment's first trip. A fulfilment that fails afterwards leaves a gap in the numbers, as a database
  * sequence would.
  */
-export async function allocateInvoiceNumber(db: Db, organizationId: string): Promise<string> {
-  const organization = await merchantOrganizationsRepository(db).findById(organizationId);
+export async function allocateInvoiceNumber(db: Db, organizationId: string, readCache: ReadCache | null | undefined): Promise<string> {
+  const organization = await organizationsRepository(db, readCache).findMerchantView(organizationId);
   return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
 
@@ -60,7 +61,7 @@ export async function allocateInvoiceNumber(db: Db, organizationId: string): Pro
  * subscription for a recurring price, the order with its item, a customer session the buyer's browser can use for the
  * portal right away, the charge's audit record, the checkout moved to `succeeded`, and all their events in one
  * statement, built from what was written, never read back. Two trips on SQLite: first the customer (and the invoice
- * number), then everything else with the COMMIT, parents first (see commitWith).
+ * number), then everything else with the COMMIT, parents first (see finishWith).
  */
 export async function fulfilCheckout(
   trx: Db,
@@ -204,20 +205,20 @@ export async function fulfilCheckout(
   // Only this confirmation moves the checkout out of `confirmed` (the race let one through), so writing just what
   // changed is safe and whether it applied need not be read: a second fulfilment would still meet the order's unique
   // checkout_id and roll back.
-  await commitWith(
+  await finishWith(
     trx,
-    subscription ? subscriptionsRepository(trx).insert(subscription) : null,
-    ordersRepository(trx).insert(order),
-    checkoutsRepository(trx).writeChanges(checkout, succeeded, 'confirmed'),
-    ordersRepository(trx).insertItems([item]),
-    customersRepository(trx).insertSession(
+    subscription ? subscriptionsRepository(trx).deferInsert(subscription) : null,
+    ordersRepository(trx).deferInsert(order),
+    checkoutsRepository(trx).deferChanges(checkout, succeeded, 'confirmed'),
+    ordersRepository(trx).deferInsertItems([item]),
+    customersRepository(trx).deferInsertSession(
       { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
       sha256Hex(customerSessionToken),
     ),
     charge
-      ? recordChargeAttempt(trx, { organizationId, processor: input.processor, amount: checkout.totalAmount, currency: checkout.currency, checkoutId: checkout.id, orderId: order.id, customerId: customer.id, result: charge, at })
+      ? deferChargeAttempt(trx, { organizationId, processor: input.processor, amount: checkout.totalAmount, currency: checkout.currency, checkoutId: checkout.id, orderId: order.id, customerId: customer.id, result: charge, at })
       : null,
-    ...eventWrites(trx, events).writes,
+    ...deferEvents(trx, events).writes,
   );
   return { checkout: succeeded, customer, order, subscription, customerSessionToken };
 }

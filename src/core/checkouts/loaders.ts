@@ -1,6 +1,6 @@
 import type { Db } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
-import { merchantOrganizationsRepository } from '../organizations/merchant-repository.js';
+import { organizationsRepository } from '../organizations/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
@@ -28,19 +28,19 @@ export async function discountOf(db: Db, id: string, urls: CheckoutUrls): Promis
   return discount;
 }
 
-async function archivedPriceWire(db: Db, id: string): Promise<ProductPriceWire | null> {
-  const price = await productsRepository(db).findPrice(id);
+async function archivedPriceWire(db: Db, id: string, urls: CheckoutUrls): Promise<ProductPriceWire | null> {
+  const price = await productsRepository(db, urls.readCache).findPrice(id);
   return price ? priceWire(price) : null;
 }
 
 /** The rows a checkout embeds: products from the request's memo when it has them all, else in one read. */
 async function loadEmbeds(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutEmbeds> {
   const memo = urls.memo;
-  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db).findByIds(checkout.productIds), urls);
+  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db, urls.readCache).findByIds(checkout.productIds), urls);
   const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
   const product = ordered.find((p) => p.id === checkout.productId) ?? null;
   // A live price is already in its product's wire; only one archived since the checkout opened is read on its own.
-  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId));
+  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId, urls));
   const discount = checkout.discountId ? await discountOf(db, checkout.discountId, urls) : null;
   return { products: ordered, product, price, discount };
 }
@@ -53,14 +53,14 @@ export async function loadCheckoutWire(db: Db, checkout: Checkout, urls: Checkou
 export async function loadCheckoutWires(db: Db, checkouts: readonly Checkout[], urls: CheckoutUrls): Promise<CheckoutWire[]> {
   if (checkouts.length === 0) return [];
   const productIds = [...new Set(checkouts.flatMap((checkout) => checkout.productIds))];
-  const products = new Map((await productWires(db, await productsRepository(db).findByIds(productIds), urls)).map((product) => [product.id, product]));
+  const products = new Map((await productWires(db, await productsRepository(db, urls.readCache).findByIds(productIds), urls)).map((product) => [product.id, product]));
   const parts = checkouts.map((checkout) => {
     const ordered = checkout.productIds.flatMap((id) => products.get(id) ?? []);
     const product = ordered.find((p) => p.id === checkout.productId) ?? null;
     return { ordered, product, livePrice: product?.prices.find((p) => p.id === checkout.productPriceId) ?? null };
   });
   const archivedIds = checkouts.filter((_, index) => parts[index]!.livePrice === null).map((checkout) => checkout.productPriceId);
-  const archived = new Map((await productsRepository(db).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]));
+  const archived = new Map((await productsRepository(db, urls.readCache).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]));
   const discountIds = [...new Set(checkouts.flatMap((checkout) => (checkout.discountId ? [checkout.discountId] : [])))];
   const discounts = new Map(discountIds.length > 0 ? (await discountsRepository(db).findByIds(discountIds)).map((discount) => [discount.id, discount]) : []);
   return checkouts.map((checkout, index) => {
@@ -73,6 +73,6 @@ export async function loadCheckoutWires(db: Db, checkouts: readonly Checkout[], 
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
 export async function loadCheckoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
-  const organization = (await merchantOrganizationsRepository(db).findById(checkout.organizationId))!;
+  const organization = (await organizationsRepository(db, urls.readCache).findMerchantView(checkout.organizationId))!;
   return checkoutPublicWire(checkout, await loadEmbeds(db, checkout, urls), urls.baseUrl, organization);
 }

@@ -1,5 +1,5 @@
 import type { Address } from '../customers/address.js';
-import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Write } from '../database/index.js';
+import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Deferred } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -164,7 +164,8 @@ function savedColumns(checkout: Checkout): Record<string, unknown> {
 
 export function checkoutsRepository(db: Db) {
   return {
-    insert(checkout: Checkout): Write {
+    /** The INSERT, not run yet (see Deferred). */
+    deferInsert(checkout: Checkout): Deferred {
       return db('checkouts').insert(toRow(checkout));
     },
     async findById(id: string): Promise<Checkout | null> {
@@ -177,9 +178,9 @@ export function checkoutsRepository(db: Db) {
     },
     /**
      * Writes every column, as a statement not run yet that fails (isGuardFailure on checkouts.status) unless the
-     * checkout is in `expectedStatus`: for a transaction sent without reading its answers (see commitWith).
+     * checkout is in `expectedStatus`: for a transaction sent without reading its answers (see finishWith).
      */
-    saveGuarded(checkout: Checkout, expectedStatus: CheckoutStatus): Write {
+    deferGuardedSave(checkout: Checkout, expectedStatus: CheckoutStatus): Deferred {
       return db('checkouts')
         .where({ id: checkout.id })
         .update({ ...savedColumns(checkout), status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]) });
@@ -195,10 +196,10 @@ export function checkoutsRepository(db: Db) {
      * `confirmed`); elsewhere `save` keeps a concurrent update from mixing its columns with ours.
      */
     async saveChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
-      return Number(await this.writeChanges(previous, next, expectedStatus)) === 1;
+      return Number(await this.deferChanges(previous, next, expectedStatus)) === 1;
     },
-    /** saveChanges as a statement not run yet, for a caller that does not read whether it applied (see commitWith). */
-    writeChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Write {
+    /** saveChanges as a statement not run yet, for a caller that does not read whether it applied (see finishWith). */
+    deferChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Deferred {
       const before = toRow(previous);
       const columns: Record<string, unknown> = {};
       for (const [column, value] of Object.entries(toRow(next))) if (!sameValue(before[column], value)) columns[column] = value;

@@ -3,11 +3,10 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction, together } from '../database/index.js';
-import { commitAtomically } from '../database/group-commit.js';
+import { transaction, together } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
-import { discardEvents, eventWrites, recordEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { deferEvents, recordEvents, unrecordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../polar-api/actor.js';
@@ -60,7 +59,7 @@ export async function saveCheckout(
   const event = await checkoutUpdatedEvent(trx, checkout, urls, at);
   // The change and its event go together; the event is taken back in the rare case the change did not apply.
   const [saved, eventIds] = await together(previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus), recordEvents(trx, [event]));
-  if (!saved) await discardEvents(trx, eventIds);
+  if (!saved) await unrecordEvents(trx, eventIds);
   return saved;
 }
 
@@ -84,7 +83,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
     const now = clock.now();
     if (checkout.status !== 'open' || checkout.expiresAt > now) return checkout;
     const next: Checkout = { ...checkout, status: 'expired', modifiedAt: now };
-    await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
+    await transaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
     return (await repo.findById(checkout.id)) ?? next;
   }
 
@@ -107,7 +106,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       if (productIds.length === 0) throw fieldError(['body', 'products'], 'Field required', 'missing');
       const products = [];
       for (const [index, id] of productIds.entries()) {
-        const product = await findProduct(db, id);
+        const product = await findProduct(db, id, urls.readCache);
         // Another organization's product reads as missing, so ids never reveal what exists elsewhere.
         if (!product || product.isArchived || product.prices.length === 0 || !readableOrganizationIds(actor).includes(product.organizationId)) {
           throw fieldError(['body', 'products', index], 'Product does not exist or is archived.');
@@ -145,7 +144,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       const { link, products } = resolved;
       const withPrices = [];
       for (const product of products) {
-        const found = await findProduct(db, product.id);
+        const found = await findProduct(db, product.id, urls.readCache);
         if (found && !found.isArchived && found.prices.length > 0) withPrices.push(found);
       }
       if (withPrices.length === 0) throw resourceNotFound();
@@ -207,10 +206,14 @@ export function createCheckoutService(deps: CheckoutDeps) {
     // Rendered before the transaction: on SQLite the one connection is held from its start, and nothing here needs it.
     const wire = await loadCheckoutWire(db, checkout, requestUrls);
     // On SQLite one call, BEGIN and COMMIT included, and shared with other requests' that wait for the connection.
-    await commitAtomically(db, (on) => [
-      checkoutsRepository(on).insert(checkout),
-      ...eventWrites(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes,
-    ]);
+    await transaction(
+      db,
+      (on) => [
+        checkoutsRepository(on).deferInsert(checkout),
+        ...deferEvents(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes,
+      ],
+      { writeOnly: true },
+    );
     return wire;
   }
 
@@ -220,7 +223,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
     const now = clock.now();
     const requestUrls = { ...urls, memo: new Map() };
     const next = await applyCheckoutChanges(db, checkout, changes, now, requestUrls);
-    const saved = await inTransaction(db, (trx) => saveCheckout(trx, next, 'open', requestUrls, now));
+    const saved = await transaction(db, (trx) => saveCheckout(trx, next, 'open', requestUrls, now));
     if (!saved) throw notOpen();
     return render(next);
   }

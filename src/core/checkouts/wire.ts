@@ -1,6 +1,6 @@
 import type { Discount } from '../discounts/repository.js';
 import { discountBaseWire } from '../discounts/wire.js';
-import type { MerchantOrganization } from '../organizations/merchant-repository.js';
+import type { MerchantOrganization } from '../organizations/repository.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Checkout } from './repository.js';

@@ -2,8 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ConfigError } from './errors.js';
 import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail.js';
 import { loadOAuthConfig, type OAuthConfig } from './oauth.js';
+
+// The one entry point of configuration: mail.ts and oauth.ts are reached through here.
+export { ConfigError } from './errors.js';
+export { DEFAULT_EMAIL_FLOWS, DEFAULT_MAIL, type DeleteUserMode, type EmailFlowsConfig, type MailConfig } from './mail.js';
+export { CATALOGUED_PROVIDER_IDS, DEFAULT_OAUTH, loadOAuthConfig, type OAuthConfig, type OAuthProviderSettings } from './oauth.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -132,13 +138,6 @@ function integer(name: string, value: string | undefined, fallback: number, min:
     throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${value}")`);
   }
   return parsed;
-}
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
 }
 
 /** Checked for the environment and for overrides alike, so no code path creates a short RSA key. */

@@ -1,4 +1,4 @@
-import { ConfigError } from './index.js';
+import { ConfigError } from './errors.js';
 
 /** Where mail goes: `outbox` keeps it in the database only; `smtp(s)://` and `http(s)://` deliver it. */
 export interface MailConfig {

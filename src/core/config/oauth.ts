@@ -1,4 +1,4 @@
-import { ConfigError } from './index.js';
+import { ConfigError } from './errors.js';
 
 /** One configured social provider: a catalogued one (by id) or a generic OAuth2/OIDC one (issuer or endpoints). */
 export interface OAuthProviderSettings {

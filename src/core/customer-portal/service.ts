@@ -2,10 +2,11 @@ import type { CustomerActor } from '../customers/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import { resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import { ordersRepository } from '../orders/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { CustomerSubscriptionCancelInput } from '../subscriptions/inputs.js';
 import { changeSubscription } from '../subscriptions/lifecycle.js';
 import type { Subscription } from '../subscriptions/repository.js';
@@ -19,9 +20,9 @@ import { loadCustomerOrderWires, loadCustomerSubscriptionWires } from './loaders
  * The customer portal's orders, subscriptions and benefit grants. Every read is narrowed to the signed-in customer,
  * so another customer's order or subscription is simply not found.
  */
-export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
   const scope = (actor: CustomerActor) => ({ organizationIds: [actor.customer.organizationId], customerIds: [actor.customer.id] });
 
   async function ownSubscription(actor: CustomerActor, id: string): Promise<Subscription> {
@@ -38,7 +39,7 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
   async function change(actor: CustomerActor, id: string, input: CustomerSubscriptionCancelInput): Promise<CustomerSubscriptionWire> {
     const current = await ownSubscription(actor, id);
     const reason = { reason: input.cancellation_reason, comment: input.cancellation_comment };
-    const saved = await inTransaction(db, async (trx) => {
+    const saved = await transaction(db, async (trx) => {
       if (input.cancel_at_period_end === true) return changeSubscription(trx, id, 'cancel', reason, clock.now(), options);
       if (input.cancel_at_period_end === false) return changeSubscription(trx, id, 'uncancel', reason, clock.now(), options);
       // Neither: only the reason and comment of a subscription already set to cancel change.

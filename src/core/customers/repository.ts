@@ -1,4 +1,4 @@
-import type { Db, Write } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -141,7 +141,11 @@ export function customersRepository(db: Db) {
       const { id, ...row } = toRow(customer);
       await db('customers').where({ id }).update(row);
     },
-    insertSession(session: CustomerSession, tokenHash: string): Write {
+    async insertSession(session: CustomerSession, tokenHash: string): Promise<void> {
+      await this.deferInsertSession(session, tokenHash);
+    },
+    /** insertSession's INSERT, not run yet (see Deferred). */
+    deferInsertSession(session: CustomerSession, tokenHash: string): Deferred {
       return db('customer_sessions').insert({
         id: session.id,
         customer_id: session.customerId,

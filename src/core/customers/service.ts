@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resourceNotFound, validationError, type FieldIssue } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import { inTransaction, type Db } from '../database/index.js';
+import { transaction, type Db } from '../database/index.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, organizationForCreate, readableOrganizationIds } from '../polar-api/actor.js';
@@ -43,7 +43,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscr
       const email = input.email ? input.email.toLowerCase() : null;
       const issues: FieldIssue[] = [];
       const taxId = resolveTaxId(input.tax_id, null, input.billing_address ?? null, issues);
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         raise([...(await duplicateIssues(trx, organizationId, { email, externalId: input.external_id })), ...issues]);
         const now = clock.now();
         const customer: Customer = {
@@ -90,7 +90,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscr
 
     /** Polar's `update`: undefined means not sent, null means cleared; `external_id` and `type` only by id. */
     async update(actor: MerchantActor, ref: CustomerRef, input: Partial<CustomerUpdateInput>): Promise<CustomerWire> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const current = await resolve(trx, actor, ref, 'write');
         const issues: FieldIssue[] = [];
         const next: Customer = { ...current };
@@ -137,7 +137,7 @@ export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscr
      * tax id (and a business's name) as Polar does for invoices.
      */
     async delete(actor: MerchantActor, ref: CustomerRef, options: { anonymize: boolean }): Promise<void> {
-      await inTransaction(db, async (trx) => {
+      await transaction(db, async (trx) => {
         const current = await resolve(trx, actor, ref, 'write');
         const now = clock.now();
         const next: Customer = { ...current, deletedAt: now, modifiedAt: now };

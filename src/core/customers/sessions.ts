@@ -3,7 +3,7 @@ import { fieldError, type FieldIssue, validationError } from '../polar-api/error
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import { sha256Hex } from '../kernel/crypto.js';
-import { inTransaction, type Db } from '../database/index.js';
+import { transaction, type Db } from '../database/index.js';
 import { randomAlphanumeric } from '../kernel/ids.js';
 import { iso } from '../polar-api/schemas.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -90,7 +90,7 @@ export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseU
 
     /** What a customer may change about themselves: invoice name, billing address and tax id (Polar's rules). */
     async updatePortalCustomer(actor: CustomerActor, input: { billing_name?: string | null; billing_address?: Address | null; tax_id?: string | null }) {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const repo = customersRepository(trx);
         const current = (await repo.lockById(actor.customer.id)) ?? actor.customer;
         const issues: FieldIssue[] = [];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { migrations } from '../../../migrations/index.js';
-import { dialect, type Db } from './index.js';
+import { dialect, type Db } from './connection.js';
 
 const source: Knex.MigrationSource<{ name: string; module: Knex.Migration }> = {
   getMigrations: async () => migrations,

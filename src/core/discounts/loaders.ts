@@ -1,3 +1,4 @@
+import type { EmbedOptions } from '../products/embedded.js';
 import type { Db } from '../database/index.js';
 import { productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
@@ -23,11 +24,11 @@ export async function loadDiscountWires(db: Db, lookup: ProductLookup, discounts
 }
 
 /** The lookup over the products module's own reads. */
-export function productLookup(options: { baseUrl: string }): ProductLookup {
+export function productLookup(options: EmbedOptions): ProductLookup {
   return {
     async byIds(db, ids) {
       const valid = ids.filter(isUuid);
-      return valid.length > 0 ? productWires(db, await productsRepository(db).findByIds(valid), options) : [];
+      return valid.length > 0 ? productWires(db, await productsRepository(db, options.readCache).findByIds(valid), options) : [];
     },
   };
 }

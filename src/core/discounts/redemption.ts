@@ -1,4 +1,4 @@
-import { guarded, isGuardFailure, type Db, type Write } from '../database/index.js';
+import { guarded, isGuardFailure, type Db, type Deferred } from '../database/index.js';
 import type { Discount } from './repository.js';
 
 /**
@@ -19,7 +19,7 @@ export function isRedeemable(discount: Discount, at: Date): boolean {
  * concurrent calls can never push `redemptions_count` past `max_redemptions`. Send it in the transaction that records
  * what the discount was used for, so a rollback also returns the redemption.
  */
-export function redemption(trx: Db, discountId: string, at: Date): Write {
+export function deferRedemption(trx: Db, discountId: string, at: Date): Deferred {
   const redeemable = [
     'deleted_at IS NULL',
     '(max_redemptions IS NULL OR redemptions_count < max_redemptions)',
@@ -31,7 +31,7 @@ export function redemption(trx: Db, discountId: string, at: Date): Write {
     .update({ redemptions_count: guarded(trx, redeemable, 'redemptions_count + 1', [at, at]) });
 }
 
-/** The failure of a `redemption` whose discount was not redeemable. */
+/** The failure of a `deferRedemption` whose discount was not redeemable. */
 export function isRedemptionRefused(error: unknown): boolean {
   return isGuardFailure(error, 'discounts', 'redemptions_count');
 }

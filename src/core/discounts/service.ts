@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fieldError, resourceNotFound, validationError } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
-import { inTransaction, isUniqueViolation } from '../database/index.js';
+import { transaction, isUniqueViolation } from '../database/index.js';
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
@@ -55,7 +55,7 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
   /** Two requests with the same new code can both pass the read check; the unique index decides, and says why. */
   async function writing<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     try {
-      return await inTransaction(db, fn);
+      return await transaction(db, fn);
     } catch (error) {
       if (isUniqueViolation(error)) throw fieldError(['body', 'code'], DUPLICATE_CODE);
       throw error;
@@ -129,7 +129,7 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
 
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const discount = await owned(actor, id, 'write');
-      await inTransaction(db, (trx) => discountsRepository(trx).softDelete(discount.id, clock.now()));
+      await transaction(db, (trx) => discountsRepository(trx).softDelete(discount.id, clock.now()));
     },
   };
 }

@@ -6,7 +6,7 @@ import type { FieldIssue } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { FilesConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
 import { merchantInvalidation } from '../cache/read-cache.js';
 import { DomainError } from '../kernel/errors.js';
@@ -172,7 +172,7 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
           etag: null,
           uploadedAt: null,
         }));
-      await inTransaction(db, (trx) => filesRepository(trx).insert(file, parts));
+      await transaction(db, (trx) => filesRepository(trx).insert(file, parts));
       return uploadWire(file, parts);
     },
 

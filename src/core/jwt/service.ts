@@ -2,7 +2,7 @@ import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { UserWire } from '../auth/schemas.js';
 import type { Clock } from '../kernel/clock.js';
 import type { JwtAlgorithm, TillConfig } from '../config/index.js';
-import { inTransaction, type Db } from '../database/index.js';
+import { transaction, type Db } from '../database/index.js';
 import { newAuthId } from '../kernel/ids.js';
 import { SecretBoxError, type SecretBox } from '../kernel/secret-box.js';
 import { jwksRepository, type JwkRecord } from './repository.js';
@@ -89,7 +89,7 @@ export function createJwtService(deps: { db: Db; clock: Clock; config: Pick<Till
       }
     }
     const candidate = await generate();
-    const chosen = await inTransaction(db, async (trx) => {
+    const chosen = await transaction(db, async (trx) => {
       const repo = jwksRepository(trx);
       await repo.lockKeyCreation();
       const now = clock.now();

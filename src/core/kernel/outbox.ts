@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Db, Write } from '../database/index.js';
-import { afterGroupCommit } from '../database/group-commit.js';
+import type { Db, Deferred } from '../database/index.js';
+import { afterWriteOnlyCommit } from '../database/index.js';
 import { uuidv7 } from './ids.js';
 
 export interface OutboxEvent {
@@ -26,14 +26,14 @@ export async function recordEvent(trx: Db, event: OutboxEvent): Promise<void> {
  * they are delivered. A transaction with many events (a checkout's fulfilment) costs one round trip for all of them.
  */
 export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Promise<string[]> {
-  const { ids, writes } = eventWrites(trx, events);
+  const { ids, writes } = deferEvents(trx, events);
   for (const write of writes) await write;
   if (!trx.isTransaction) notifyCommitted();
   return ids;
 }
 
-/** recordEvents as statements not run yet, for a transaction's last writes (see commitWith), and the events' ids. */
-export function eventWrites(trx: Db, events: readonly OutboxEvent[]): { ids: string[]; writes: Write[] } {
+/** recordEvents as statements not run yet, for a transaction's last writes (see finishWith), and the events' ids. */
+export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: string[]; writes: Deferred[] } {
   if (events.length === 0) return { ids: [], writes: [] };
   // Events often share one payload (order.created and order.paid): serialize each object once.
   const payloads = new Map<unknown, string>();
@@ -45,7 +45,7 @@ export function eventWrites(trx: Db, events: readonly OutboxEvent[]): { ids: str
     payload: payloadOf(event.data),
     created_at: event.at,
   }));
-  const writes: Write[] = [];
+  const writes: Deferred[] = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
   wakeAfterCommit(trx);
   return { ids: rows.map((row) => row.id), writes };
@@ -55,7 +55,7 @@ export function eventWrites(trx: Db, events: readonly OutboxEvent[]): { ids: str
  * Takes back events this transaction recorded, for a change found not to apply after its event was written alongside
  * it (see `together`): the rare path pays a statement so the common one saves a trip.
  */
-export async function discardEvents(trx: Db, ids: readonly string[]): Promise<void> {
+export async function unrecordEvents(trx: Db, ids: readonly string[]): Promise<void> {
   if (ids.length > 0) await trx('outbox_events').whereIn('id', ids).del();
 }
 
@@ -65,11 +65,11 @@ const awaitingCommit = new WeakSet<object>();
 
 /**
  * Wakes this process's webhook worker and event streams once the rows are visible; others find them by polling.
- * Outside a transaction (or a commitAtomically) the writes are not run yet; recordEvents wakes after running them.
+ * Outside a transaction (or in a write-only one) the writes are not run yet; recordEvents wakes after running them.
  */
 function wakeAfterCommit(trx: Db): void {
   if (!trx.isTransaction) {
-    afterGroupCommit(notifyCommitted);
+    afterWriteOnlyCommit(notifyCommitted);
     return;
   }
   if (awaitingCommit.has(trx)) return;

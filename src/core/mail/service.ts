@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { HOUR, MINUTE, SECOND } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
-import type { MailConfig } from '../config/mail.js';
+import type { MailConfig } from '../config/index.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { mailsRepository, type MailRecord, type MailStatus } from './repository.js';
 import type { MailContent } from './templates.js';

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { MailConfig } from '../config/mail.js';
+import type { MailConfig } from '../config/index.js';
 
 /** A message as handed to a transport. */
 export interface OutgoingMail {

@@ -1,6 +1,7 @@
 import { CREDENTIAL_PROVIDER } from '../auth/repository.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import type { ProviderRegistry, ResolvedProvider } from './client.js';
@@ -57,7 +58,7 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
     },
 
     async unlink(userId: string, input: { accountId?: string; providerId?: string }): Promise<void> {
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const accounts = await socialAccountsRepository(trx, box).listForUser(userId);
         const target = input.providerId
           ? accounts.find((account) => account.providerId === input.providerId && (!input.accountId || account.accountId === input.accountId))

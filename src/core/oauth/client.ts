@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { request } from 'undici';
-import type { OAuthConfig, OAuthProviderSettings } from '../config/oauth.js';
+import type { OAuthConfig, OAuthProviderSettings } from '../config/index.js';
 import { mapOidcClaims, PROVIDER_CATALOGUE, type ProviderDefinition, type ProviderProfile } from './providers.js';
 
 /** A configured provider: the catalogue's (or discovery's) definition plus the operator's client credentials. */

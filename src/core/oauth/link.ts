@@ -4,8 +4,9 @@ import { usersRepository } from '../auth/repository.js';
 import type { RequestMeta, SessionService } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { newAuthId } from '../kernel/ids.js';
-import type { OAuthConfig } from '../config/oauth.js';
+import type { OAuthConfig } from '../config/index.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { OAuthFlowError, type TokenSet } from './client.js';
 import type { ProviderProfile } from './providers.js';
@@ -41,7 +42,7 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
     async signIn(providerId: string, profile: ProviderProfile, tokens: TokenSet, options: { requestSignUp?: boolean }, meta: RequestMeta): Promise<SocialSignIn> {
       if (!profile.email) throw new OAuthFlowError('email_not_found');
       const email = normalizeEmail(profile.email);
-      const outcome = await db.transaction(async (trx) => {
+      const outcome = await transaction(db, async (trx) => {
         const accounts = socialAccountsRepository(trx, box);
         const users = usersRepository(trx);
         const now = clock.now();
@@ -69,10 +70,10 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
           updatedAt: now,
         };
         try {
-          await trx.transaction(async (inner) => {
+          await transaction(trx, async (inner) => {
             await usersRepository(inner).insert(created);
             await socialAccountsRepository(inner, box).insert({ id: newAuthId(), userId: created.id, providerId, accountId: profile.id, at: now }, tokens);
-          });
+          }, { savepoint: true });
         } catch {
           throw new OAuthFlowError('unable_to_create_user');
         }
@@ -88,7 +89,7 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
 
     /** Adds a provider identity to a signed-in user (link-social's callback). */
     async link(providerId: string, profile: ProviderProfile, tokens: TokenSet, target: LinkTarget): Promise<void> {
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const accounts = socialAccountsRepository(trx, box);
         const now = clock.now();
         const existing = await accounts.findByProviderAccount(providerId, profile.id);

@@ -1,5 +1,5 @@
 import type { Address } from '../customers/address.js';
-import type { Db, Write } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -114,7 +114,8 @@ export interface OrderFilter {
 
 export function ordersRepository(db: Db) {
   return {
-    insert(order: Order): Write {
+    /** The INSERT, not run yet (see Deferred). */
+    deferInsert(order: Order): Deferred {
       return db('orders').insert({
         id: order.id,
         organization_id: order.organizationId,
@@ -145,7 +146,8 @@ export function ordersRepository(db: Db) {
         modified_at: order.modifiedAt,
       });
     },
-    insertItems(items: OrderItem[]): Write | null {
+    /** The INSERT of the items, not run yet (see Deferred); null when there are none. */
+    deferInsertItems(items: OrderItem[]): Deferred | null {
       if (items.length > 0) {
         return db('order_items').insert(
           items.map((item) => ({

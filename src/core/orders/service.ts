@@ -1,13 +1,14 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { OrderListQuery, OrderUpdateInput } from './inputs.js';
 import type { Order } from './repository.js';
 import { ordersRepository } from './repository.js';
@@ -15,9 +16,9 @@ import type { OrderWire } from './schemas.js';
 import { loadOrderWires } from './loaders.js';
 
 /** The merchant's orders API: list, read, and correct the invoice's name and address. */
-export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Order> {
     const order = await ordersRepository(db).findById(id);
@@ -60,7 +61,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string
      */
     async update(actor: MerchantActor, id: string, input: OrderUpdateInput): Promise<OrderWire> {
       await owned(actor, id, 'write');
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const current = (await ordersRepository(trx).lock(id))!;
         const next: Order = { ...current };
         if (input.billing_name !== undefined) next.billingName = input.billing_name;

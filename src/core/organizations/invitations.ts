@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AuthActor } from '../auth/sessions.js';
 import { HOUR } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
-import { inTransaction, isUniqueViolation } from '../database/index.js';
+import { transaction, isUniqueViolation } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { newAuthId } from '../kernel/ids.js';
 import { organizationInvitationMail } from '../mail/templates.js';
@@ -84,7 +84,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
       if (!organizationId) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
       if (!email.safeParse(input.email).success) throw new DomainError(400, 'INVALID_EMAIL', 'Invalid email');
       const address = input.email.toLowerCase();
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         // Serializes invites per organization so the pending-invitation limit holds under concurrency.
         const organization = await organizationsRepository(trx).lock(organizationId);
         if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
@@ -134,7 +134,7 @@ export function createInvitationService(deps: OrganizationDeps, targetId: (actor
     async accept(actor: AuthActor, invitationId: string): Promise<{ invitation: Invitation; member: Member }> {
       const found = await forRecipient(actor, invitationId, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION');
       try {
-        return await inTransaction(db, async (trx) => {
+        return await transaction(db, async (trx) => {
           await organizationsRepository(trx).lock(found.organizationId);
           if ((await membersRepository(trx).count(found.organizationId)) >= membershipLimit(deps.config)) throw orgError(403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED');
           if (!(await invitationsRepository(trx).settle(found.id, 'accepted'))) throw orgError(400, 'INVITATION_NOT_FOUND');

@@ -1,6 +1,6 @@
 import type { AuthActor } from '../auth/sessions.js';
 import type { OrganizationsConfig } from '../config/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { orgError } from './errors.js';
@@ -142,7 +142,7 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
       const id = targetId(actor, input.organizationId);
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       const role = assertKnownRoles(input.role);
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         await organizationsRepository(trx).lock(id);
         const members = membersRepository(trx);
         const caller = await members.find(id, actor.user.id);
@@ -167,7 +167,7 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
     async remove(actor: AuthActor, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberWithUser> {
       const id = targetId(actor, input.organizationId);
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         await organizationsRepository(trx).lock(id);
         const members = membersRepository(trx);
         const caller = await members.find(id, actor.user.id);
@@ -191,7 +191,7 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
     },
 
     async leave(actor: AuthActor, organizationId: string): Promise<MemberWithUser> {
-      return inTransaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         await organizationsRepository(trx).lock(organizationId);
         const members = membersRepository(trx);
         const member = await members.find(organizationId, actor.user.id);

@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
-import { merchantInvalidation } from '../cache/read-cache.js';
+import { merchantInvalidation, type ReadCache } from '../cache/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound } from '../polar-api/errors.js';
 import { DomainError } from '../kernel/errors.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -11,8 +11,7 @@ import { authorize, organizationFilter } from '../polar-api/actor.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { organizationsRepository } from './repository.js';
 import type { OrganizationService } from './service.js';
-import type { MerchantOrganization } from './merchant-repository.js';
-import { merchantOrganizationsRepository } from './merchant-repository.js';
+import type { MerchantOrganization } from './repository.js';
 import type { FeatureSettings, OrganizationCreateInput, OrganizationSettingsInput, OrganizationUpdateInput, OrganizationWire, SubscriptionSettings } from './merchant-schemas.js';
 import { CUSTOMER_EMAIL_KEYS, FEATURE_FLAGS, NOTIFICATION_KEYS } from './merchant-schemas.js';
 
@@ -115,20 +114,24 @@ export function applySettings(org: MerchantOrganization, input: OrganizationSett
   return next;
 }
 
-export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing }) {
+/**
+ * /v1's organizations (Polar's `Organization`): the merchant side of the same organizations the member side
+ * (service.ts, Better Auth's organization plugin) manages, over the same repository.
+ */
+export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing; readCache: ReadCache }) {
   const { db, clock, organizations } = deps;
-  const repo = merchantOrganizationsRepository(db);
+  const repo = organizationsRepository(db, deps.readCache);
 
   return {
     async get(actor: MerchantActor, id: string): Promise<OrganizationWire> {
       authorize(actor, id, 'read');
-      const org = await repo.findById(id);
+      const org = await repo.findMerchantView(id);
       if (!org) throw resourceNotFound();
       return organizationWire(org);
     },
 
     async list(actor: MerchantActor, query: ListOptions & { slug?: string }): Promise<Page<OrganizationWire>> {
-      const page = await repo.list(organizationFilter(actor, undefined), { slug: query.slug }, query);
+      const page = await repo.listMerchantViews(organizationFilter(actor, undefined), { slug: query.slug }, query);
       return { items: page.items.map(organizationWire), pagination: page.pagination };
     },
 
@@ -138,12 +141,13 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
       return deps.changing(async (trx, announce) => {
         announce([merchantInvalidation(id)]);
         // Locked so two concurrent updates merge their settings one after the other instead of losing one.
-        if (!(await organizationsRepository(trx).lock(id))) throw resourceNotFound();
-        const current = await merchantOrganizationsRepository(trx).findById(id);
+        const organizations = organizationsRepository(trx, deps.readCache);
+        if (!(await organizations.lock(id))) throw resourceNotFound();
+        const current = await organizations.findMerchantView(id);
         if (!current) throw resourceNotFound();
         const now = clock.now();
         const next = applySettings(current, input, now);
-        await merchantOrganizationsRepository(trx).save(next);
+        await organizations.saveMerchantView(next);
         const wire = organizationWire(next);
         await recordEvent(trx, { organizationId: id, type: 'organization.updated', data: wire, at: now });
         return wire;
@@ -167,13 +171,13 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
         if (error instanceof DomainError && error.status === 403) throw notPermitted(error.message);
         throw error;
       }
-      const org = await repo.findById(id);
+      const org = await repo.findMerchantView(id);
       if (!org) throw resourceNotFound();
       // A separate write from Better Auth's transaction; the settings were validated before either ran.
       const next = { ...applySettings(org, input, clock.now()), modifiedAt: null };
       await deps.changing(async (trx, announce) => {
         announce([merchantInvalidation(id)]);
-        await merchantOrganizationsRepository(trx).save(next);
+        await organizationsRepository(trx).saveMerchantView(next);
       });
       return organizationWire(next);
     },

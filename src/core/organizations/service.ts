@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { OrganizationsConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
 import type { MailService } from '../mail/service.js';
-import { inTransaction, isUniqueViolation } from '../database/index.js';
+import { transaction, isUniqueViolation } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
 import { accessInvalidation, merchantInvalidation } from '../cache/read-cache.js';
 import { newAuthId } from '../kernel/ids.js';
@@ -77,7 +77,7 @@ export function createOrganizationService(deps: OrganizationDeps) {
       };
       const member: Member = { id: newAuthId(), organizationId: organization.id, userId: actor.user.id, role: CREATOR_ROLE, createdAt: now };
       try {
-        const team = await inTransaction(db, async (trx) => {
+        const team = await transaction(db, async (trx) => {
           await organizationsRepository(trx).insert(organization);
           await membersRepository(trx).insert(member);
           // With teams on, Better Auth's default team: named after the organization, creator in it, active.

@@ -1,6 +1,6 @@
 import type { AuthActor } from '../auth/sessions.js';
 import type { Db } from '../database/index.js';
-import { inTransaction, isUniqueViolation } from '../database/index.js';
+import { transaction, isUniqueViolation } from '../database/index.js';
 import { NotFoundError } from '../kernel/errors.js';
 import { newAuthId } from '../kernel/ids.js';
 import { orgError } from './errors.js';
@@ -73,7 +73,7 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       const member = await membership(organizationId, actor.user.id);
       if (!member || actor.session.activeTeamId === input.teamId) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
       if (!roleAllows(member.role, { team: ['delete'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION');
-      await inTransaction(db, async (trx) => {
+      await transaction(db, async (trx) => {
         // Serialized per organization so two removals cannot both see "not the last team".
         await organizationsRepository(trx).lock(organizationId);
         const teams = await teamsRepository(trx).listForOrganization(organizationId);
@@ -127,7 +127,7 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       if (!roleAllows(member.role, { member: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
       const limit = deps.config.maximumMembersPerTeam ?? null;
       try {
-        return await inTransaction(db, async (trx) => {
+        return await transaction(db, async (trx) => {
           // Serialized per organization (as accepting a team invitation is), so parallel adds cannot overfill a team.
           await organizationsRepository(trx).lock(organizationId);
           if (!(await membersRepository(trx).find(organizationId, input.userId))) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');

@@ -1,16 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Write } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
 import type { ChargeResult, RefundResult } from './processor.js';
 
 /**
  * The audit trail of money: every charge and refund attempt, failed ones included, with the processor's reference,
- * written in the same transaction as what the attempt changed. A charge's record is a statement not run yet: awaited,
- * or sent with a transaction's last writes (see commitWith).
+ * written in the same transaction as what the attempt changed.
  */
-export function recordChargeAttempt(
-  trx: Db,
-  attempt: { organizationId: string; processor: string; amount: number; currency: string; checkoutId?: string | null; orderId?: string | null; customerId?: string | null; result: ChargeResult; at: Date },
-): Write {
+export async function recordChargeAttempt(trx: Db, attempt: ChargeAttempt): Promise<void> {
+  await deferChargeAttempt(trx, attempt);
+}
+
+interface ChargeAttempt {
+  organizationId: string;
+  processor: string;
+  amount: number;
+  currency: string;
+  checkoutId?: string | null;
+  orderId?: string | null;
+  customerId?: string | null;
+  result: ChargeResult;
+  at: Date;
+}
+
+/** recordChargeAttempt's INSERT, not run yet, for a transaction's last writes (see finishWith). */
+export function deferChargeAttempt(trx: Db, attempt: ChargeAttempt): Deferred {
   const { result } = attempt;
   return trx('payment_attempts').insert({
     id: randomUUID(),

@@ -1,11 +1,11 @@
 import type { Db } from '../database/index.js';
-import { readCacheOf } from '../cache/read-cache.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { ProductPrice } from './prices.js';
 import type { Product } from './repository.js';
 
 /**
  * The catalog as every checkout reads it — products, their live prices, prices by id — kept across requests in the
- * daemon's read cache (cache/read-cache.ts), owned by the product's organization. Every write that changes what
+ * daemon's read cache (cache/read-cache.ts), handed to each function by its caller, owned by the product's organization. Every write that changes what
  * these hold announces the organization (products, benefits, custom fields and files services), so the next
  * request reads the change. Product wires are cached in loaders.ts on top of these.
  */
@@ -15,9 +15,9 @@ const livePricesKey = (productId: string) => `prices:${productId}`;
 const priceKey = (id: string) => `price:${id}`;
 
 /** Products by id through the cache; unknown ids are left out (and never cached). */
-export async function cachedProducts(db: Db, ids: readonly string[], load: (ids: string[]) => Promise<Product[]>): Promise<Product[]> {
+export async function cachedProducts(readCache: ReadCache | null | undefined, db: Db, ids: readonly string[], load: (ids: string[]) => Promise<Product[]>): Promise<Product[]> {
   const unique = [...new Set(ids)];
-  const cache = readCacheOf(db);
+  const cache = readCache?.for(db);
   if (!cache) return load(unique);
   const found = new Map<string, Product>();
   const missing: string[] = [];
@@ -34,25 +34,30 @@ export async function cachedProducts(db: Db, ids: readonly string[], load: (ids:
 }
 
 /** The organization owning a cached product: entries about a product are kept only while it is known. */
-function ownerOf(db: Db, productId: string): string | null {
-  return readCacheOf(db)?.get<Product>(db, productKey(productId))?.organizationId ?? null;
+function ownerOf(cache: ReadCache, db: Db, productId: string): string | null {
+  return cache.get<Product>(db, productKey(productId))?.organizationId ?? null;
 }
 
-export async function cachedPrice(db: Db, id: string, load: () => Promise<ProductPrice | null>): Promise<ProductPrice | null> {
-  const cache = readCacheOf(db);
+export async function cachedPrice(readCache: ReadCache | null | undefined, db: Db, id: string, load: () => Promise<ProductPrice | null>): Promise<ProductPrice | null> {
+  const cache = readCache?.for(db);
   if (!cache) return load();
   const hit = cache.get<ProductPrice>(db, priceKey(id));
   if (hit) return hit;
   const readEpoch = cache.beginRead();
   const price = await load();
-  const owner = price ? ownerOf(db, price.productId) : null;
+  const owner = price ? ownerOf(cache, db, price.productId) : null;
   return price && owner ? cache.keep(db, readEpoch, priceKey(id), owner, price) : price;
 }
 
 /** Prices by id through the cache, the misses read in one go; unknown ids are left out. */
-export async function cachedPrices(db: Db, ids: readonly string[], load: (ids: string[]) => Promise<ProductPrice[]>): Promise<ProductPrice[]> {
+export async function cachedPrices(
+  readCache: ReadCache | null | undefined,
+  db: Db,
+  ids: readonly string[],
+  load: (ids: string[]) => Promise<ProductPrice[]>,
+): Promise<ProductPrice[]> {
   const unique = [...new Set(ids)];
-  const cache = readCacheOf(db);
+  const cache = readCache?.for(db);
   if (!cache) return load(unique);
   const found = new Map<string, ProductPrice>();
   const missing: string[] = [];
@@ -64,7 +69,7 @@ export async function cachedPrices(db: Db, ids: readonly string[], load: (ids: s
   if (missing.length > 0) {
     const readEpoch = cache.beginRead();
     for (const price of await load(missing)) {
-      const owner = ownerOf(db, price.productId);
+      const owner = ownerOf(cache, db, price.productId);
       found.set(price.id, owner ? cache.keep(db, readEpoch, priceKey(price.id), owner, price) : price);
     }
   }
@@ -73,12 +78,13 @@ export async function cachedPrices(db: Db, ids: readonly string[], load: (ids: s
 
 /** Live prices of many products, in each product's order, through the cache. */
 export async function cachedLivePrices(
+  readCache: ReadCache | null | undefined,
   db: Db,
   productIds: readonly string[],
   load: (productIds: string[]) => Promise<Map<string, ProductPrice[]>>,
 ): Promise<Map<string, ProductPrice[]>> {
   const unique = [...new Set(productIds)];
-  const cache = readCacheOf(db);
+  const cache = readCache?.for(db);
   if (!cache) return load(unique);
   const byProduct = new Map<string, ProductPrice[]>();
   const missing: string[] = [];
@@ -92,7 +98,7 @@ export async function cachedLivePrices(
     const loaded = await load(missing);
     for (const id of missing) {
       const prices = loaded.get(id) ?? [];
-      const owner = ownerOf(db, id);
+      const owner = ownerOf(cache, db, id);
       if (!owner) {
         if (prices.length > 0) byProduct.set(id, prices);
         continue;
@@ -115,18 +121,18 @@ interface CachedWire<W> {
   wire: W;
 }
 
-export function cachedWire<W>(db: Db, product: Product): W | undefined {
-  const entry = readCacheOf(db)?.get<CachedWire<W>>(db, wireKey(product.id));
+export function cachedWire<W>(readCache: ReadCache | null | undefined, db: Db, product: Product): W | undefined {
+  const entry = readCache?.for(db)?.get<CachedWire<W>>(db, wireKey(product.id));
   return entry && entry.source === JSON.stringify(product) ? entry.wire : undefined;
 }
 
 /** Keeps wires built by a read begun at `readEpoch`; returns them as callers must use them. */
-export function keepWire<W>(db: Db, readEpoch: number | null, product: Product, wire: W): W {
-  const cache = readCacheOf(db);
+export function keepWire<W>(readCache: ReadCache | null | undefined, db: Db, readEpoch: number | null, product: Product, wire: W): W {
+  const cache = readCache?.for(db);
   if (!cache || readEpoch === null) return wire;
   return cache.keep<CachedWire<W>>(db, readEpoch, wireKey(product.id), product.organizationId, { source: JSON.stringify(product), wire }).wire;
 }
 
-export function beginCatalogRead(db: Db): number | null {
-  return readCacheOf(db)?.beginRead() ?? null;
+export function beginCatalogRead(readCache: ReadCache | null | undefined, db: Db): number | null {
+  return readCache?.for(db)?.beginRead() ?? null;
 }

@@ -11,6 +11,7 @@ import { productMediaFileReadSchema } from '../files/schemas.js';
 import { fileReadWire } from '../files/service.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
 
 /**
  * What a product embeds from other parts of the catalog — benefits, media files, custom fields — read through
@@ -35,6 +36,8 @@ export interface EmbedOptions {
    * change is always seen by the next request.
    */
   memo?: Map<string, import('./schemas.js').ProductWire>;
+  /** The daemon's read cache, for the catalog and the selling organization (cache/read-cache.ts). */
+  readCache?: ReadCache | null;
 }
 
 /** Uploaded, live files among `ids` of the given organizations, by id. */

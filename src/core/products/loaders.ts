@@ -19,14 +19,14 @@ export async function productWires(db: Db, all: readonly Product[], options: Emb
   const { memo } = options;
   const found = new Map<string, ProductWire>();
   for (const product of all) {
-    const known = memo?.get(product.id) ?? cachedWire<ProductWire>(db, product);
+    const known = memo?.get(product.id) ?? cachedWire<ProductWire>(options.readCache, db, product);
     if (known) found.set(product.id, known);
   }
   const missing = all.filter((product) => !found.has(product.id));
   if (missing.length > 0) {
-    const readEpoch = beginCatalogRead(db);
+    const readEpoch = beginCatalogRead(options.readCache, db);
     const built = await buildWires(db, missing, options);
-    missing.forEach((product, index) => found.set(product.id, keepWire(db, readEpoch, product, built[index]!)));
+    missing.forEach((product, index) => found.set(product.id, keepWire(options.readCache, db, readEpoch, product, built[index]!)));
   }
   if (memo) for (const [id, wire] of found) memo.set(id, wire);
   return all.map((product) => found.get(product.id)!);
@@ -34,7 +34,7 @@ export async function productWires(db: Db, all: readonly Product[], options: Emb
 
 async function buildWires(db: Db, products: readonly Product[], options: EmbedOptions): Promise<ProductWire[]> {
   if (products.length === 0) return [];
-  const repo = productsRepository(db);
+  const repo = productsRepository(db, options.readCache);
   const ids = products.map((product) => product.id);
   // Reads that do not depend on each other go together: two trips instead of seven (inside a transaction, or on
   // SQLite, one connection answers them all).

@@ -1,4 +1,5 @@
 import type { Db } from '../database/index.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { ProductPrice } from './prices.js';
 import type { Product } from './repository.js';
 import { productsRepository } from './repository.js';
@@ -14,8 +15,8 @@ export { productWires } from './loaders.js';
  */
 
 /** A product with its live (non-archived) prices in order, or null. */
-export async function findProduct(db: Db, id: string): Promise<(Product & { prices: ProductPrice[] }) | null> {
-  const repo = productsRepository(db);
+export async function findProduct(db: Db, id: string, readCache: ReadCache | null | undefined): Promise<(Product & { prices: ProductPrice[] }) | null> {
+  const repo = productsRepository(db, readCache);
   const product = await repo.findById(id);
   if (!product) return null;
   return { ...product, prices: (await repo.pricesOf([id])).get(id) ?? [] };
@@ -25,8 +26,8 @@ export async function findProduct(db: Db, id: string): Promise<(Product & { pric
  * A price, archived or not (a subscription keeps its price after the merchant replaces it), with its product, or
  * null.
  */
-export async function findPrice(db: Db, priceId: string): Promise<{ price: ProductPrice; product: Product } | null> {
-  const repo = productsRepository(db);
+export async function findPrice(db: Db, priceId: string, readCache: ReadCache | null | undefined): Promise<{ price: ProductPrice; product: Product } | null> {
+  const repo = productsRepository(db, readCache);
   const price = await repo.findPrice(priceId);
   if (!price) return null;
   const product = await repo.findById(price.productId);

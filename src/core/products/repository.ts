@@ -6,6 +6,7 @@ import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Metadata } from '../polar-api/schemas.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { cachedLivePrices, cachedPrice, cachedPrices, cachedProducts } from './catalog-cache.js';
 import type { ProductPrice } from './prices.js';
 import { priceFromRow, priceToRow } from './prices.js';
@@ -79,7 +80,11 @@ function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-export function productsRepository(db: Db) {
+/**
+ * Products and their prices. Given the daemon's `readCache`, findById (not for update), findByIds, findPrice and
+ * livePrices may be answered from it (catalog-cache.ts).
+ */
+export function productsRepository(db: Db, readCache?: ReadCache | null) {
   // Sorting by price looks at the live prices: a fixed price's amount, a custom price's minimum, 0 when free.
   const priceSort = (expression: string, alias: string) =>
     db.raw(`(select min(${expression}) from product_prices pp where pp.product_id = products.id and pp.is_archived = ?) as ${alias}`, [false]);
@@ -113,7 +118,7 @@ export function productsRepository(db: Db) {
      * read is for a change, so it reads the row itself; other reads may be answered by the catalog cache (frozen).
      */
     async findById(id: string, options: { forUpdate?: boolean } = {}): Promise<Product | null> {
-      if (!options.forUpdate) return (await cachedProducts(db, [id], (ids) => readProducts(ids)))[0] ?? null;
+      if (!options.forUpdate) return (await cachedProducts(readCache, db, [id], (ids) => readProducts(ids)))[0] ?? null;
       const query = db('products').where({ id });
       if (dialect(db) === 'postgres') query.forUpdate();
       const row = await query.first();
@@ -123,7 +128,7 @@ export function productsRepository(db: Db) {
     /** Products by id (unknown ones left out), possibly from the catalog cache (frozen). */
     async findByIds(ids: readonly string[]): Promise<Product[]> {
       if (ids.length === 0) return [];
-      return cachedProducts(db, ids, (missing) => readProducts(missing));
+      return cachedProducts(readCache, db, ids, (missing) => readProducts(missing));
     },
 
     async list(filter: ProductFilter, options: ListOptions) {
@@ -163,7 +168,7 @@ export function productsRepository(db: Db) {
 
     /** A price, archived or not, possibly from the catalog cache (frozen). */
     async findPrice(id: string): Promise<ProductPrice | null> {
-      return cachedPrice(db, id, async () => {
+      return cachedPrice(readCache, db, id, async () => {
         const row = await db('product_prices').where({ id }).first();
         return row ? priceFromRow(row) : null;
       });
@@ -172,7 +177,7 @@ export function productsRepository(db: Db) {
     /** Prices by id, archived or not, unknown ids left out, possibly from the catalog cache (frozen); one query for the rest. */
     async findPrices(ids: readonly string[]): Promise<ProductPrice[]> {
       if (ids.length === 0) return [];
-      return cachedPrices(db, ids, async (missing) => ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow));
+      return cachedPrices(readCache, db, ids, async (missing) => ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow));
     },
 
     /**
@@ -182,7 +187,7 @@ export function productsRepository(db: Db) {
     async pricesOf(productIds: readonly string[], options: { includeArchived?: boolean } = {}): Promise<Map<string, ProductPrice[]>> {
       if (productIds.length === 0) return new Map();
       if (options.includeArchived) return readPrices(productIds, true);
-      return cachedLivePrices(db, productIds, (missing) => readPrices(missing, false));
+      return cachedLivePrices(readCache, db, productIds, (missing) => readPrices(missing, false));
     },
 
     async archivePrices(ids: readonly string[], at: Date): Promise<void> {

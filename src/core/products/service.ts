@@ -38,7 +38,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
   const { db, clock } = deps;
 
   async function owned(trx: Db, actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Product> {
-    const product = await productsRepository(trx).findById(id, { forUpdate: mode === 'write' });
+    const product = await productsRepository(trx, deps.readCache).findById(id, { forUpdate: mode === 'write' });
     if (!product) throw resourceNotFound();
     authorize(actor, product.organizationId, mode);
     return product;
@@ -90,7 +90,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
           createdAt: now,
           modifiedAt: null,
         };
-        const repo = productsRepository(trx);
+        const repo = productsRepository(trx, deps.readCache);
         await repo.insert(product);
         await repo.insertPrices(input.prices.map((price, position) => newPrice(product.id, price, position, now)));
         await repo.replaceLinks('product_medias', product.id, medias.map((id) => ({ id })));
@@ -100,7 +100,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
     },
 
     async list(actor: MerchantActor, query: ProductListQuery): Promise<Page<ProductWire>> {
-      const page = await productsRepository(db).list(
+      const page = await productsRepository(db, deps.readCache).list(
         {
           organizationIds: organizationFilter(actor, query.organization_id),
           ids: query.id,
@@ -125,7 +125,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const current = await owned(trx, actor, id, 'write');
         // Every cached product wire of the organization goes: it may embed this product's prices or links.
         announce([merchantInvalidation(current.organizationId)]);
-        const repo = productsRepository(trx);
+        const repo = productsRepository(trx, deps.readCache);
         const now = clock.now();
         const recurring = current.recurringInterval !== null;
         const issues: FieldIssue[] = [];
@@ -216,7 +216,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const benefits = unique(benefitIds, (value) => value);
         const now = clock.now();
         const product = { ...current, modifiedAt: now };
-        const repo = productsRepository(trx);
+        const repo = productsRepository(trx, deps.readCache);
         await repo.update(product);
         await repo.replaceLinks('product_benefits', product.id, benefits.map((value) => ({ id: value })));
         return changed(trx, product, 'product.updated', now);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import { fieldError } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import { proportion } from '../kernel/money.js';
 import { recordEvent } from '../kernel/outbox.js';
@@ -16,6 +16,7 @@ import { loadOrderWires } from '../orders/loaders.js';
 import { recordRefundAttempt } from '../payments/attempts.js';
 import type { PaymentProcessor, RefundResult } from '../payments/processor.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import { applyLifecycle, changeSubscription } from '../subscriptions/lifecycle.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import type { Refund } from './repository.js';
@@ -34,13 +35,13 @@ import { refundWire } from './wire.js';
  * outside any transaction. The outcome is written in a second locked transaction: success moves the amount into
  * the order's `refunded_amount`; a failure marks the refund failed, which releases its reservation.
  */
-export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; processor: PaymentProcessor }) {
+export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache; processor: PaymentProcessor }) {
   const { db, clock, processor } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   /** Validates and reserves the refund under the order's lock; returns it with the order. */
   async function reserve(actor: MerchantActor, input: RefundCreateInput): Promise<{ refund: Refund; order: Order }> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const order = await ordersRepository(trx).lock(input.order_id);
       if (!order || !readableOrganizationIds(actor).includes(order.organizationId)) throw fieldError(['body', 'order_id'], 'Order not found.');
       authorize(actor, order.organizationId, 'write');
@@ -83,7 +84,7 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
 
   /** Writes the processor's answer: the money is counted on the order, or the reservation is released. */
   async function settle(refund: Refund, result: RefundResult): Promise<Refund> {
-    return inTransaction(db, async (trx) => {
+    return transaction(db, async (trx) => {
       const at = clock.now();
       const order = (await ordersRepository(trx).lock(refund.orderId))!;
       const status = result.status === 'succeeded' ? 'succeeded' : 'failed';

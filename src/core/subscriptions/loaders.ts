@@ -34,7 +34,7 @@ export async function loadRelated(
   const discountIds = [...new Set([...ids.discountIds].filter((id): id is string => id !== null))];
   // Deleted customers still show on their orders (Polar keeps `deleted_at` on the embedded customer).
   const customerRows = await customersRepository(db).findAnyByIds(customerIds);
-  const products = productIds.length ? await productWires(db, await productsRepository(db).findByIds(productIds), options) : [];
+  const products = productIds.length ? await productWires(db, await productsRepository(db, options.readCache).findByIds(productIds), options) : [];
   const discounts = discountIds.length ? await discountsRepository(db).findByIds(discountIds) : [];
   return {
     customers: new Map(customerRows.map((customer) => [customer.id, customerWire(customer)])),
@@ -52,7 +52,7 @@ export async function loadSubscriptionWires(db: Db, subscriptions: readonly Subs
       { customerIds: subscriptions.map((s) => s.customerId), productIds: subscriptions.map((s) => s.productId), discountIds: subscriptions.map((s) => s.discountId) },
       options,
     ));
-  const prices = new Map<string, ProductPriceWire>((await productsRepository(db).findPrices(subscriptions.map((s) => s.productPriceId))).map((price) => [price.id, priceWire(price)]));
+  const prices = new Map<string, ProductPriceWire>((await productsRepository(db, options.readCache).findPrices(subscriptions.map((s) => s.productPriceId))).map((price) => [price.id, priceWire(price)]));
   return subscriptions.map((subscription) =>
     subscriptionWire(subscription, {
       customer: loaded.customers.get(subscription.customerId)!,

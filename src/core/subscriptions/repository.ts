@@ -1,4 +1,4 @@
-import type { Db, Write } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
 import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -127,7 +127,8 @@ export interface SubscriptionFilter {
 
 export function subscriptionsRepository(db: Db) {
   return {
-    insert(subscription: Subscription): Write {
+    /** The INSERT, not run yet (see Deferred). */
+    deferInsert(subscription: Subscription): Deferred {
       return db('subscriptions').insert(toRow(subscription));
     },
     async findById(id: string): Promise<Subscription | null> {

@@ -1,12 +1,13 @@
 import type { Clock } from '../kernel/clock.js';
 import { resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { inTransaction } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import type { ReadCache } from '../cache/read-cache.js';
 import type { SubscriptionListQuery, SubscriptionUpdateInput } from './inputs.js';
 import { changeSubscription } from './lifecycle.js';
 import type { Subscription } from './repository.js';
@@ -15,9 +16,9 @@ import type { SubscriptionWire } from './schemas.js';
 import { loadSubscriptionWires } from './loaders.js';
 
 /** The merchant's subscriptions API: list, read, cancel or uncancel at the period end, revoke now. */
-export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string }) {
+export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
-  const options: EmbedOptions = { baseUrl: deps.baseUrl };
+  const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   async function owned(actor: MerchantActor, id: string, mode: 'read' | 'write'): Promise<Subscription> {
     const subscription = await subscriptionsRepository(db).findById(id);
@@ -61,14 +62,14 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
       await owned(actor, id, 'write');
       const change = 'revoke' in input ? 'revoke' : input.cancel_at_period_end ? 'cancel' : 'uncancel';
       const reason = { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment };
-      const saved = await inTransaction(db, (trx) => changeSubscription(trx, id, change, reason, clock.now(), options));
+      const saved = await transaction(db, (trx) => changeSubscription(trx, id, change, reason, clock.now(), options));
       return wire(saved);
     },
 
     /** DELETE: revoke now. */
     async revoke(actor: MerchantActor, id: string): Promise<SubscriptionWire> {
       await owned(actor, id, 'write');
-      const saved = await inTransaction(db, (trx) => changeSubscription(trx, id, 'revoke', {}, clock.now(), options));
+      const saved = await transaction(db, (trx) => changeSubscription(trx, id, 'revoke', {}, clock.now(), options));
       return wire(saved);
     },
   };

@@ -28,22 +28,6 @@ export const RESPONSE_CHARS = 2048;
 const RESPONSE_READ_BYTES = 16 * 1024;
 
 /**
- * A transaction whose commit does not wait for PostgreSQL's disk flush. Only for delivery bookkeeping: should the
- * database server itself crash, the last claims or outcomes may be lost, which only means an event is sent again with
- * its webhook-id (at least once either way). On SQLite (WAL, synchronous=NORMAL) commits already skip the flush.
- */
-export async function relaxedTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>, options: { advisoryLocks?: number[] } = {}): Promise<T> {
-  return db.transaction(async (trx) => {
-    if (dialect(trx) === 'postgres') {
-      // Transaction-scoped advisory locks (taken in the order given) ride along: one round trip for all.
-      const locks = options.advisoryLocks ?? [];
-      await trx.raw(`SELECT set_config('synchronous_commit', 'off', true)${locks.map(() => ', pg_advisory_xact_lock(?)').join('')}`, locks);
-    }
-    return fn(trx);
-  });
-}
-
-/**
  * The delivery worker's database: on PostgreSQL a pool of its own (two connections: a round and a fallback write),
  * so its rounds neither queue behind API requests for the API's pool nor take connections from it. SQLite has one
  * connection for everything.

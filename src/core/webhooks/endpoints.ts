@@ -3,6 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import type { WebhooksConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
+import { transaction } from '../database/index.js';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import type { SecretBox } from '../kernel/secret-box.js';
@@ -113,7 +114,7 @@ export function createEndpointService(deps: EndpointDeps) {
       if (input.format) changes.format = input.format;
       if (input.events) changes.events = [...new Set(input.events)];
       if (input.enabled !== undefined && input.enabled !== null) changes.enabled = input.enabled;
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         await endpointsRepository(trx).update(id, changes);
         if (changes.enabled === false && endpoint.enabled) await eventsRepository(trx).skipPending(id, now);
       });

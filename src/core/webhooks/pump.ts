@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../kernel/clock.js';
 import type { WebhooksConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
-import { dialect } from '../database/index.js';
+import { dialect, transaction } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { CLAIM_LOCK, claimsRepository, type SuccessRecord } from './claims.js';
-import { relaxedTransaction, resultOf, WEBHOOK_RETRY, type AttemptOutcome, type AttemptResult, type createDeliverer } from './delivery.js';
+import { resultOf, WEBHOOK_RETRY, type AttemptOutcome, type AttemptResult, type createDeliverer } from './delivery.js';
 import { DISPATCH_LOCK, type createDispatcher } from './dispatcher.js';
 import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
 import type { WebhookEventRecord } from './events-repository.js';
@@ -224,9 +224,9 @@ export function createDeliveryPump(deps: {
     let stopsAtClaim = new Map<string, number>();
     const results: AttemptResult[] = [];
     try {
-      // On PostgreSQL the round holds its locks from its first statement (see relaxedTransaction): rounds of all
+      // On PostgreSQL the round holds its locks from its first statement (see the `relaxed` transaction option): rounds of all
       // daemons take turns, always in one lock order, and the locks cost no round trips of their own.
-      await relaxedTransaction(db, async (trx) => {
+      await transaction(db, async (trx) => {
         // Taken once the connection is ours: on SQLite a round may wait behind the API for it, and what the runs
         // sent back meanwhile goes into this round, not the next.
         const held = performance.now();
@@ -267,7 +267,7 @@ export function createDeliveryPump(deps: {
           }
         }
         heldMs = performance.now() - held;
-      }, { advisoryLocks: dispatch ? [DISPATCH_LOCK, CLAIM_LOCK] : [CLAIM_LOCK] });
+      }, { relaxed: { advisoryLocks: dispatch ? [DISPATCH_LOCK, CLAIM_LOCK] : [CLAIM_LOCK] } });
     } catch (error) {
       if (dispatch) dispatchWanted = true;
       if (taken) await recordOneByOne(taken);
@@ -295,7 +295,7 @@ export function createDeliveryPump(deps: {
    */
   async function recordOneByOne(taken: Taken): Promise<void> {
     const at = clock.now();
-    const one = (work: (trx: Db) => Promise<unknown>) => relaxedTransaction(db, work).catch(deps.onError);
+    const one = (work: (trx: Db) => Promise<unknown>) => transaction(db, work, { relaxed: true }).catch(deps.onError);
     for (const event of taken.releases) await one((trx) => claimsRepository(trx).release([event], at));
     for (const success of taken.successes) {
       await one((trx) => claimsRepository(trx).recordSuccesses([successRecord(success)], at));

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../core/config/index.js';
 import { createDb, dialectOf, sqlitePath } from '../../../core/database/index.js';
-import { migrateLatest } from '../../../core/database/migrate.js';
+import { migrateLatest } from '../../../core/database/index.js';
 import type { Invocation } from '../../action.js';
 import { info, printJson, printLine } from '../../output.js';
 

@@ -7,10 +7,10 @@ import type { SqliteConnection } from './statements.js';
  * only `Database#exec` runs several statements in one call, and it takes no parameters.
  *
  * - BEGIN is held back until the transaction's first statement, and a transaction that sends none costs nothing.
- * - `commitWith` sends a transaction's last writes, whose answers nobody reads, and its COMMIT in one `exec`, with
- *   their values written in as literals (sqlite-literals.ts); BEGIN too when nothing was sent before them. Knex's
+ * - `commitWith` (behind the module's `finishWith`) sends a transaction's last writes, whose answers nobody reads, and its COMMIT in one `exec`, with
+ *   their values written in as literals (literals.ts); BEGIN too when nothing was sent before them. Knex's
  *   own COMMIT that follows is then answered here, without a trip.
- * - `commitStatements` runs a whole transaction of such writes in one call, for the group commit (group-commit.ts).
+ * - `commitStatements` runs a whole transaction of such writes in one call, for the group commit (group-commit.ts), which runs write-only transactions.
  *
  * Knex gives a transaction the connection until it ends, so what arrives between BEGIN and COMMIT is that
  * transaction's.
@@ -32,7 +32,7 @@ export interface BatchingConnection extends SqliteConnection {
    */
   commitWith(statements: readonly BatchStatement[], callback: CommitCallback): void;
   /**
-   * A transaction of its own from statements already written with their values (sqlite-literals.ts): BEGIN, them and
+   * A transaction of its own from statements already written with their values (literals.ts): BEGIN, them and
    * COMMIT in one call, outside any transaction knex holds (the caller has the connection from the pool). On a
    * failure it is rolled back before the error is answered.
    */
@@ -138,7 +138,7 @@ export function batchTransactions(connection: BatchingConnection): void {
           if (COMMIT.test(sql) || ROLLBACK.test(sql)) state = 'idle';
           if (ended === 'committed' && COMMIT.test(sql)) answer(callback, null);
           else if (ended === 'aborted' && ROLLBACK.test(sql)) answer(callback, null);
-          else answer(callback, new Error(`the transaction had already ${ended === 'committed' ? 'committed' : 'rolled back'} (commitWith must be its last statement): ${sql.slice(0, 60)}`));
+          else answer(callback, new Error(`the transaction had already ${ended === 'committed' ? 'committed' : 'rolled back'} (finishWith must be its last statement): ${sql.slice(0, 60)}`));
           return undefined;
         }
         case 'open':

@@ -61,7 +61,7 @@ export function registerCheckoutLinksRoutes(api: V1Api, core: CoreContext): void
       responseDescription: 'A redirect to the new checkout; 404 for unknown or deleted links and links whose products are all archived.',
     },
     async ({ ctx, params, query }) => {
-      const resolved = await resolveForCheckout(core.db, params.client_secret);
+      const resolved = await resolveForCheckout(core.db, params.client_secret, core.readCache);
       if (!resolved) throw resourceNotFound();
       const checkout = await core.checkouts.createFromLink(resolved, query);
       // Every opening starts a new checkout, so the redirect must never be cached or replayed from a cache.

@@ -16,7 +16,7 @@ const listQuery = z.object({
 
 /** Polar's merchant view of the organizations Better Auth's organization plugin manages (the same rows). */
 export function registerOrganizationsRoutes(api: V1Api, core: CoreContext): void {
-  const service = createMerchantOrganizationService({ db: core.db, clock: core.clock, organizations: core.organizations, changing: core.changing });
+  const service = createMerchantOrganizationService({ db: core.db, clock: core.clock, organizations: core.organizations, changing: core.changing, readCache: core.readCache });
   api.op(
     { method: 'get', path: '/v1/organizations/', operationId: 'organizations:list', tag, summary: 'List the organizations the caller may read', scopes: readScopes(tag), query: listQuery, response: organizationListSchema },
     ({ actor, query }) => service.list(actor, query),

@@ -1,63 +1,45 @@
-import { afterSqliteTransaction, commitWith, compileWrites, dialect, inTransaction, type Db, type Write } from './index.js';
-import { inlineStatements } from './sqlite/literals.js';
-import type { BatchingConnection } from './sqlite/transactions.js';
+import type { Db } from '../connection.js';
+import type { BatchingConnection } from './transactions.js';
 
-/** While `build` runs on SQLite (it is synchronous): what to run once its writes have committed. */
+/**
+ * On SQLite, write-only transactions (see `transaction` with `writeOnly`) that arrive while the one connection is
+ * busy are committed together, as one call (BEGIN, each one's statements in arrival order, COMMIT; values written in
+ * as literals): every call is a trip to the thread pool, and every COMMIT writes the pages it touched to the WAL, and
+ * concurrent purchases touch the same ones (the outbox's last page, index tails). The outcome is as if they had run
+ * one after another. When the group fails, it is rolled back and each transaction is run again alone, so a failure
+ * (a guard, a constraint) is its own transaction's only.
+ */
+
+/** While a write-only transaction's `build` runs on SQLite (it is synchronous): what to run once its writes commit. */
 let collecting: Array<() => void> | null = null;
 
 // Transactions per call: enough to drain a busy moment, few enough that a failure's retries one by one stay short.
 const MAX_GROUP = 32;
 
-/**
- * A transaction that only writes, and reads none of its answers (creating a checkout, the race for one): `build` gets
- * what to build its statements on (a transaction, or on SQLite the database itself: they are compiled, never run
- * through it) and returns them, parents first, synchronously.
- *
- * On SQLite, transactions that arrive while the one connection is busy are committed together, as one call (BEGIN,
- * each one's statements in arrival order, COMMIT; values written in as literals): every call is a trip to the thread
- * pool, and every COMMIT writes the pages it touched to the WAL, and concurrent purchases touch the same ones (the
- * outbox's last page, index tails). The outcome is as if they had run one after another. When the group fails, it is
- * rolled back and each transaction is run again alone, so a failure (a guard, a constraint) is its own transaction's
- * only. What cannot be written as literals runs in a transaction of its own, as does everything on PostgreSQL, where
- * the statements are sent together (see commitWith).
- *
- * Resolves once committed; on SQLite one event-loop turn later, as inTransaction does.
- */
-export async function commitAtomically(db: Db, build: (on: Db) => Array<Write | null | undefined>): Promise<void> {
-  if (db.isTransaction || dialect(db) !== 'sqlite') {
-    await inTransaction(db, (trx) => commitWith(trx, ...build(trx)));
-    return;
-  }
+/** Runs `build`, collecting what it asks to run after the commit (see afterWriteOnlyCommit). */
+export function collectingAfterCommit<T>(build: () => T): { value: T; afterCommit: Array<() => void> } {
   const afterCommit: Array<() => void> = [];
   collecting = afterCommit;
-  let writes: Array<Write | null | undefined>;
   try {
-    writes = build(db);
+    return { value: build(), afterCommit };
   } finally {
     collecting = null;
   }
-  const compiled = compileWrites(writes);
-  const statements = compiled && inlineStatements(compiled);
-  if (!statements) {
-    await inTransaction(db, (trx) => commitWith(trx, ...build(trx)));
-    return;
-  }
-  try {
-    await groupOf(db).submit(statements);
-  } finally {
-    await afterSqliteTransaction();
-  }
-  for (const hook of afterCommit) hook();
 }
 
 /**
- * Runs `hook` once the writes being built have committed, when called from a commitAtomically's `build` on SQLite
- * (where `build` gets the database, not a transaction); says whether it was. The same hook is run once.
+ * Runs `hook` once the writes being built have committed, when called from a write-only transaction's `build` on
+ * SQLite (where `build` gets the database, not a transaction); says whether it was. The same hook is run once.
  */
-export function afterGroupCommit(hook: () => void): boolean {
+export function afterWriteOnlyCommit(hook: () => void): boolean {
   if (!collecting) return false;
   if (!collecting.includes(hook)) collecting.push(hook);
   return true;
+}
+
+/** Commits statements already written with their values, in a group with whatever else waits for the connection. */
+export function groupCommit(db: Db, statements: string[]): Promise<void> {
+  return groupOf(db).submit(statements);
 }
 
 interface Pending {

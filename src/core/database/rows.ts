@@ -1,0 +1,28 @@
+// Row value conversions: each dialect stores one representation (timestamptz on PostgreSQL, epoch milliseconds
+// on SQLite, which is what the sqlite3 driver binds a Date as); only repositories call these.
+export function toDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  if (typeof value === 'string') {
+    return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+  }
+  throw new Error(`not a timestamp: ${String(value)}`);
+}
+
+export function toDateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : toDate(value);
+}
+
+export function toStringOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+export function toBool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+export function parseJson<T>(value: unknown): T | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return JSON.parse(value) as T;
+  return value as T;
+}
