@@ -1,12 +1,11 @@
 import { createInterface } from 'node:readline/promises';
-import type { DeleteUserBody, SessionAndUserWire } from '../../../core/auth/schemas.js';
+import type { DeleteUserBody } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, currentSession, resolveTarget, type Target } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
-import { ApiError, CliError, EXIT, NotSignedInError, UsageError } from '../../errors.js';
+import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget, type Target } from '../../target.js';
 
 interface Options {
   yes?: boolean;
@@ -39,8 +38,7 @@ async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Pr
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const target = resolveTarget(globals);
-  const session = await call<SessionAndUserWire | null>(target, 'GET', '/api/auth/get-session');
-  if (!session) throw new NotSignedInError('not signed in: the session has expired or was revoked; run `till login`');
+  const session = await currentSession(target);
   const { email } = session.user;
   if (!opts.yes) await confirm(email);
   const body: NonNullable<DeleteUserBody> = {};

@@ -1,11 +1,10 @@
 import type { SignInBody, UserWire } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   email?: string;

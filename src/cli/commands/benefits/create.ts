@@ -1,9 +1,8 @@
 import type { BenefitWire } from '../../../core/benefits/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { describe, parseMetadata, propertiesFrom, type PropertyOptions } from './shared.js';
 
 interface Options extends PropertyOptions {

@@ -1,9 +1,8 @@
 import type { BenefitWire } from '../../../core/benefits/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { currentProperties, describe, parseMetadata, propertiesFrom, type PropertyOptions } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<PropertyOptions>): Promise<void> {

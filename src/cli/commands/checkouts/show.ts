@@ -1,8 +1,7 @@
 import type { CheckoutWire } from '../../../core/checkouts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { money, printFields } from '../orders/shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

@@ -1,8 +1,7 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { describeDiscount } from './shared.js';
 
 interface Page {

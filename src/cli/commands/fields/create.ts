@@ -1,10 +1,9 @@
 import type { CustomFieldWire } from '../../../core/custom-fields/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
 import { parseMetadata } from '../benefits/shared.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { describe, propertiesFrom, type FieldOptions } from './shared.js';
 
 interface Options extends FieldOptions {

@@ -1,9 +1,8 @@
 import type { CustomFieldListWire } from '../../../core/custom-fields/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Options {
   type?: string[];

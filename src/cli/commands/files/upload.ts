@@ -8,7 +8,7 @@ import type { FileReadWire, FileUploadWire } from '../../../core/files/schemas.j
 import type { Invocation } from '../../action.js';
 import { CliError, UsageError } from '../../errors.js';
 import { printJson, printLine } from '../../output.js';
-import { signedIn } from '../org/shared.js';
+import { signedIn } from '../../context.js';
 import { describeV1Error, v1 } from './api.js';
 
 const PART_SIZE = 8 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import type { Invocation } from '../../action.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
+import { signedIn } from '../../context.js';
 import { fetchAll, money, orgFilter } from './shared.js';
 
 interface Options {

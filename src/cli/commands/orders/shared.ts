@@ -1,6 +1,4 @@
-import { call } from '../../client.js';
-import type { Target } from '../../target.js';
-import { resolveOrg } from '../org/shared.js';
+import { call, resolveOrg, type Target } from '../../context.js';
 
 /** Every page of a /v1 list: a list that silently stopped at 100 would mislead scripts. */
 export async function fetchAll<T>(target: Target, path: string, query: URLSearchParams): Promise<T[]> {

@@ -1,9 +1,8 @@
 import { createInterface } from 'node:readline/promises';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { resolveOrg, signedIn } from './shared.js';
 
 async function confirm(slug: string): Promise<void> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });

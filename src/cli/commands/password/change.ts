@@ -1,10 +1,9 @@
 import type { ChangePasswordBody, UserWire } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   passwordStdin?: boolean;

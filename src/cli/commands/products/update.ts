@@ -1,10 +1,9 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { parseMetadata } from '../benefits/shared.js';
-import { signedIn } from '../org/shared.js';
 import { billing, currencyOf, priceBody, priceChoice, priceSummary, type PriceOptions } from './shared.js';
 
 interface Options extends PriceOptions {

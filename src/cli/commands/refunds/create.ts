@@ -2,10 +2,9 @@ import { createInterface } from 'node:readline/promises';
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import { REFUND_INPUT_REASONS, type RefundWire } from '../../../core/refunds/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { money } from '../orders/shared.js';
 
 interface Options {

@@ -1,7 +1,7 @@
 import type { RefundWire } from '../../../core/refunds/schemas.js';
 import type { Invocation } from '../../action.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
+import { signedIn } from '../../context.js';
 import { fetchAll, money, orgFilter } from '../orders/shared.js';
 
 export async function run({ opts, globals }: Invocation<{ order?: string; customer?: string; org?: string; json?: boolean }>): Promise<void> {

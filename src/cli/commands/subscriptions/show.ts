@@ -1,8 +1,7 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { money, printFields } from '../orders/shared.js';
 
 export function printSubscription(subscription: SubscriptionWire): void {

@@ -1,10 +1,9 @@
 import type { OrganizationAccessTokenWire } from '../../../core/access-tokens/schemas.js';
 import { SCOPES } from '../../../core/polar-api/scopes.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Options {
   comment: string;

@@ -1,8 +1,7 @@
 import type { OrganizationAccessTokenWire } from '../../../core/access-tokens/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Page {
   items: OrganizationAccessTokenWire[];

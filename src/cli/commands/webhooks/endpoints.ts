@@ -1,9 +1,8 @@
 import type { WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Page {
   items: WebhookEndpointWire[];

@@ -28,7 +28,7 @@ function teamRows(snapshot: Snapshot): Row[] {
 }
 
 function invitationRows(snapshot: Snapshot): Row[] {
-  const texts = columns(snapshot.invitations.map((invitation) => [invitation.email, invitation.role, `expires ${shortTime(invitation.expiresAt)}`]));
+  const texts = columns(snapshot.invitations.map((invitation) => [invitation.email, invitation.role ?? '', `expires ${shortTime(invitation.expiresAt)}`]));
   return snapshot.invitations.map((invitation, index) => ({ key: invitation.id, text: texts[index]! }));
 }
 

@@ -1,8 +1,6 @@
 import type { WebhookDeliveryWire, WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, type Target } from '../../context.js';
 import { CliError } from '../../errors.js';
-import type { Target } from '../../target.js';
-import { resolveOrg } from '../../commands/org/shared.js';
 
 // The webhooks dashboard's data layer: everything that talks to the daemon (over /v1, as `till webhooks` does), and
 // nothing that renders. The screen takes a WebhooksData, so tests can bind one to a test daemon and drive the keys.
