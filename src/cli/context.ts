@@ -46,3 +46,8 @@ export async function orgIdOf(target: Target, ref: unknown): Promise<string | un
 export function orgQuery(organizationId: string | undefined): string {
   return organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
 }
+
+/** `--org <id|slug>` as a /v1 list's organization_id filter; without it the list spans every organization readable. */
+export async function orgFilter(target: Target, query: URLSearchParams, org: string | undefined): Promise<void> {
+  if (org !== undefined) query.set('organization_id', (await resolveOrg(target, org)).id);
+}

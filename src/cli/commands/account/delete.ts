@@ -1,11 +1,10 @@
-import { createInterface } from 'node:readline/promises';
 import type { DeleteUserBody } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, currentSession, resolveTarget, type Target } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
-import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { readSecrets } from '../../prompt.js';
+import { confirmByTyping, readSecrets, requireConfirmable } from '../../prompt.js';
 
 interface Options {
   yes?: boolean;
@@ -13,17 +12,6 @@ interface Options {
   token?: string;
   callbackUrl?: string;
   json?: boolean;
-}
-
-async function confirm(email: string): Promise<void> {
-  if (!process.stdin.isTTY) throw new UsageError('refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question(`This deletes ${email} and everything in it for good. Type the address to confirm: `);
-    if (answer.trim().toLowerCase() !== email.toLowerCase()) throw new CliError('not confirmed; nothing was deleted', EXIT.usage);
-  } finally {
-    prompt.close();
-  }
 }
 
 async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<{ success: boolean; message: string }> {
@@ -40,7 +28,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const target = resolveTarget(globals);
   const session = await currentSession(target);
   const { email } = session.user;
-  if (!opts.yes) await confirm(email);
+  requireConfirmable(opts.yes, 'refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
+  if (!opts.yes) await confirmByTyping(`This deletes ${email} and everything in it for good. Type the address to confirm: `, email, { ignoreCase: true });
   const body: NonNullable<DeleteUserBody> = {};
   if (opts.token) body.token = opts.token;
   if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { generateSecret, SECRET_PREFIX, signatureHeader } from '../../../core/webhooks/signer.js';
+import { SECRET_PREFIX, generateSecret, signatureHeader } from '../../../core/webhooks/signer.js';
 import type { Invocation } from '../../action.js';
 import { bearer, resolveOrg, signedIn } from '../../context.js';
 import { CliError, NotSignedInError, UsageError } from '../../errors.js';

@@ -1,8 +1,8 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, signedIn } from '../../context.js';
-import { printJson } from '../../output.js';
-import { money, printFields } from './shared.js';
+import { money } from '../../money.js';
+import { printFields, printJson } from '../../output.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const order = await call<OrderWire>(signedIn(globals), 'GET', `/v1/orders/${encodeURIComponent(String(args[0]))}`);

@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { printJson, printTable } from '../../output.js';
 import { orgIdOf, signedIn } from '../../context.js';
+import { printJson, printTable } from '../../output.js';
 import { listMembers } from './members.js';
 
 export async function run({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {

@@ -1,8 +1,8 @@
 import type { MemberWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, orgIdOf, signedIn } from '../../context.js';
-import { resolveMember } from './members.js';
 import { info, printJson } from '../../output.js';
+import { resolveMember } from './members.js';
 
 export async function run({ args, opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

@@ -1,8 +1,8 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, signedIn } from '../../context.js';
-import { printJson } from '../../output.js';
-import { money, printFields } from '../orders/shared.js';
+import { money } from '../../money.js';
+import { printFields, printJson } from '../../output.js';
 
 export function printSubscription(subscription: SubscriptionWire): void {
   printFields([

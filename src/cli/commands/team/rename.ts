@@ -1,7 +1,7 @@
 import type { TeamWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
-import { info, printJson } from '../../output.js';
 import { signedIn } from '../../context.js';
+import { info, printJson } from '../../output.js';
 import { teamCall } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

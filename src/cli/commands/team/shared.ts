@@ -1,7 +1,7 @@
 import type { TeamWire } from '../../../core/organizations/schemas.js';
 import { call, orgQuery, type CallOptions, type Target } from '../../context.js';
-import { listMembers } from '../org/members.js';
 import { ApiError, CliError } from '../../errors.js';
+import { listMembers } from '../org/members.js';
 
 /** A team route; the daemon answers a bare 404 when teams are off, which alone would not tell anyone why. */
 export async function teamCall<T>(target: Target, method: 'GET' | 'POST', route: string, options: CallOptions = {}): Promise<T> {

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
-import { columns, Section, type Row } from './components/section.js';
+import { Section, columns, type Row } from './components/section.js';
 import type { DashboardData, Snapshot } from './data.js';
 import { selectedRow, type ViewState } from './model.js';
 import { useDashboard } from './use-dashboard.js';
