@@ -1,10 +1,13 @@
-import type { DeleteUserBody } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { DeleteUserBody, deleteUserResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, currentSession, resolveTarget, type Target } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { confirmByTyping, readSecrets, requireConfirmable } from '../../prompt.js';
+
+type DeleteUserResponse = z.output<typeof deleteUserResponse>;
 
 interface Options {
   yes?: boolean;
@@ -14,9 +17,9 @@ interface Options {
   json?: boolean;
 }
 
-async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<{ success: boolean; message: string }> {
+async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<DeleteUserResponse> {
   try {
-    return await call<{ success: boolean; message: string }>(target, 'POST', '/api/auth/delete-user', { body });
+    return await call<DeleteUserResponse>(target, 'POST', '/api/auth/delete-user', { body });
   } catch (error) {
     // Better Auth answers a turned-off route with a bare 404.
     if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon does not allow deleting accounts (TILL_DELETE_USER=off)');
@@ -34,7 +37,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.token) body.token = opts.token;
   if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;
   if (opts.passwordStdin) [body.password] = await readSecrets([{ label: 'Password' }], opts);
-  let answer: { success: boolean; message: string };
+  let answer: DeleteUserResponse;
   try {
     answer = await deleteUser(target, body);
   } catch (error) {

@@ -4,7 +4,7 @@ import type { UserWire } from '../../../core/auth/schemas.js';
 import { call, type Target } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { startLoopback, type LoopbackResult } from '../../loopback.js';
+import { startLoopback } from '../../loopback.js';
 import { info, printJson } from '../../output.js';
 
 export interface WebLoginOptions {

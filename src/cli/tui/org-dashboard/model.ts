@@ -1,5 +1,5 @@
-import { ROLES, type Role, type Snapshot } from './data.js';
 import { clampRow, cycle, followRows, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
+import { ROLES, type Role, type Snapshot } from './data.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
 

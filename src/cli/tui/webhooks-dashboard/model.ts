@@ -1,5 +1,5 @@
-import type { Snapshot } from './data.js';
 import { clampRow, followRows, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
+import type { Snapshot } from './data.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
 
