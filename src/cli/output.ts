@@ -27,3 +27,9 @@ export function printTable(headers: string[], rows: string[][]): void {
   printLine(format(headers));
   for (const row of rows) printLine(format(row));
 }
+
+/** One record as `label: value` lines, the values lined up. */
+export function printFields(lines: Array<[string, string]>): void {
+  const width = Math.max(...lines.map(([label]) => label.length)) + 2;
+  for (const [label, value] of lines) process.stdout.write(`${`${label}:`.padEnd(width)}${value}\n`);
+}

@@ -1,4 +1,35 @@
+import { createInterface } from 'node:readline/promises';
 import { CliError, EXIT, UsageError } from './errors.js';
+
+/**
+ * Something irreversible needs a yes from someone at a terminal; a script (no terminal) must say --yes, since nobody
+ * could answer. Checked before anything is sent, so a script without --yes fails the same way whatever the target.
+ */
+export function requireConfirmable(yes: boolean | undefined, refusal: string): void {
+  if (!yes && !process.stdin.isTTY) throw new UsageError(refusal);
+}
+
+/** One line typed at the terminal; the question goes to stderr, so stdout stays data. */
+async function ask(question: string): Promise<string> {
+  const reader = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await reader.question(question)).trim();
+  } finally {
+    reader.close();
+  }
+}
+
+/** y/N: anything but an explicit yes keeps things as they are. */
+export async function confirmYes(question: string): Promise<boolean> {
+  return /^y(es)?$/i.test(await ask(`${question} [y/N] `));
+}
+
+/** For deleting for good: the person types the thing's name back (`ignoreCase` for e-mail addresses). */
+export async function confirmByTyping(question: string, expected: string, options: { ignoreCase?: boolean } = {}): Promise<void> {
+  const answer = await ask(question);
+  const same = options.ignoreCase ? answer.toLowerCase() === expected.toLowerCase() : answer === expected;
+  if (!same) throw new CliError('not confirmed; nothing was deleted', EXIT.usage);
+}
 
 export interface SecretPrompt {
   /** What a person at a terminal is asked, e.g. "Password". */

@@ -55,6 +55,31 @@ export function navigate<S extends string>(
   return null;
 }
 
+/** A stored row index clamped to the rows there are now (-1 when none): a refresh can leave it past the end. */
+export function clampRow(row: number, count: number): number {
+  return count === 0 ? -1 : Math.min(Math.max(row, 0), count - 1);
+}
+
+/**
+ * Each section's selection after a refresh, following its row by id: rows move (a sort, new rows at the top), and
+ * an index alone would leave the cursor on another row. A row that is gone keeps its index (clamped when drawn),
+ * which lands on its neighbour.
+ */
+export function followRows<S extends string>(
+  sections: readonly S[],
+  rows: Record<S, number>,
+  selectedId: (section: S) => string | undefined,
+  idsAfter: (section: S) => string[],
+): Record<S, number> {
+  const next = { ...rows };
+  for (const section of sections) {
+    const id = selectedId(section);
+    const index = id === undefined ? -1 : idsAfter(section).indexOf(id);
+    if (index !== -1) next[section] = index;
+  }
+  return next;
+}
+
 /** What a dashboard's model answers for one key press: the next view, and a command to run or a wish to quit. */
 export interface PressOutcome<View, Command> {
   state: View;

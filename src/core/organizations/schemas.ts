@@ -89,3 +89,42 @@ export const setActiveTeamBody = z.object({ teamId: z.string().nullable().option
 export const teamQuery = z.object({ organizationId: z.string().optional() });
 export const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
 export const teamMemberBody = z.object({ teamId: z.string().min(1), userId: z.string().min(1), organizationId: z.string().optional() });
+
+// What the organization routes answer (the shapes organizations/wire.ts builds), so readers such as the CLI derive
+// their types from one place instead of writing them out again.
+export const organizationWire = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  logo: z.string().nullable(),
+  createdAt: z.string(),
+  metadata: z.unknown(),
+});
+export type OrganizationWire = z.output<typeof organizationWire>;
+
+export const memberWire = z.object({ id: z.string(), organizationId: z.string(), userId: z.string(), role: z.string(), createdAt: z.string() });
+export type MemberWire = z.output<typeof memberWire>;
+
+export const memberWithUserWire = memberWire.extend({
+  user: z.object({ id: z.string(), name: z.string(), email: z.string(), image: z.string().nullable() }),
+});
+export type MemberWithUserWire = z.output<typeof memberWithUserWire>;
+
+export const invitationWire = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  email: z.string(),
+  role: z.string().nullable(),
+  teamId: z.string().nullable(),
+  status: z.string(),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+  inviterId: z.string(),
+});
+export type InvitationWire = z.output<typeof invitationWire>;
+
+export const fullOrganizationWire = organizationWire.extend({ members: z.array(memberWithUserWire), invitations: z.array(invitationWire) });
+export type FullOrganizationWire = z.output<typeof fullOrganizationWire>;
+
+export const teamWire = z.object({ id: z.string(), name: z.string(), organizationId: z.string(), createdAt: z.string(), updatedAt: z.string().nullable() });
+export type TeamWire = z.output<typeof teamWire>;

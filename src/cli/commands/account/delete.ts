@@ -1,12 +1,13 @@
-import { createInterface } from 'node:readline/promises';
-import type { DeleteUserBody, SessionAndUserWire } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { DeleteUserBody, deleteUserResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, currentSession, resolveTarget, type Target } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
-import { ApiError, CliError, EXIT, NotSignedInError, UsageError } from '../../errors.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { readSecrets } from '../../prompt.js';
-import { resolveTarget, type Target } from '../../target.js';
+import { confirmByTyping, readSecrets, requireConfirmable } from '../../prompt.js';
+
+type DeleteUserResponse = z.output<typeof deleteUserResponse>;
 
 interface Options {
   yes?: boolean;
@@ -16,20 +17,9 @@ interface Options {
   json?: boolean;
 }
 
-async function confirm(email: string): Promise<void> {
-  if (!process.stdin.isTTY) throw new UsageError('refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<DeleteUserResponse> {
   try {
-    const answer = await prompt.question(`This deletes ${email} and everything in it for good. Type the address to confirm: `);
-    if (answer.trim().toLowerCase() !== email.toLowerCase()) throw new CliError('not confirmed; nothing was deleted', EXIT.usage);
-  } finally {
-    prompt.close();
-  }
-}
-
-async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Promise<{ success: boolean; message: string }> {
-  try {
-    return await call<{ success: boolean; message: string }>(target, 'POST', '/api/auth/delete-user', { body });
+    return await call<DeleteUserResponse>(target, 'POST', '/api/auth/delete-user', { body });
   } catch (error) {
     // Better Auth answers a turned-off route with a bare 404.
     if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon does not allow deleting accounts (TILL_DELETE_USER=off)');
@@ -39,15 +29,15 @@ async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Pr
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const target = resolveTarget(globals);
-  const session = await call<SessionAndUserWire | null>(target, 'GET', '/api/auth/get-session');
-  if (!session) throw new NotSignedInError('not signed in: the session has expired or was revoked; run `till login`');
+  const session = await currentSession(target);
   const { email } = session.user;
-  if (!opts.yes) await confirm(email);
+  requireConfirmable(opts.yes, 'refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
+  if (!opts.yes) await confirmByTyping(`This deletes ${email} and everything in it for good. Type the address to confirm: `, email, { ignoreCase: true });
   const body: NonNullable<DeleteUserBody> = {};
   if (opts.token) body.token = opts.token;
   if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;
   if (opts.passwordStdin) [body.password] = await readSecrets([{ label: 'Password' }], opts);
-  let answer: { success: boolean; message: string };
+  let answer: DeleteUserResponse;
   try {
     answer = await deleteUser(target, body);
   } catch (error) {

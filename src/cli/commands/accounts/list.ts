@@ -1,8 +1,7 @@
 import type { AccountWire } from '../../../core/oauth/accounts.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = resolveTarget(globals);

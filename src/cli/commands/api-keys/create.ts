@@ -1,9 +1,8 @@
 import type { CreateApiKeyBody, CreatedApiKeyWire } from '../../../core/api-keys/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   name?: string;

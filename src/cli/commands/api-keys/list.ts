@@ -1,8 +1,7 @@
 import type { ListApiKeysResponse } from '../../../core/api-keys/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = resolveTarget(globals);

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import type { UserWire } from '../../../core/auth/schemas.js';
-import { call } from '../../client.js';
+import { call, type Target } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { startLoopback, type LoopbackResult } from '../../loopback.js';
+import { startLoopback } from '../../loopback.js';
 import { info, printJson } from '../../output.js';
-import type { Target } from '../../target.js';
 
 export interface WebLoginOptions {
   provider: string;

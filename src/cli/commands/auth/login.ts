@@ -1,11 +1,11 @@
-import type { SignInBody, UserWire } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { SignInBody, signInResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   email?: string;
@@ -27,7 +27,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const [password] = await readSecrets([{ label: 'Password' }], opts);
   const body: SignInBody = { email: opts.email!, password: password! };
   // A wrong password is a 401 too, but it is a failed attempt (exit 1), not a missing session (exit 4).
-  const result = await call<{ token: string; user: UserWire }>(target, 'POST', '/api/auth/sign-in/email', { auth: { kind: 'none' }, body });
+  const result = await call<z.output<typeof signInResponse>>(target, 'POST', '/api/auth/sign-in/email', { auth: { kind: 'none' }, body });
   storeSession(target, { token: result.token, email: result.user.email });
   if (opts.json) {
     printJson({ url: target.url, profile: target.profile, user: result.user });

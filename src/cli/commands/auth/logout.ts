@@ -1,10 +1,9 @@
 import { looksLikeApiKey } from '../../../core/api-keys/keys.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
 import { CliError, NotSignedInError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = resolveTarget(globals);

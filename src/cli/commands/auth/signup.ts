@@ -1,10 +1,10 @@
-import type { SignUpBody, UserWire } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { SignUpBody, signUpResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   name: string;
@@ -17,7 +17,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const target = resolveTarget(globals);
   const [password] = await readSecrets([{ label: 'Password', confirm: true }], opts);
   const body: SignUpBody = { name: opts.name, email: opts.email, password: password! };
-  const result = await call<{ token: string | null; user: UserWire }>(target, 'POST', '/api/auth/sign-up/email', { auth: { kind: 'none' }, body });
+  const result = await call<z.output<typeof signUpResponse>>(target, 'POST', '/api/auth/sign-up/email', { auth: { kind: 'none' }, body });
   // A daemon that requires e-mail verification signs nobody in at sign-up and sends no token.
   if (result.token) storeSession(target, { token: result.token, email: result.user.email });
   if (opts.json) {

@@ -1,9 +1,7 @@
-import type { SendVerificationEmailBody, SessionAndUserWire } from '../../../core/auth/schemas.js';
+import type { SendVerificationEmailBody } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
-import { NotSignedInError } from '../../errors.js';
+import { call, currentSession, resolveTarget } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   callbackUrl?: string;
@@ -12,8 +10,7 @@ interface Options {
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const target = resolveTarget(globals);
-  const session = await call<SessionAndUserWire | null>(target, 'GET', '/api/auth/get-session');
-  if (!session) throw new NotSignedInError('not signed in: the session has expired or was revoked; run `till login`');
+  const session = await currentSession(target);
   const body: SendVerificationEmailBody = { email: session.user.email };
   if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;
   await call(target, 'POST', '/api/auth/send-verification-email', { body });

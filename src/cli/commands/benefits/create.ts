@@ -1,10 +1,10 @@
 import type { BenefitWire } from '../../../core/benefits/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
-import { describe, parseMetadata, propertiesFrom, type PropertyOptions } from './shared.js';
+import { describe, propertiesFrom, type PropertyOptions } from './shared.js';
 
 interface Options extends PropertyOptions {
   type: string;
@@ -14,7 +14,7 @@ interface Options extends PropertyOptions {
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.description === undefined) throw new UsageError('give the benefit a --description (3-42 characters)');
   const body: Record<string, unknown> = { type: opts.type, description: opts.description, properties: propertiesFrom(opts.type, opts) ?? {} };
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   if (opts.visibility !== undefined) body.visibility = opts.visibility;
   const target = signedIn(globals);

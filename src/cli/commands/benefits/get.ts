@@ -1,8 +1,7 @@
 import type { BenefitWire } from '../../../core/benefits/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { printJson, printLine } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

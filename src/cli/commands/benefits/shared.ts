@@ -36,19 +36,6 @@ const FLAGS_BY_TYPE: Record<string, Array<[keyof PropertyOptions, string]>> = {
   meter_credit: [['units', '--units'], ['rollover', '--[no-]rollover'], ['meterId', '--meter-id']],
 };
 
-export function parseMetadata(entries: string[] | undefined): Record<string, string | number | boolean> | undefined {
-  if (!entries) return undefined;
-  const metadata: Record<string, string | number | boolean> = {};
-  for (const entry of entries) {
-    const eq = entry.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--metadata takes key=value (got "${entry}")`);
-    const key = entry.slice(0, eq);
-    const raw = entry.slice(eq + 1);
-    metadata[key] = raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
-  }
-  return metadata;
-}
-
 function integer(flag: string, value: string): number {
   if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number (got "${value}")`);
   return Number(value);

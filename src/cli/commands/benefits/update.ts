@@ -1,10 +1,10 @@
 import type { BenefitWire } from '../../../core/benefits/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { currentProperties, describe, parseMetadata, propertiesFrom, type PropertyOptions } from './shared.js';
+import { currentProperties, describe, propertiesFrom, type PropertyOptions } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<PropertyOptions>): Promise<void> {
   const path = `/v1/benefits/${encodeURIComponent(String(args[0]))}`;
@@ -15,7 +15,7 @@ export async function run({ args, opts, globals }: Invocation<PropertyOptions>):
   const body: Record<string, unknown> = { type: current.type };
   if (opts.description !== undefined) body.description = opts.description;
   if (opts.visibility !== undefined) body.visibility = opts.visibility;
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const properties = propertiesFrom(current.type, opts, currentProperties(current));
   if (properties) body.properties = properties;

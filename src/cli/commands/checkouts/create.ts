@@ -1,8 +1,7 @@
 import type { CheckoutWire } from '../../../core/checkouts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { printJson, printLine } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 
 interface Options {
   product: string[];

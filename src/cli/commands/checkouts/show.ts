@@ -1,9 +1,8 @@
 import type { CheckoutWire } from '../../../core/checkouts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
-import { printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { money, printFields } from '../orders/shared.js';
+import { call, signedIn } from '../../context.js';
+import { money } from '../../money.js';
+import { printFields, printJson } from '../../output.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const checkout = await call<CheckoutWire>(signedIn(globals), 'GET', `/v1/checkouts/${encodeURIComponent(String(args[0]))}`);

@@ -1,9 +1,8 @@
 import type { CustomerWire } from '../../../core/customers/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
+import { parseMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
-import { parseMetadata } from './shared.js';
 
 interface Options {
   email: string;

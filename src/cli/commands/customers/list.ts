@@ -1,9 +1,10 @@
 import type { CustomerWire } from '../../../core/customers/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { orgFilter, signedIn } from '../../context.js';
+import { parseMetadata } from '../../metadata.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
-import { CUSTOMER_HEADERS, customerCells, parseMetadata } from './shared.js';
+import { fetchAll } from '../../pages.js';
+import { CUSTOMER_HEADERS, customerCells } from './shared.js';
 
 interface Options {
   email?: string;
@@ -15,19 +16,12 @@ interface Options {
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const target = signedIn(globals);
-  const query = new URLSearchParams({ limit: '100' });
+  const query = new URLSearchParams();
   if (opts.email) query.set('email', opts.email);
   if (opts.query) query.set('query', opts.query);
   for (const [key, value] of Object.entries(parseMetadata(opts.metadata) ?? {})) query.append(`metadata[${key}]`, value);
-  if (opts.org !== undefined) query.set('organization_id', (await resolveOrg(target, opts.org)).id);
-  // Every page: a list that silently stopped at 100 would mislead scripts.
-  const customers: CustomerWire[] = [];
-  for (let page = 1; ; page++) {
-    query.set('page', String(page));
-    const result = await call<{ items: CustomerWire[]; pagination: { max_page: number } }>(target, 'GET', `/v1/customers/?${query}`);
-    customers.push(...result.items);
-    if (page >= result.pagination.max_page) break;
-  }
+  await orgFilter(target, query, opts.org);
+  const customers = await fetchAll<CustomerWire>(target, '/v1/customers/', query);
   if (opts.json) {
     printJson(customers);
     return;

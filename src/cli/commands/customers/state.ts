@@ -1,8 +1,7 @@
 import type { CustomerStateWire } from '../../../core/customers/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { printJson, printLine } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { customerPath } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ externalId?: string; json?: boolean }>): Promise<void> {

@@ -1,10 +1,10 @@
 import type { CustomerWire } from '../../../core/customers/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseMetadata } from '../../metadata.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { customerPath, parseMetadata } from './shared.js';
+import { customerPath } from './shared.js';
 
 interface Options {
   externalId?: string;

@@ -1,9 +1,8 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { describeDiscount, discountBody, missingFlags, type DiscountDraft } from './shared.js';
 
 interface Options extends DiscountDraft {

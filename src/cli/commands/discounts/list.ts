@@ -1,28 +1,16 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { orgFilter, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
+import { fetchAll } from '../../pages.js';
 import { describeDiscount } from './shared.js';
-
-interface Page {
-  items: DiscountWire[];
-  pagination: { total_count: number; max_page: number };
-}
 
 export async function run({ opts, globals }: Invocation<{ query?: string; org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
-  const query = new URLSearchParams({ limit: '100' });
+  const query = new URLSearchParams();
   if (opts.query) query.set('query', opts.query);
-  if (opts.org !== undefined) query.set('organization_id', (await resolveOrg(target, opts.org)).id);
-  // Every page: a list command that silently stops at 100 would mislead scripts.
-  const discounts: DiscountWire[] = [];
-  for (let page = 1; ; page++) {
-    query.set('page', String(page));
-    const result = await call<Page>(target, 'GET', `/v1/discounts/?${query}`);
-    discounts.push(...result.items);
-    if (page >= result.pagination.max_page) break;
-  }
+  await orgFilter(target, query, opts.org);
+  const discounts = await fetchAll<DiscountWire>(target, '/v1/discounts/', query);
   if (opts.json) {
     printJson(discounts);
     return;

@@ -1,9 +1,8 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { describeDiscount, discountBody, type DiscountDraft } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<DiscountDraft & { json?: boolean }>): Promise<void> {

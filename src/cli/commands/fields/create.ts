@@ -1,10 +1,9 @@
 import type { CustomFieldWire } from '../../../core/custom-fields/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
-import { parseMetadata } from '../benefits/shared.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { describe, propertiesFrom, type FieldOptions } from './shared.js';
 
 interface Options extends FieldOptions {
@@ -15,7 +14,7 @@ interface Options extends FieldOptions {
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.slug === undefined || opts.name === undefined) throw new UsageError('give the field a --slug and a --name');
   const body: Record<string, unknown> = { type: opts.type, slug: opts.slug, name: opts.name, properties: propertiesFrom(opts.type, opts) ?? {} };
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const target = signedIn(globals);
   if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;

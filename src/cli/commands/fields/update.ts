@@ -1,10 +1,9 @@
 import type { CustomFieldWire } from '../../../core/custom-fields/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson } from '../../output.js';
-import { parseMetadata } from '../benefits/shared.js';
-import { signedIn } from '../org/shared.js';
 import { describe, propertiesFrom, type FieldOptions } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<FieldOptions>): Promise<void> {
@@ -15,7 +14,7 @@ export async function run({ args, opts, globals }: Invocation<FieldOptions>): Pr
   const body: Record<string, unknown> = { type: current.type };
   if (opts.slug !== undefined) body.slug = opts.slug;
   if (opts.name !== undefined) body.name = opts.name;
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const properties = propertiesFrom(current.type, opts, current.properties as Record<string, unknown>);
   if (properties) body.properties = properties;

@@ -1,7 +1,6 @@
 import { request } from 'undici';
-import { bearer } from '../../client.js';
+import { bearer, type Target } from '../../context.js';
 import { ApiError, CliError, EXIT } from '../../errors.js';
-import type { Target } from '../../target.js';
 
 /** Polar's error body: `detail` is a message, or FastAPI's list of field issues on a 422. */
 function describeV1Error(status: number, json: unknown): { code: string | undefined; message: string } {

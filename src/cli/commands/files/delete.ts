@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { v1 } from './api.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { FileReadWire } from '../../../core/files/schemas.js';
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { v1 } from './api.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean; org?: string }>): Promise<void> {

@@ -6,9 +6,9 @@ import { Transform } from 'node:stream';
 import { request } from 'undici';
 import type { FileReadWire, FileUploadWire } from '../../../core/files/schemas.js';
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { printJson, printLine } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 import { describeV1Error, v1 } from './api.js';
 
 const PART_SIZE = 8 * 1024 * 1024;

@@ -1,25 +1,14 @@
 import type { CheckoutLinkWire } from '../../../core/checkout-links/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-
-interface Page {
-  items: CheckoutLinkWire[];
-  pagination: { total_count: number; max_page: number };
-}
+import { fetchAll } from '../../pages.js';
 
 export async function run({ opts, globals }: Invocation<{ product?: string[]; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
-  const query = new URLSearchParams({ limit: '100' });
+  const query = new URLSearchParams();
   for (const product of opts.product ?? []) query.append('product_id', product);
-  const links: CheckoutLinkWire[] = [];
-  for (let page = 1; ; page++) {
-    query.set('page', String(page));
-    const result = await call<Page>(target, 'GET', `/v1/checkout-links/?${query}`);
-    links.push(...result.items);
-    if (page >= result.pagination.max_page) break;
-  }
+  const links = await fetchAll<CheckoutLinkWire>(target, '/v1/checkout-links/', query);
   if (opts.json) {
     printJson(links);
     return;

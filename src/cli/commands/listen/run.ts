@@ -1,10 +1,9 @@
 import { request, type Dispatcher } from 'undici';
-import { generateSecret, SECRET_PREFIX, signatureHeader } from '../../../core/webhooks/signer.js';
+import { SECRET_PREFIX, generateSecret, signatureHeader } from '../../../core/webhooks/signer.js';
 import type { Invocation } from '../../action.js';
-import { bearer } from '../../client.js';
+import { bearer, resolveOrg, signedIn } from '../../context.js';
 import { CliError, NotSignedInError, UsageError } from '../../errors.js';
 import { info, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Options {
   forwardTo: string;

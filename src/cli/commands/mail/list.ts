@@ -1,9 +1,8 @@
 import type { ListMailsResponse } from '../../../core/mail/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 import { resolveAdminToken } from '../admin/admin-token.js';
 
 interface Options {

@@ -1,8 +1,7 @@
 import type { MailWire } from '../../../core/mail/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { printJson, printLine } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 import { resolveAdminToken } from '../admin/admin-token.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

@@ -1,8 +1,9 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import type { Invocation } from '../../action.js';
+import { orgFilter, signedIn } from '../../context.js';
+import { money } from '../../money.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { fetchAll, money, orgFilter } from './shared.js';
+import { fetchAll } from '../../pages.js';
 
 interface Options {
   customer?: string;

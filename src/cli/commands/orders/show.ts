@@ -1,9 +1,8 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
-import { printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { money, printFields } from './shared.js';
+import { call, signedIn } from '../../context.js';
+import { money } from '../../money.js';
+import { printFields, printJson } from '../../output.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const order = await call<OrderWire>(signedIn(globals), 'GET', `/v1/orders/${encodeURIComponent(String(args[0]))}`);

@@ -1,7 +1,7 @@
+import type { OrganizationWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, listOrgs, signedIn } from '../../context.js';
 import { info, printJson, printLine } from '../../output.js';
-import { listOrgs, signedIn, type OrgWire } from './shared.js';
 
 interface Options {
   name: string;
@@ -27,7 +27,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   const body: Record<string, unknown> = { name: opts.name, slug: opts.slug };
   if (opts.logo !== undefined) body.logo = opts.logo;
-  const created = await call<OrgWire>(target, 'POST', '/api/auth/organization/create', { body });
+  const created = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/create', { body });
   if (opts.json) {
     printJson({ ...created, created: true });
     return;

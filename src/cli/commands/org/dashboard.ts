@@ -1,7 +1,7 @@
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { createHttpData } from '../../tui/org-dashboard/data.js';
-import { signedIn } from './shared.js';
 
 export const NO_TERMINAL =
   'org dashboard needs a terminal (stdin and stdout); in scripts use `till org show --json`, `till org members list --json`, `till org invitations --json` instead';

@@ -1,7 +1,8 @@
+import type { InvitationWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgIdOf, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { orgIdOf, signedIn, type InvitationWire } from './shared.js';
+import { listInvitations } from './members.js';
 
 interface Options {
   org?: string;
@@ -11,17 +12,13 @@ interface Options {
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const target = signedIn(globals);
-  let invitations: InvitationWire[];
   // --mine is what an invitee needs: the ids to accept, which the organization's list does not show them.
-  if (opts.mine) invitations = await call<InvitationWire[]>(target, 'GET', '/api/auth/organization/list-user-invitations');
-  else {
-    const organizationId = await orgIdOf(target, opts.org);
-    const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
-    invitations = await call<InvitationWire[]>(target, 'GET', `/api/auth/organization/list-invitations${query}`);
-  }
+  const invitations = opts.mine
+    ? await call<InvitationWire[]>(target, 'GET', '/api/auth/organization/list-user-invitations')
+    : await listInvitations(target, await orgIdOf(target, opts.org));
   if (opts.json) {
     printJson(invitations);
     return;
   }
-  printTable(['ID', 'EMAIL', 'ROLE', 'STATUS', 'EXPIRES'], invitations.map((i) => [i.id, i.email, i.role, i.status, i.expiresAt]));
+  printTable(['ID', 'EMAIL', 'ROLE', 'STATUS', 'EXPIRES'], invitations.map((i) => [i.id, i.email, i.role ?? '', i.status, i.expiresAt]));
 }

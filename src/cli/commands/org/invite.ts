@@ -1,8 +1,9 @@
+import type { InvitationWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgIdOf, signedIn } from '../../context.js';
 import { info, printJson, printLine } from '../../output.js';
 import { resolveTeamIds } from '../team/shared.js';
-import { listMembers, orgIdOf, signedIn, type InvitationWire } from './shared.js';
+import { listInvitations, listMembers } from './members.js';
 
 interface Options {
   role: string;
@@ -11,11 +12,6 @@ interface Options {
   team?: string[];
   ifNotExists?: boolean;
   json?: boolean;
-}
-
-async function listInvitations(target: Parameters<typeof listMembers>[0], organizationId: string | undefined): Promise<InvitationWire[]> {
-  const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
-  return call<InvitationWire[]>(target, 'GET', `/api/auth/organization/list-invitations${query}`);
 }
 
 export async function run({ args, opts, globals }: Invocation<Options>): Promise<void> {

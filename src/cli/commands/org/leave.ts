@@ -1,8 +1,7 @@
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgIdOf, signedIn } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { orgIdOf, signedIn } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
+import { listOrgs, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { listOrgs, signedIn } from './shared.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const orgs = await listOrgs(signedIn(globals));

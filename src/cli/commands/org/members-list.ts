@@ -1,6 +1,7 @@
 import type { Invocation } from '../../action.js';
+import { orgIdOf, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { listMembers, orgIdOf, signedIn } from './shared.js';
+import { listMembers } from './members.js';
 
 export async function run({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

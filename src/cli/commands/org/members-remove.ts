@@ -1,7 +1,7 @@
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgIdOf, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { orgIdOf, resolveMember, signedIn } from './shared.js';
+import { resolveMember } from './members.js';
 
 export async function run({ args, opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

@@ -1,7 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from './shared.js';
 
 /** accept, reject and cancel differ only in route and wording; each is its own command on the same code. */
 const ACTIONS = {

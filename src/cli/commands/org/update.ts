@@ -1,8 +1,8 @@
+import type { OrganizationWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgIdOf, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { orgIdOf, signedIn, type OrgWire } from './shared.js';
 
 interface Options {
   name?: string;
@@ -19,7 +19,7 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (Object.keys(data).length === 0) throw new UsageError('nothing to change: give --name, --slug or --logo');
   const target = signedIn(globals);
   const organizationId = await orgIdOf(target, args[0]);
-  const updated = await call<OrgWire>(target, 'POST', '/api/auth/organization/update', { body: { data, organizationId } });
+  const updated = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/update', { body: { data, organizationId } });
   if (opts.json) {
     printJson(updated);
     return;

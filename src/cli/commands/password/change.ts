@@ -1,10 +1,10 @@
-import type { ChangePasswordBody, UserWire } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { ChangePasswordBody, changePasswordResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { storeSession } from '../../credentials.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   passwordStdin?: boolean;
@@ -18,7 +18,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   bearer(target);
   const [currentPassword, newPassword] = await readSecrets([{ label: 'Current password' }, { label: 'New password', confirm: true }], opts);
   const body: ChangePasswordBody = { currentPassword: currentPassword!, newPassword: newPassword!, revokeOtherSessions: Boolean(opts.revokeOtherSessions) };
-  const result = await call<{ token: string | null; user: UserWire }>(target, 'POST', '/api/auth/change-password', { body });
+  const result = await call<z.output<typeof changePasswordResponse>>(target, 'POST', '/api/auth/change-password', { body });
   // Revoking other sessions ends this one as well (session fixation); the daemon hands back its replacement.
   if (result.token) storeSession(target, { token: result.token, email: result.user.email });
   if (opts.json) {

@@ -1,10 +1,10 @@
-import type { RequestPasswordResetBody, ResetPasswordBody } from '../../../core/auth/schemas.js';
+import type { z } from 'zod';
+import type { RequestPasswordResetBody, ResetPasswordBody, requestPasswordResetResponse } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { readSecrets } from '../../prompt.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   email?: string;
@@ -21,7 +21,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.email) {
     const body: RequestPasswordResetBody = { email: opts.email };
     if (opts.redirectTo) body.redirectTo = opts.redirectTo;
-    const answer = await call<{ status: boolean; message: string }>(target, 'POST', '/api/auth/request-password-reset', { auth: { kind: 'none' }, body });
+    const answer = await call<z.output<typeof requestPasswordResetResponse>>(target, 'POST', '/api/auth/request-password-reset', { auth: { kind: 'none' }, body });
     if (opts.json) {
       printJson({ requested: true, email: opts.email });
       return;

@@ -1,8 +1,7 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 
 /** Archiving is how a product is retired (Polar has no delete): it leaves checkouts, customers keep what they have. */
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

@@ -1,10 +1,9 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
-import { parseMetadata } from '../benefits/shared.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 import { billing, currencyOf, priceBody, priceChoice, priceSummary, recurringOf, type PriceChoice, type PriceOptions } from './shared.js';
 
 interface Options extends PriceOptions {
@@ -23,7 +22,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   // Flags are checked before anything is asked, so a typo fails at once even at a terminal.
   const currency = currencyOf(opts);
   const recurring = recurringOf(opts.recurring);
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   let name = opts.name;
   let price: PriceChoice | null = priceChoice(opts);
   if (opts.intervalCount !== undefined && !/^[1-9]\d*$/.test(opts.intervalCount)) throw new UsageError(`--interval-count takes a positive whole number (got "${opts.intervalCount}")`);

@@ -1,10 +1,10 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, orgFilter, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { printJson, printTable } from '../../output.js';
-import { parseMetadata } from '../benefits/shared.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
+import { pageParams, type Page } from '../../pages.js';
 import { billing, priceSummary } from './shared.js';
 
 interface Options {
@@ -21,33 +21,25 @@ interface Options {
   json?: boolean;
 }
 
-interface Page {
-  items: ProductWire[];
-  pagination: { total_count: number; max_page: number };
-}
-
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const params = new URLSearchParams();
-  for (const [flag, value] of [['--page', opts.page], ['--limit', opts.limit]] as const) {
-    if (value !== undefined && !/^[1-9]\d*$/.test(value)) throw new UsageError(`${flag} takes a positive whole number (got "${value}")`);
-  }
+  pageParams(params, opts);
   if (opts.all && opts.page !== undefined) throw new UsageError('--all reads every page; leave out --page');
   if (opts.query !== undefined) params.set('query', opts.query);
   if (opts.archived !== undefined) params.set('is_archived', String(opts.archived));
   if (opts.recurring !== undefined) params.set('is_recurring', String(opts.recurring));
   for (const id of opts.benefit ?? []) params.append('benefit_id', id);
-  for (const [key, value] of Object.entries(parseMetadata(opts.metadata) ?? {})) params.append(`metadata[${key}]`, String(value));
+  for (const [key, value] of Object.entries(parseTypedMetadata(opts.metadata) ?? {})) params.append(`metadata[${key}]`, String(value));
   for (const sort of opts.sort ?? []) params.append('sorting', sort);
-  if (opts.limit !== undefined) params.set('limit', opts.limit);
   const target = signedIn(globals);
-  if (opts.org !== undefined) params.set('organization_id', (await resolveOrg(target, opts.org)).id);
+  await orgFilter(target, params, opts.org);
 
   const items: ProductWire[] = [];
   let page = Number(opts.page ?? 1);
-  let answer: Page;
+  let answer: Page<ProductWire>;
   do {
     params.set('page', String(page));
-    answer = await call<Page>(target, 'GET', `/v1/products/?${params}`);
+    answer = await call<Page<ProductWire>>(target, 'GET', `/v1/products/?${params}`);
     items.push(...answer.items);
     page += 1;
   } while (opts.all && page <= answer.pagination.max_page);

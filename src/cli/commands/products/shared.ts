@@ -1,5 +1,6 @@
 import type { ProductPriceWire, ProductWire } from '../../../core/products/schemas.js';
 import { UsageError } from '../../errors.js';
+import { money } from '../../money.js';
 
 /** What the price flags describe: one price, as a person or script states it. */
 export type PriceChoice = { kind: 'fixed'; amount: number } | { kind: 'custom'; minimum?: number; maximum?: number; preset?: number } | { kind: 'free' };
@@ -64,13 +65,6 @@ export function recurringOf(value: string | undefined): (typeof RECURRING)[numbe
   if (value === undefined) return undefined;
   if (!(RECURRING as readonly string[]).includes(value)) throw new UsageError(`--recurring takes ${RECURRING.join(', ')} (got "${value}")`);
   return value as (typeof RECURRING)[number];
-}
-
-/** 1500 usd → "15.00 USD"; amounts stay integers until this one division for display. */
-export function money(amount: number, currency: string): string {
-  const zeroDecimal = ['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xaf', 'xof', 'pyg', 'rwf'].includes(currency);
-  const text = zeroDecimal ? String(amount) : `${Math.trunc(amount / 100)}.${String(amount % 100).padStart(2, '0')}`;
-  return `${text} ${currency.toUpperCase()}`;
 }
 
 export function describePrice(price: ProductPriceWire): string {

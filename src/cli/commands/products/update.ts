@@ -1,10 +1,9 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson } from '../../output.js';
-import { parseMetadata } from '../benefits/shared.js';
-import { signedIn } from '../org/shared.js';
 import { billing, currencyOf, priceBody, priceChoice, priceSummary, type PriceOptions } from './shared.js';
 
 interface Options extends PriceOptions {
@@ -23,7 +22,7 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   const body: Record<string, unknown> = {};
   if (opts.name !== undefined) body.name = opts.name;
   if (opts.description !== undefined) body.description = opts.description === '' ? null : opts.description;
-  const metadata = parseMetadata(opts.metadata);
+  const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const price = priceChoice(opts);
   // The new price replaces the current ones, which are archived (subscriptions on them keep them).

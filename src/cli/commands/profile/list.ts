@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { configPath, DEFAULT_PROFILE, readConfig } from '../../config.js';
-import { DEFAULT_URL } from '../../target.js';
+import { DEFAULT_PROFILE, configPath, readConfig } from '../../config.js';
+import { DEFAULT_URL } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
 
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {

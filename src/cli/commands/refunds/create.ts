@@ -1,12 +1,11 @@
-import { createInterface } from 'node:readline/promises';
 import type { OrderWire } from '../../../core/orders/schemas.js';
 import { REFUND_INPUT_REASONS, type RefundWire } from '../../../core/refunds/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import { money } from '../../money.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { money } from '../orders/shared.js';
+import { confirmYes, requireConfirmable } from '../../prompt.js';
 
 interface Options {
   order: string;
@@ -18,22 +17,10 @@ interface Options {
   json?: boolean;
 }
 
-/** y/N at a terminal; scripts say --yes, since nobody is there to answer. */
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new UsageError('refunding moves money: confirm at a terminal, or pass --yes');
-  const reader = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await reader.question(`${question} [y/N] `)).trim());
-  } finally {
-    reader.close();
-  }
-}
-
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   if (!(REFUND_INPUT_REASONS as readonly string[]).includes(opts.reason)) throw new UsageError(`--reason must be one of: ${REFUND_INPUT_REASONS.join(', ')}`);
   if (opts.amount !== undefined && !/^[1-9][0-9]*$/.test(opts.amount)) throw new UsageError('--amount takes a whole number of minor units greater than 0, e.g. 500 for 5.00');
-  // Checked before anything is sent, so a script without --yes fails the same way whatever the order.
-  if (!opts.yes && !process.stdin.isTTY) throw new UsageError('refunding moves money: confirm at a terminal, or pass --yes');
+  requireConfirmable(opts.yes, 'refunding moves money: confirm at a terminal, or pass --yes');
   const target = signedIn(globals);
   const order = await call<OrderWire>(target, 'GET', `/v1/orders/${encodeURIComponent(opts.order)}`);
   const refundable = order.net_amount - order.refunded_amount;
@@ -41,7 +28,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (amount <= 0) throw new CliError(`order ${order.id} has nothing left to refund`);
   if (!opts.yes) {
     const what = `Refund ${money(amount, order.currency)} (plus its tax) of order ${order.invoice_number} to ${order.customer.email ?? order.customer_id}${opts.revokeBenefits ? ', revoking its benefits' : ''}?`;
-    if (!(await confirm(what))) throw new CliError('refund cancelled; nothing was refunded', EXIT.usage);
+    if (!(await confirmYes(what))) throw new CliError('refund cancelled; nothing was refunded', EXIT.usage);
   }
   const body: Record<string, unknown> = { order_id: order.id, amount, reason: opts.reason, revoke_benefits: Boolean(opts.revokeBenefits) };
   if (opts.comment) body.comment = opts.comment;

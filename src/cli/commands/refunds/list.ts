@@ -1,8 +1,9 @@
 import type { RefundWire } from '../../../core/refunds/schemas.js';
 import type { Invocation } from '../../action.js';
+import { orgFilter, signedIn } from '../../context.js';
+import { money } from '../../money.js';
 import { printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { fetchAll, money, orgFilter } from '../orders/shared.js';
+import { fetchAll } from '../../pages.js';
 
 export async function run({ opts, globals }: Invocation<{ order?: string; customer?: string; org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

@@ -1,9 +1,8 @@
 import type { SessionWire } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { ApiError, EXIT } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 import { tokenHandle } from './handle.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

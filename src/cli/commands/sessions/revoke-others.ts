@@ -1,7 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveTarget } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = resolveTarget(globals);

@@ -1,8 +1,7 @@
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { forgetSession } from '../../credentials.js';
 import { info, printJson } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 import { tokenHandle } from './handle.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {

@@ -1,8 +1,7 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 
 interface Options {
   reason?: string;

@@ -1,9 +1,8 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
-import { printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { money, printFields } from '../orders/shared.js';
+import { call, signedIn } from '../../context.js';
+import { money } from '../../money.js';
+import { printFields, printJson } from '../../output.js';
 
 export function printSubscription(subscription: SubscriptionWire): void {
   printFields([

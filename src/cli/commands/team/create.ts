@@ -1,7 +1,8 @@
+import type { TeamWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
+import { orgIdOf, signedIn } from '../../context.js';
 import { info, printJson, printLine } from '../../output.js';
-import { orgIdOf, signedIn } from '../org/shared.js';
-import { listTeams, teamCall, type TeamWire } from './shared.js';
+import { listTeams, teamCall } from './shared.js';
 
 interface Options {
   org?: string;

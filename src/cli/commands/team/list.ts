@@ -1,13 +1,12 @@
 import type { Invocation } from '../../action.js';
+import { orgIdOf, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { orgIdOf, signedIn } from '../org/shared.js';
-import { teamCall, type TeamWire } from './shared.js';
+import { listTeams } from './shared.js';
 
 export async function run({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
   const organizationId = await orgIdOf(target, opts.org);
-  const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
-  const teams = await teamCall<TeamWire[]>(target, 'GET', `list-teams${query}`);
+  const teams = await listTeams(target, organizationId);
   if (opts.json) {
     printJson(teams);
     return;

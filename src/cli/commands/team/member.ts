@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
+import { orgIdOf, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { orgIdOf, signedIn } from '../org/shared.js';
 import { resolveTeam, resolveUserId, teamCall } from './shared.js';
 
 /** add-member and remove-member take the same arguments and differ only in route and answer. */

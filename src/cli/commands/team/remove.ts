@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
+import { orgIdOf, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { orgIdOf, signedIn } from '../org/shared.js';
 import { teamCall } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {

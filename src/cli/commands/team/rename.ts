@@ -1,7 +1,8 @@
+import type { TeamWire } from '../../../core/organizations/schemas.js';
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
-import { teamCall, type TeamWire } from './shared.js';
+import { teamCall } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = signedIn(globals);

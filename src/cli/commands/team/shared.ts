@@ -1,15 +1,7 @@
-import { call, type CallOptions } from '../../client.js';
+import type { TeamWire } from '../../../core/organizations/schemas.js';
+import { call, orgQuery, type CallOptions, type Target } from '../../context.js';
 import { ApiError, CliError } from '../../errors.js';
-import type { Target } from '../../target.js';
-import { listMembers } from '../org/shared.js';
-
-export interface TeamWire {
-  id: string;
-  name: string;
-  organizationId: string;
-  createdAt: string;
-  updatedAt: string | null;
-}
+import { listMembers } from '../org/members.js';
 
 /** A team route; the daemon answers a bare 404 when teams are off, which alone would not tell anyone why. */
 export async function teamCall<T>(target: Target, method: 'GET' | 'POST', route: string, options: CallOptions = {}): Promise<T> {
@@ -23,8 +15,7 @@ export async function teamCall<T>(target: Target, method: 'GET' | 'POST', route:
 
 /** The teams of the named organization, or of the active one when organizationId is undefined. */
 export function listTeams(target: Target, organizationId: string | undefined): Promise<TeamWire[]> {
-  const query = organizationId ? `?organizationId=${encodeURIComponent(organizationId)}` : '';
-  return teamCall<TeamWire[]>(target, 'GET', `list-teams${query}`);
+  return teamCall<TeamWire[]>(target, 'GET', `list-teams${orgQuery(organizationId)}`);
 }
 
 /** Finds a team by id among the organization's teams, so the organization of its members is known. */

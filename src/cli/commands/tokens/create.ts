@@ -1,10 +1,10 @@
-import type { OrganizationAccessTokenWire } from '../../../core/access-tokens/schemas.js';
+import type { z } from 'zod';
+import type { organizationAccessTokenCreateResponseSchema } from '../../../core/access-tokens/schemas.js';
 import { SCOPES } from '../../../core/polar-api/scopes.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
 
 interface Options {
   comment: string;
@@ -17,11 +17,6 @@ interface Options {
 
 const KNOWN = new Set<string>(SCOPES);
 
-interface Created {
-  organization_access_token: OrganizationAccessTokenWire;
-  token: string;
-}
-
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const scopes = [...(opts.scope ?? []), ...(opts.scopes ?? '').split(',')].map((scope) => scope.trim()).filter(Boolean);
   if (scopes.length === 0) throw new UsageError('give the token at least one scope: --scope products:read (repeatable) or --scopes a,b');
@@ -31,7 +26,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.expiresIn !== undefined) body.expires_in = /^\d+$/.test(opts.expiresIn) ? Number(opts.expiresIn) : opts.expiresIn;
   const target = signedIn(globals);
   if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
-  const created = await call<Created>(target, 'POST', '/v1/organization-access-tokens/', { body });
+  const created = await call<z.output<typeof organizationAccessTokenCreateResponseSchema>>(target, 'POST', '/v1/organization-access-tokens/', { body });
   if (opts.json) {
     printJson(created);
     return;

@@ -1,26 +1,14 @@
 import type { OrganizationAccessTokenWire } from '../../../core/access-tokens/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { orgFilter, signedIn } from '../../context.js';
 import { printJson, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
-
-interface Page {
-  items: OrganizationAccessTokenWire[];
-  pagination: { total_count: number; max_page: number };
-}
+import { fetchAll } from '../../pages.js';
 
 export async function run({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
-  const organizationId = opts.org === undefined ? undefined : (await resolveOrg(target, opts.org)).id;
-  const tokens: OrganizationAccessTokenWire[] = [];
-  // Every page, not just the first: a script reading --json expects the whole list.
-  for (let page = 1; ; page += 1) {
-    const query = new URLSearchParams({ page: String(page), limit: '100' });
-    if (organizationId) query.set('organization_id', organizationId);
-    const answer = await call<Page>(target, 'GET', `/v1/organization-access-tokens/?${query}`);
-    tokens.push(...answer.items);
-    if (page >= answer.pagination.max_page || answer.items.length === 0) break;
-  }
+  const query = new URLSearchParams();
+  await orgFilter(target, query, opts.org);
+  const tokens = await fetchAll<OrganizationAccessTokenWire>(target, '/v1/organization-access-tokens/', query);
   if (opts.json) {
     printJson(tokens);
     return;

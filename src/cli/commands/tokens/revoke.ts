@@ -1,7 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const id = String(args[0]);

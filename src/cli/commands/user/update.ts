@@ -1,9 +1,8 @@
 import type { SessionAndUserWire, UpdateUserBody } from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
-import { bearer, call } from '../../client.js';
+import { bearer, call, resolveTarget } from '../../context.js';
 import { NotSignedInError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { resolveTarget } from '../../target.js';
 
 interface Options {
   name?: string;

@@ -1,7 +1,7 @@
 import type { Invocation } from '../../action.js';
+import { signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { createHttpData } from '../../tui/webhooks-dashboard/data.js';
-import { signedIn } from '../org/shared.js';
 
 export const NO_TERMINAL =
   'webhooks dashboard needs a terminal (stdin and stdout); in scripts use `till webhooks deliveries --json` and `till webhooks endpoints list --json` instead';

@@ -1,9 +1,9 @@
 import type { WebhookDeliveryWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { info, printJson, printTable } from '../../output.js';
-import { signedIn } from '../org/shared.js';
+import { printJson, printTable } from '../../output.js';
+import type { Page } from '../../pages.js';
 
 interface Options {
   endpoint?: string[];
@@ -26,7 +26,7 @@ export async function list({ opts, globals }: Invocation<Options>): Promise<void
   if (opts.succeeded) query.set('succeeded', 'true');
   if (opts.since) query.set('start_timestamp', opts.since);
   if (opts.until) query.set('end_timestamp', opts.until);
-  const page = await call<{ items: WebhookDeliveryWire[]; pagination: { total_count: number } }>(signedIn(globals), 'GET', `/v1/webhooks/deliveries?${query}`);
+  const page = await call<Page<WebhookDeliveryWire>>(signedIn(globals), 'GET', `/v1/webhooks/deliveries?${query}`);
   if (opts.json) {
     printJson(page);
     return;

@@ -1,14 +1,9 @@
 import type { WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine, printTable } from '../../output.js';
-import { resolveOrg, signedIn } from '../org/shared.js';
-
-interface Page {
-  items: WebhookEndpointWire[];
-  pagination: { total_count: number; max_page: number };
-}
+import type { Page } from '../../pages.js';
 
 function show(endpoint: WebhookEndpointWire, json: boolean | undefined): void {
   if (json) printJson(endpoint);
@@ -34,7 +29,7 @@ export async function list({ opts, globals }: Invocation<{ org?: string; json?: 
   const target = signedIn(globals);
   const query = new URLSearchParams({ limit: '100' });
   if (opts.org) query.set('organization_id', (await resolveOrg(target, opts.org)).id);
-  const page = await call<Page>(target, 'GET', `/v1/webhooks/endpoints?${query}`);
+  const page = await call<Page<WebhookEndpointWire>>(target, 'GET', `/v1/webhooks/endpoints?${query}`);
   if (opts.json) {
     printJson(page.items);
     return;

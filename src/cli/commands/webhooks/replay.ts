@@ -1,9 +1,9 @@
 import type { WebhookDeliveryWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call } from '../../client.js';
+import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
-import { signedIn } from '../org/shared.js';
+import { fetchAll } from '../../pages.js';
 
 interface Options {
   failed?: boolean;
@@ -46,14 +46,12 @@ export async function replay({ args, opts, globals }: Invocation<Options>): Prom
 
   // The log lists attempts; an event is replayed when its latest attempt in the window failed.
   const since = sinceTime(opts.since);
+  const query = new URLSearchParams({ start_timestamp: since.toISOString() });
+  for (const id of opts.endpoint ?? []) query.append('endpoint_id', id);
   const latest = new Map<string, boolean>();
-  for (let page = 1; ; page++) {
-    const query = new URLSearchParams({ page: String(page), limit: '100', start_timestamp: since.toISOString() });
-    for (const id of opts.endpoint ?? []) query.append('endpoint_id', id);
-    const result = await call<{ items: WebhookDeliveryWire[]; pagination: { max_page: number } }>(target, 'GET', `/v1/webhooks/deliveries?${query}`);
-    // Newest first: the first attempt seen for an event is its latest.
-    for (const delivery of result.items) if (!latest.has(delivery.webhook_event.id)) latest.set(delivery.webhook_event.id, delivery.succeeded);
-    if (page >= result.pagination.max_page) break;
+  // Newest first: the first attempt seen for an event is its latest.
+  for (const delivery of await fetchAll<WebhookDeliveryWire>(target, '/v1/webhooks/deliveries', query)) {
+    if (!latest.has(delivery.webhook_event.id)) latest.set(delivery.webhook_event.id, delivery.succeeded);
   }
   const failed = [...latest].filter(([, succeeded]) => !succeeded).map(([id]) => id);
   const replayed: string[] = [];

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
-import { columns, Section, type Row } from './components/section.js';
+import { Section, columns, type Row } from './components/section.js';
 import type { DashboardData, Snapshot } from './data.js';
 import { selectedRow, type ViewState } from './model.js';
 import { useDashboard } from './use-dashboard.js';
@@ -28,7 +28,7 @@ function teamRows(snapshot: Snapshot): Row[] {
 }
 
 function invitationRows(snapshot: Snapshot): Row[] {
-  const texts = columns(snapshot.invitations.map((invitation) => [invitation.email, invitation.role, `expires ${shortTime(invitation.expiresAt)}`]));
+  const texts = columns(snapshot.invitations.map((invitation) => [invitation.email, invitation.role ?? '', `expires ${shortTime(invitation.expiresAt)}`]));
   return snapshot.invitations.map((invitation, index) => ({ key: invitation.id, text: texts[index]! }));
 }
 

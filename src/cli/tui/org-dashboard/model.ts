@@ -1,5 +1,5 @@
+import { clampRow, cycle, followRows, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
 import { ROLES, type Role, type Snapshot } from './data.js';
-import { cycle, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
 
@@ -40,8 +40,7 @@ export function rowCount(snapshot: Snapshot, section: SectionId): number {
 
 /** The selected row, clamped: a refresh after a removal can leave the stored index past the end. */
 export function selectedRow(state: ViewState, snapshot: Snapshot, section: SectionId = state.section): number {
-  const count = rowCount(snapshot, section);
-  return count === 0 ? -1 : Math.min(Math.max(state.rows[section], 0), count - 1);
+  return clampRow(state.rows[section], rowCount(snapshot, section));
 }
 
 const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
@@ -59,12 +58,7 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * (clamped when drawn), which lands on its neighbour.
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = { ...state.rows };
-  for (const section of SECTIONS) {
-    const id = idsOf(before, section)[selectedRow(state, before, section)];
-    const index = id === undefined ? -1 : idsOf(after, section).indexOf(id);
-    if (index !== -1) rows[section] = index;
-  }
+  const rows = followRows(SECTIONS, state.rows, (section) => idsOf(before, section)[selectedRow(state, before, section)], (section) => idsOf(after, section));
   return { ...state, rows };
 }
 

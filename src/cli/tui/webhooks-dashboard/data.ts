@@ -1,8 +1,7 @@
 import type { WebhookDeliveryWire, WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
-import { call } from '../../client.js';
+import { call, resolveOrg, type Target } from '../../context.js';
 import { CliError } from '../../errors.js';
-import type { Target } from '../../target.js';
-import { resolveOrg } from '../../commands/org/shared.js';
+import type { Page } from '../../pages.js';
 
 // The webhooks dashboard's data layer: everything that talks to the daemon (over /v1, as `till webhooks` does), and
 // nothing that renders. The screen takes a WebhooksData, so tests can bind one to a test daemon and drive the keys.
@@ -67,7 +66,7 @@ export function createHttpData(target: Target, scope: Scope = {}): WebhooksData 
       if (scope.org !== undefined && !organization) organization = await resolveOrg(target, scope.org);
       const endpointQuery = new URLSearchParams({ limit: '100' });
       if (organization) endpointQuery.set('organization_id', organization.id);
-      const listed = (await call<{ items: WebhookEndpointWire[] }>(target, 'GET', `/v1/webhooks/endpoints?${endpointQuery}`)).items.map(summary);
+      const listed = (await call<Page<WebhookEndpointWire>>(target, 'GET', `/v1/webhooks/endpoints?${endpointQuery}`)).items.map(summary);
       const endpoints = scope.endpoint === undefined ? listed : listed.filter((endpoint) => endpoint.id === scope.endpoint);
       if (scope.endpoint !== undefined && endpoints.length === 0) {
         throw new CliError(`no webhook endpoint "${scope.endpoint}" ${organization ? `in ${organization.name}` : 'among yours'} (see \`till webhooks endpoints list\`)`);
@@ -79,7 +78,7 @@ export function createHttpData(target: Target, scope: Scope = {}): WebhooksData 
       const deliveryQuery = new URLSearchParams({ limit: String(DELIVERY_LIMIT) });
       if (narrowed) for (const endpoint of endpoints) deliveryQuery.append('endpoint_id', endpoint.id);
       const deliveries =
-        narrowed && endpoints.length === 0 ? [] : (await call<{ items: WebhookDeliveryWire[] }>(target, 'GET', `/v1/webhooks/deliveries?${deliveryQuery}`)).items;
+        narrowed && endpoints.length === 0 ? [] : (await call<Page<WebhookDeliveryWire>>(target, 'GET', `/v1/webhooks/deliveries?${deliveryQuery}`)).items;
 
       return {
         scope: organization ? organization.name : 'every organization you can see',

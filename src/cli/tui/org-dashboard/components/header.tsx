@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
-import type { OrgWire } from '../../../commands/org/shared.js';
+import type { DashboardOrganization } from '../data.js';
 
-export function Header({ org }: { org: OrgWire }) {
+export function Header({ org }: { org: DashboardOrganization }) {
   return (
     <Box>
       <Text bold>{org.name}</Text>

@@ -1,4 +1,5 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
+import { FooterFrame } from '../../footer.js';
 import type { Mode, SectionId, Status } from '../model.js';
 
 /** The line that asks (y/N), says a replay is under way, or lists the keys that work here. */
@@ -9,17 +10,10 @@ function Prompt({ mode, section }: { mode: Mode; section: SectionId }) {
   return <Text dimColor>{`Tab section · ↑/↓ row${hint} · q quit`}</Text>;
 }
 
-function StatusLine({ status }: { status: Status }) {
-  if (status.tone === 'error') return <Text color="red">{`✗ ${status.text}`}</Text>;
-  if (status.tone === 'done') return <Text color="green">{`✓ ${status.text}`}</Text>;
-  return <Text dimColor>{status.text}</Text>;
-}
-
 export function Footer({ mode, section, status }: { mode: Mode; section: SectionId; status: Status | null }) {
   return (
-    <Box flexDirection="column" marginTop={1}>
-      {status ? <StatusLine status={status} /> : null}
+    <FooterFrame status={status}>
       <Prompt mode={mode} section={section} />
-    </Box>
+    </FooterFrame>
   );
 }
