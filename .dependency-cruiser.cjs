@@ -41,13 +41,32 @@ module.exports = {
     {
       name: 'cli-imports-only-schemas-and-types-from-core',
       comment:
-        'The CLI talks to the daemon over HTTP: from core it may import schemas.ts/types.ts modules and types ' +
-        '(import type), never services, repositories or the database.',
+        'The CLI talks to the daemon over HTTP: from core it may import schemas.ts/types.ts modules, types ' +
+        '(import type) and the few pure helpers it shares with the daemon (the version, webhook signing, token ' +
+        'scopes and key shapes, hashing); never services, repositories, loaders or the database.',
       severity: 'error',
-      from: { path: '^src/cli/' },
+      from: { path: '^src/cli/', pathNot: '^src/cli/commands/(daemon|migrate)/|^src/cli/commands/admin/admin-token\\.ts$' },
       to: {
         path: '^src/core/',
-        pathNot: '/(schemas|types)\\.ts$',
+        pathNot: [
+          '/(schemas|types)\\.ts$',
+          '^src/core/kernel/(version|crypto)\\.ts$',
+          '^src/core/webhooks/signer\\.ts$',
+          '^src/core/polar-api/scopes\\.ts$',
+          '^src/core/api-keys/keys\\.ts$',
+        ],
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
+      name: 'cli-daemon-commands-start-the-daemon-only',
+      comment:
+        'The commands that start the daemon or migrate its database run it in-process: they may load its ' +
+        'configuration, the database module and the daemon itself, but still no domain service or repository.',
+      severity: 'error',
+      from: { path: '^src/cli/commands/(daemon|migrate)/|^src/cli/commands/admin/admin-token\\.ts$' },
+      to: {
+        path: '^src/core/[^/]+/(service|repository|[a-z-]+-repository|loaders)\\.ts$',
         dependencyTypesNot: ['type-only', 'type-import'],
       },
     },
