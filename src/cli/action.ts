@@ -10,7 +10,7 @@ export interface Invocation<Options = Record<string, unknown>> {
 }
 
 /** A command's implementation; a returned number becomes the exit code (status commands exit 1 when "no"). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export type Run = (invocation: Invocation<any>) => Promise<number | void>;
 
 /**

@@ -114,8 +114,6 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
   // The bus's handlers reach the caches through `sessions`, `apiKeys` and `readCache`, which exist by the time any
   // arrive.
-  let sessions: SessionService;
-  let apiKeys: ApiKeyService;
   const bus = new InvalidationBus(config.databaseUrl, {
     onKey: (key) => {
       sessions.forgetKey(key);
@@ -132,8 +130,8 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   // leave behind; a change Till makes is announced and seen at once.
   const readCache = new ReadCache(bus, clock, MINUTE);
   const changing = createChanging(db, bus);
-  sessions = createSessionService({ db, clock, session: config.session, bus });
-  apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
+  const sessions = createSessionService({ db, clock, session: config.session, bus });
+  const apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
   const secretBox = createSecretBox(config.secret);
   const mail = createMailService({ db, clock, config: config.mail, box: secretBox });
   const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });

@@ -69,7 +69,9 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     await db.destroy();
     throw error;
   }
-  server.on('request', createApp(core, logger).callback());
+  // Koa answers its own errors: the promise it returns never rejects.
+  const handleRequest = createApp(core, logger).callback();
+  server.on('request', (request, response) => void handleRequest(request, response));
   const mailDelivery = startMailDelivery(core, logger);
   const webhookDelivery = startWebhookDelivery(core, logger);
 

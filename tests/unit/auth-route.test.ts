@@ -56,7 +56,8 @@ beforeAll(async () => {
   );
   app.use(errorMiddleware(createLogger('error', () => undefined)));
   app.use(router.routes());
-  server = createServer(app.callback());
+  const handle = app.callback();
+  server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

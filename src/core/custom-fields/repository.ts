@@ -95,7 +95,7 @@ export function customFieldsRepository(db: Db) {
       if (filter.types?.length) query.whereIn('type', filter.types);
       if (filter.query) {
         const pattern = containsPattern(filter.query);
-        query.where((where) => where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("lower(slug) like ? escape '\\'", [pattern]));
+        query.where((where) => { where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("lower(slug) like ? escape '\\'", [pattern]); });
       }
       const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', slug: 'slug', name: 'name', type: 'type' });
       return { items: page.rows.map(fromRow), pagination: page.pagination };

@@ -157,7 +157,7 @@ export function discountsRepository(db: Db) {
       const query = live(db('discounts').whereIn('organization_id', organizationIds));
       if (filters.query) {
         const pattern = likePattern(filters.query);
-        query.where((where) => where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("code_normalized like ? escape '\\'", [pattern]));
+        query.where((where) => { where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("code_normalized like ? escape '\\'", [pattern]); });
       }
       const page = await paginate<Record<string, unknown>>(query, options, SORT_COLUMNS);
       return { items: await hydrate(page.rows), pagination: page.pagination };

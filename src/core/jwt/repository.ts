@@ -52,7 +52,7 @@ export function jwksRepository(db: Db) {
       const row = await db('jwks')
         .select(COLUMNS)
         .where({ alg })
-        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+        .andWhere((q) => { q.whereNull('expires_at').orWhere('expires_at', '>', now); })
         .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
         .first();
       return row ? fromRow(row) : null;

@@ -79,11 +79,15 @@ export function mailsRepository(db: Db) {
      */
     async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<MailRecord[]> {
       const due = (query: ReturnType<Db>) =>
-        query.where((outer) =>
+        query.where((outer) => {
           outer
-            .where((pending) => pending.where('status', 'pending').andWhere('next_attempt_at', '<=', now))
-            .orWhere((abandoned) => abandoned.where('status', 'sending').andWhere('locked_until', '<=', now)),
-        );
+            .where((pending) => {
+              pending.where('status', 'pending').andWhere('next_attempt_at', '<=', now);
+            })
+            .orWhere((abandoned) => {
+              abandoned.where('status', 'sending').andWhere('locked_until', '<=', now);
+            });
+        });
       let candidates = due(db('mails').select('id')).orderBy('next_attempt_at', 'asc').limit(limit);
       if (dialect(db) === 'postgres') candidates = candidates.forUpdate().skipLocked();
       const rows = await due(db('mails').whereIn('id', candidates))

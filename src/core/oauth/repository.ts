@@ -14,13 +14,13 @@ export interface SocialAccount extends TokenSet {
 }
 
 type Row = Record<string, any>;
-const TOKEN_COLUMNS = ['access_token', 'refresh_token', 'id_token'] as const;
+type TokenColumn = 'access_token' | 'refresh_token' | 'id_token';
 
 /** Each token is sealed for its own row and column, so a ciphertext moved elsewhere does not open. */
 const context = (rowId: string, column: string) => `accounts.${column}:${rowId}`;
 
 export function socialAccountsRepository(db: Db, box: SecretBox) {
-  const open = (row: Row, column: (typeof TOKEN_COLUMNS)[number]): string | null => {
+  const open = (row: Row, column: TokenColumn): string | null => {
     const value = row[column] as string | null;
     return value ? box.open(value, context(row.id, column)) : null;
   };

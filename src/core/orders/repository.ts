@@ -206,7 +206,7 @@ export function ordersRepository(db: Db) {
       if (billing.size === 1) {
         const recurring = db('products').select('id').whereNotNull('recurring_interval');
         if (billing.has('recurring')) query.whereIn('product_id', recurring);
-        else query.where((inner) => inner.whereNull('product_id').orWhereNotIn('product_id', recurring));
+        else query.where((inner) => { inner.whereNull('product_id').orWhereNotIn('product_id', recurring); });
       }
       if (filter.metadata) whereMetadata(db, query, filter.metadata);
       const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', status: 'status', invoice_number: 'invoice_number', amount: 'total_amount', net_amount: 'net_amount' });

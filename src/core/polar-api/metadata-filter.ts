@@ -7,7 +7,7 @@ import type { MetadataQuery } from './metadata-query.js';
  * Values compare as text, so a stored number or boolean matches its JSON spelling (`3`, `true`), as Polar's JSONB
  * `->>` comparison does.
  */
-export function whereMetadata(db: Db, query: Knex.QueryBuilder, filters: MetadataQuery, column = 'metadata'): Knex.QueryBuilder {
+export function whereMetadata(db: Db, query: Knex.QueryBuilder, filters: MetadataQuery, column = 'metadata'): void {
   const postgres = dialect(db) === 'postgres';
   for (const [key, values] of Object.entries(filters)) {
     if (values.length === 0) continue;
@@ -21,5 +21,4 @@ export function whereMetadata(db: Db, query: Knex.QueryBuilder, filters: Metadat
       );
     }
   }
-  return query;
 }

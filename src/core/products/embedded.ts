@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProductWire } from './schemas.js';
 import { benefitsRepository } from '../benefits/repository.js';
 import type { BenefitWire } from '../benefits/schemas.js';
 import { benefitSchema } from '../benefits/schemas.js';
@@ -35,7 +36,7 @@ export interface EmbedOptions {
    * for the checkout, the order, the subscription and their events). Never shared between requests, so a catalog
    * change is always seen by the next request.
    */
-  memo?: Map<string, import('./schemas.js').ProductWire>;
+  memo?: Map<string, ProductWire>;
   /** The daemon's read cache, for the catalog and the selling organization (cache/read-cache.ts). */
   readCache?: ReadCache | null;
 }

@@ -3,7 +3,7 @@ import type { FieldIssue } from '../polar-api/errors.js';
 import { toBool, toDate, toDateOrNull } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { AmountType, ProductPriceCreate, ProductPriceWire } from './price-schemas.js';
-import { PRICE_SOURCES, TAX_BEHAVIORS } from './price-schemas.js';
+import type { PRICE_SOURCES, TAX_BEHAVIORS } from './price-schemas.js';
 
 /** A price of a product. Only the amounts of its amount type are set; the others are null. */
 export interface ProductPrice {

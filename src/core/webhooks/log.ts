@@ -54,7 +54,11 @@ export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () =
       }
       if (query.query) {
         const like = `%${query.query.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-        q.where((search) => search.whereRaw("d.response LIKE ? ESCAPE '\\'", [like]).orWhereRaw("e.type LIKE ? ESCAPE '\\'", [like]).orWhere((byId) => (UUID.test(query.query!) ? byId.where('e.id', query.query!.toLowerCase()) : byId.whereRaw('1 = 0'))));
+        const byId = UUID.test(query.query) ? query.query.toLowerCase() : null;
+        q.where((search) => {
+          search.whereRaw("d.response LIKE ? ESCAPE '\\'", [like]).orWhereRaw("e.type LIKE ? ESCAPE '\\'", [like]);
+          if (byId) search.orWhere('e.id', byId);
+        });
       }
       const page = await paginate<Record<string, unknown>>(q, { page: query.page, limit: query.limit, sorting: ['-created_at'] }, { created_at: 'd.created_at' }, 'd.id');
       return {

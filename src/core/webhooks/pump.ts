@@ -80,9 +80,9 @@ export function createDeliveryPump(deps: {
   const senders = new Map<string, Sender>();
   // How often each endpoint's sender stopped short (a failure, a lease, closing): a claim taken meanwhile is given back.
   const stops = new Map<string, number>();
-  let successes: AttemptOutcome[] = [];
-  let failures: AttemptOutcome[] = [];
-  let releases: WebhookEventRecord[] = [];
+  const successes: AttemptOutcome[] = [];
+  const failures: AttemptOutcome[] = [];
+  const releases: WebhookEventRecord[] = [];
   let dispatchWanted = true;
   let claimWanted = true;
   let closed = false;

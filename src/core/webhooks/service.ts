@@ -120,8 +120,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       } else {
         organizationId = organizationForCreate(actor, null, 'read');
       }
-      let stream: Readable;
-      stream = await openEventStream(db, organizationId, input.lastEventId ?? null, () => streams.delete(stream));
+      const stream: Readable = await openEventStream(db, organizationId, input.lastEventId ?? null, () => streams.delete(stream));
       streams.add(stream);
       return stream;
     },
