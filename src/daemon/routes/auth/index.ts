@@ -32,7 +32,8 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   const router = new Router({ prefix: AUTH_BASE_PATH });
 
   router.use(async (ctx: Context, next: Next) => {
-    const path = ctx.path.slice(AUTH_BASE_PATH.length) || '/';
+    // Lower-cased as the router matches (case-insensitively), so `/SIGN-IN/EMAIL` meets the same rules as `/sign-in/email`.
+    const path = (ctx.path.slice(AUTH_BASE_PATH.length) || '/').toLowerCase();
     if (rateLimiter && path !== '/ok') rateLimiter.hit(ctx.ip ?? '', path);
     if (ctx.method === 'POST') {
       ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) || isCallback(path) });
