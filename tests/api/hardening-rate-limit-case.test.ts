@@ -24,3 +24,29 @@ describe('rate limits whatever the path\'s case', () => {
     expect(statuses[3]).toBe(429);
   });
 });
+
+describe('the /api/auth checks whatever the prefix\'s case', () => {
+  const daemon = useTestDaemon({ rateLimit: true });
+
+  it('judges callback URLs under /API/AUTH and /Api/Auth', async () => {
+    for (const prefix of ['/API/AUTH', '/Api/Auth']) {
+      const response = await new TestClient(daemon().url).get(`${prefix}/verify-email`, { query: { token: 'x', callbackURL: 'https://evil.example/x' } });
+      expect(response.status, prefix).toBe(403);
+      expect(response.headers.location, prefix).toBeUndefined();
+      expect(response.json.code, prefix).toBe('INVALID_CALLBACK_URL');
+    }
+  });
+
+  it('reads the body, checks the origin and counts the request under /API/AUTH', async () => {
+    const client = new TestClient(daemon().url);
+    const body = { email: uniqueEmail(), password: 'wrong password!' };
+    const statuses: number[] = [];
+    for (const path of ['/API/AUTH/SIGN-IN/EMAIL', '/api/auth/sign-in/email', '/Api/Auth/Sign-In/Email', '/API/auth/sign-in/EMAIL']) statuses.push((await client.post(path, body)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const crossSite = await new TestClient(daemon().url).post('/API/AUTH/SIGN-UP/EMAIL', { email: uniqueEmail(), password: 'long enough pw', name: 'x' }, {
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', origin: 'https://evil.example' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.json.code).toBe('CROSS_SITE_NAVIGATION_LOGIN_BLOCKED');
+  });
+});
