@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { ConfigError } from '../core/config/index.js';
 
 /** What one client may hold of the daemon: header size, how long a request may take to arrive, open connections. */
 export interface ServerLimits {
@@ -33,8 +34,6 @@ const ENV: Record<keyof ServerLimits, string> = {
   maxConnectionsPerClient: 'TILL_MAX_CONNECTIONS_PER_CLIENT',
 };
 
-export class LimitsError extends Error {}
-
 /** The limits from the environment, over the defaults. A headers timeout is at most the request timeout. */
 export function loadServerLimits(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ServerLimits> = {}): ServerLimits {
   const limits = { ...DEFAULT_LIMITS };
@@ -42,11 +41,11 @@ export function loadServerLimits(env: NodeJS.ProcessEnv = process.env, overrides
     const raw = env[ENV[name]];
     if (raw === undefined || raw === '') continue;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0) throw new LimitsError(`${ENV[name]} must be a whole number ≥ 0`);
+    if (!Number.isSafeInteger(value) || value < 0) throw new ConfigError(`${ENV[name]} must be a whole number ≥ 0`);
     limits[name] = value;
   }
   Object.assign(limits, overrides);
-  if (limits.maxHeaderBytes < 1024) throw new LimitsError('TILL_MAX_HEADER_BYTES must be at least 1024');
+  if (limits.maxHeaderBytes < 1024) throw new ConfigError('TILL_MAX_HEADER_BYTES must be at least 1024');
   if (limits.requestTimeoutMs > 0 && (limits.headersTimeoutMs === 0 || limits.headersTimeoutMs > limits.requestTimeoutMs)) limits.headersTimeoutMs = limits.requestTimeoutMs;
   return limits;
 }
