@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, loadServerLimits } from '../../src/daemon/limits.js';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { uploadFile } from '../helpers/files.js';
 import { TestClient } from '../helpers/http.js';
 import { createMerchant } from '../helpers/v1.js';
 
@@ -40,6 +41,16 @@ describe('security headers', () => {
       expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
       expect(answer.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     }
+  });
+
+  it('a file download keeps its own sandboxing CSP and may be embedded, as before', async () => {
+    const merchant = await createMerchant(daemon());
+    const file = await uploadFile(merchant.api);
+    const download = await merchant.api.get(`/v1/files/${file.id}/download`);
+    expect(download.status).toBe(200);
+    expect(download.headers['x-content-type-options']).toBe('nosniff');
+    expect(download.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    expect(download.headers['x-frame-options']).toBeUndefined();
   });
 
   it('an over-large header is answered 431', async () => {
