@@ -4,6 +4,7 @@ import { createAuthCookies } from './auth/cookies.js';
 import type { Logger } from './logger.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { createRateLimiter } from './middleware/rate-limit.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { checkoutPagesRouter } from './pages/checkout/router.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
@@ -19,6 +20,14 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   const trusted = createTrustedOrigins(core.config.baseUrl, core.config.trustedOrigins);
   const rateLimiter = core.config.rateLimit ? createRateLimiter(core.clock) : null;
 
+  // Koa's own handler would print errors it sees after an answer started (a failing stream) to stderr unformatted.
+  app.on('error', (error: unknown, ctx?: { method?: string; path?: string }) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    const fields = { method: ctx?.method, path: ctx?.path, error: error instanceof Error ? error.stack : String(error) };
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') logger.debug('client went away', fields);
+    else logger.error('response failed', fields);
+  });
+  app.use(securityHeaders());
   app.use(errorMiddleware(logger));
   const auth = authRouter({ core, cookies, sessionAuth, trusted }, rateLimiter);
   const admin = adminRouter(core);

@@ -8,6 +8,7 @@ import type { TillConfig } from '../core/config/index.js';
 import { createDb } from '../core/database/index.js';
 import { migrateLatest } from '../core/database/index.js';
 import { createApp } from './app.js';
+import { limitConnectionsPerClient, loadServerLimits, serverOptions, type ServerLimits } from './limits.js';
 import { createLogger, type Logger } from './logger.js';
 import { startMailDelivery } from './workers/mail-delivery.js';
 import { startWebhookDelivery } from './workers/webhook-delivery.js';
@@ -28,6 +29,8 @@ export interface StartOptions {
   baseUrlFromListener?: boolean;
   /** Another payment processor than the sandbox (tests inject failing ones). */
   paymentProcessor?: PaymentProcessor;
+  /** Over the environment's (TILL_MAX_HEADER_BYTES, …) and the defaults. */
+  limits?: Partial<ServerLimits>;
 }
 
 /**
@@ -37,6 +40,7 @@ export interface StartOptions {
 export async function startDaemon(options: StartOptions): Promise<RunningDaemon> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const limits = loadServerLimits(process.env, options.limits);
   const db = createDb(config.databaseUrl, { exclusive: true });
   try {
     await migrateLatest(db);
@@ -44,8 +48,10 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  const server = createServer();
+  const server = createServer(serverOptions(limits));
   server.keepAliveTimeout = 65_000;
+  server.timeout = limits.idleTimeoutMs;
+  limitConnectionsPerClient(server, config.trustProxy ? 0 : limits.maxConnectionsPerClient);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

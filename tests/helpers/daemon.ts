@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { PaymentProcessor } from '../../src/core/payments/processor.js';
 import { loadConfig, type TillConfig } from '../../src/core/config/index.js';
 import { createLogger } from '../../src/daemon/logger.js';
+import type { ServerLimits } from '../../src/daemon/limits.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -22,7 +23,10 @@ export interface TestDaemon extends RunningDaemon {
  * A real daemon on 127.0.0.1, port 0, on a fresh database, with a clock the test moves. Rate limiting is off
  * unless a test turns it on, and bcrypt runs at its lowest cost so suites do not spend minutes hashing.
  */
-export async function startTestDaemon(overrides: Partial<TillConfig> = {}, options: { clock?: ManualClock; paymentProcessor?: PaymentProcessor } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  overrides: Partial<TillConfig> = {},
+  options: { clock?: ManualClock; paymentProcessor?: PaymentProcessor; limits?: Partial<ServerLimits> } = {},
+): Promise<TestDaemon> {
   // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
   const database: TestDatabase = overrides.databaseUrl
     ? { url: overrides.databaseUrl, dialect: overrides.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite', drop: async () => undefined }
@@ -53,6 +57,7 @@ export async function startTestDaemon(overrides: Partial<TillConfig> = {}, optio
       logger: process.env.TILL_TEST_LOG ? createLogger('debug') : createLogger('error', () => undefined),
       baseUrlFromListener: !overrides.baseUrl,
       paymentProcessor: options.paymentProcessor,
+      limits: options.limits,
     });
   } catch (error) {
     await database.drop();

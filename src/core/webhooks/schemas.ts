@@ -122,7 +122,7 @@ export const deliveryListQuery = z.object({
 export const eventStreamQuery = z.object({
   organization_id: z.string().min(1).max(64).optional(),
   /** Same as the Last-Event-ID header, for clients that cannot set headers (EventSource on reconnect sets it). */
-  last_event_id: z.string().regex(/^\d+$/).optional(),
+  last_event_id: z.string().regex(/^\d+$/).refine((id) => Number(id) <= Number.MAX_SAFE_INTEGER, 'last_event_id is out of range').optional(),
 });
 
 export type WebhookEndpointWire = z.infer<typeof webhookEndpointSchema>;

@@ -11,6 +11,21 @@ export interface TrustedOrigins {
 // Relative paths that cannot be turned into another host: no `//`, no backslashes, no encoded slashes.
 const SAFE_RELATIVE = /^\/(?!\/|\\|%2f|%5c)[\w\-.+/@]*(\?[\w\-.+/=&%@]*)?$/i;
 
+const RELATIVE_BASE = 'https://till.invalid';
+
+/**
+ * A root-relative URL as a browser would resolve it: dot segments resolved (`/a/..//x` is `//x`), backslashes read
+ * as slashes. Null if it resolves off this host.
+ */
+export function resolveRelative(url: string): string | null {
+  try {
+    const parsed = new URL(url, RELATIVE_BASE);
+    return parsed.origin === RELATIVE_BASE ? parsed.href.slice(RELATIVE_BASE.length) : null;
+  } catch {
+    return null;
+  }
+}
+
 function originOf(url: string): string | null {
   try {
     const parsed = new URL(url);
@@ -55,7 +70,11 @@ export function createTrustedOrigins(baseUrl: string, extra: string[]): TrustedO
   return {
     isTrustedOrigin,
     isAllowedRedirect(url) {
-      if (url.startsWith('/')) return SAFE_RELATIVE.test(url);
+      // Judged as written and as resolved: `/.//evil.com` is harmless as written but `//evil.com` once resolved.
+      if (url.startsWith('/')) {
+        const resolved = resolveRelative(url);
+        return SAFE_RELATIVE.test(url) && resolved !== null && SAFE_RELATIVE.test(resolved);
+      }
       if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return false;
       const origin = originOf(url);
       if (!origin || /^(javascript|data|vbscript|file):/i.test(url)) return false;

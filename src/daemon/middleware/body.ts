@@ -1,11 +1,13 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../core/kernel/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json$/i;
 
 /**
  * Reads a request body. JSON everywhere; form-encoded only where Better Auth accepts it (the e-mail sign-in and
- * sign-up routes, so plain HTML forms work). A body over the limit is refused before it is buffered whole.
+ * sign-up routes, so plain HTML forms work). A body over the limit is refused before it is buffered whole, and
+ * JSON nested deeper than MAX_JSON_DEPTH before it is parsed.
  */
 export async function readBody(ctx: Context, options: { maxBytes: number; allowForm?: boolean }): Promise<unknown> {
   const declaredLength = Number(ctx.get('content-length') || '0');
@@ -27,6 +29,7 @@ export async function readBody(ctx: Context, options: { maxBytes: number; allowF
   const text = await readText(ctx, options.maxBytes);
   if (isForm) return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return undefined;
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new DomainError(400, 'JSON_TOO_DEEP', `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {

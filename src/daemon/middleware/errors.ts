@@ -13,7 +13,8 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (error) {
-      if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') {
+      // Case-insensitive, as the routers match: `/V1/…` reaches the /v1 routes.
+      if (/^\/v1(\/|$)/i.test(ctx.path)) {
         renderV1Error(ctx, error, logger);
         return;
       }

@@ -20,7 +20,9 @@ export function adminRouter(core: CoreContext): Router {
   const router = new Router({ prefix: '/api/admin' });
   const expected = adminToken(core.config.secret);
 
-  router.use(async (ctx: Context, next: Next) => {
+  // Mounted on '': a path-less use() is matched against the prefix case-sensitively by @koa/router while routes are
+  // not, so `/API/ADMIN/…` would reach the routes without the admin token.
+  router.use('', async (ctx: Context, next: Next) => {
     const presented = bearerOf(ctx) ?? '';
     if (!presented || !safeEqual(presented, expected)) throw new DomainError(401, 'UNAUTHORIZED', 'Unauthorized');
     if (ctx.method === 'POST') ctx.state.body = await readBody(ctx, { maxBytes: core.config.maxBodyBytes });

@@ -31,8 +31,11 @@ const isCallback = (path: string) => path.startsWith('/callback/');
 export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof createRateLimiter> | null): Router {
   const router = new Router({ prefix: AUTH_BASE_PATH });
 
-  router.use(async (ctx: Context, next: Next) => {
-    const path = ctx.path.slice(AUTH_BASE_PATH.length) || '/';
+  // Mounted on '' rather than on nothing: @koa/router matches a path-less use() against the prefix case-sensitively
+  // while routes match case-insensitively, so `/API/AUTH/…` reached the routes without these checks.
+  router.use('', async (ctx: Context, next: Next) => {
+    // Lower-cased as the router matches (case-insensitively), so `/SIGN-IN/EMAIL` meets the same rules as `/sign-in/email`.
+    const path = (ctx.path.slice(AUTH_BASE_PATH.length) || '/').toLowerCase();
     if (rateLimiter && path !== '/ok') rateLimiter.hit(ctx.ip ?? '', path);
     if (ctx.method === 'POST') {
       ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) || isCallback(path) });

@@ -17,7 +17,8 @@ export function appendQuery(url: string, params: Record<string, string>): string
   const parsed = new URL(url, 'https://till.invalid');
   const query = new URLSearchParams(params).toString();
   parsed.search = parsed.search ? `${parsed.search}&${query}` : query;
-  return relative ? parsed.href.slice(parsed.origin.length) : parsed.href;
+  // Leading slashes collapsed: `//host` would be read as another host.
+  return relative ? parsed.href.slice(parsed.origin.length).replace(/^[/\\]+/, '/') : parsed.href;
 }
 
 /** Resolves a callback against the base URL and sets parameters on it (Better Auth's reset-password redirect). */

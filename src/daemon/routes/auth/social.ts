@@ -16,6 +16,13 @@ function param(source: Record<string, unknown>, name: string): string | undefine
 /** A provider's form_post fields, taken as they come: whatever is not a string is ignored. */
 const formPostBody = z.unknown();
 
+/**
+ * What a form_post carries over to the GET: the OAuth response parameters (RFC 6749 §4.1.2, RFC 9207's iss, Apple's
+ * user) and nothing else, each within a length that keeps the redirect far below any header limit.
+ */
+const FORM_POST_FIELDS = new Set(['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'user', 'device_id']);
+const MAX_FORM_POST_FIELD = 2048;
+
 export function socialRoutes(api: AuthApi): void {
   const { deps } = api;
   const { core, cookies } = deps;
@@ -58,8 +65,9 @@ export function socialRoutes(api: AuthApi): void {
     const form = (body ?? {}) as Record<string, unknown>;
     for (const source of [ctx.query as Record<string, unknown>, form]) {
       for (const name of Object.keys(source)) {
+        if (!FORM_POST_FIELDS.has(name)) continue;
         const value = param(source, name);
-        if (value !== undefined) merged.set(name, value);
+        if (value !== undefined && value.length <= MAX_FORM_POST_FIELD) merged.set(name, value);
       }
     }
     redirect(ctx, `${core.config.baseUrl}/api/auth/callback/${encodeURIComponent(ctx.params.id!)}?${merged.toString()}`);

@@ -32,6 +32,8 @@ function sendFile(ctx: Context, opened: { file: FileRecord; stream: NodeJS.Reada
   // Served from the daemon's own origin, next to the session cookies: never sniffed, never run (an SVG's scripts).
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+  // A published file may be embedded (a product's PDF in the merchant's page), as Polar's storage allows.
+  ctx.remove('X-Frame-Options');
   if (opened.file.checksumEtag) ctx.set('ETag', `"${opened.file.checksumEtag}"`);
   ctx.status = 200;
   ctx.body = opened.stream;

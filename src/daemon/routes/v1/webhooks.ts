@@ -83,7 +83,7 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
     },
     async ({ actor, query, ctx }) => {
       const header = ctx.get('last-event-id');
-      if (header && !/^\d+$/.test(header)) throw fieldError(['header', 'last-event-id'], 'Last-Event-ID must be an id this stream sent');
+      if (header && (!/^\d+$/.test(header) || Number(header) > Number.MAX_SAFE_INTEGER)) throw fieldError(['header', 'last-event-id'], 'Last-Event-ID must be an id this stream sent');
       const resume = header || query.last_event_id;
       const stream = await core.webhooks.stream(actor, { organizationId: query.organization_id, lastEventId: resume ? Number(resume) : null });
       // A stream lives as long as its client: no idle timeout, no buffering proxies.
