@@ -39,6 +39,32 @@ module.exports = {
       to: { path: '^src/core/database/', pathNot: '^src/core/database/index\\.ts$' },
     },
     {
+      name: 'wires-are-pure',
+      comment:
+        'A wire turns rows in hand into the wire shape: it may name row types, but loads nothing (no database, ' +
+        'repository, loader or service at run time).',
+      severity: 'error',
+      from: { path: '^src/core/[^/]+/wire\\.ts$' },
+      to: {
+        path: '^src/core/(database/|[^/]+/(repository|[a-z-]+-repository|loaders|service)\\.ts$)',
+        dependencyTypesNot: ['type-only', 'type-import'],
+      },
+    },
+    {
+      name: 'schemas-import-no-repository',
+      comment: 'Enums and wire shapes live in schemas; a schema never reaches for a repository, not even for a type.',
+      severity: 'error',
+      from: { path: '^src/core/[^/]+/schemas\\.ts$' },
+      to: { path: '^src/core/(database/|[^/]+/(repository|[a-z-]+-repository|loaders|service)\\.ts$)' },
+    },
+    {
+      name: 'core-knows-no-http-framework',
+      comment: 'Services take plain inputs and an actor, never a Koa context; HTTP belongs to src/daemon.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '(^|/)node_modules/(koa|@koa/[^/]+)/' },
+    },
+    {
       name: 'cli-imports-only-schemas-and-types-from-core',
       comment:
         'The CLI talks to the daemon over HTTP: from core it may import schemas.ts/types.ts modules, types ' +

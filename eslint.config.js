@@ -57,4 +57,19 @@ export default tseslint.config(
       'prefer-const': 'error',
     },
   },
+  {
+    // One transaction API: `transaction()` from src/core/database, which joins a caller's transaction, yields the
+    // event loop after a SQLite commit and carries the speed-ups' options. Only the database module calls knex's.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/core/database/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='transaction']",
+          message: 'Open transactions with transaction() from src/core/database (its entry point), not knex directly.',
+        },
+      ],
+    },
+  },
 );
