@@ -95,3 +95,58 @@ export interface DashboardView<Section extends string, Mode, Status> {
   mode: Mode;
   status: Status | null;
 }
+
+/** The modes every dashboard has: browsing, a [y/N] question about a command, and waiting while the daemon runs it. */
+export type SharedMode<Command> =
+  { kind: 'browse' } | { kind: 'confirm'; question: string; command: Command } | { kind: 'busy'; label: string };
+
+/** A dashboard's view whose mode is a shared one or one of the screen's own. */
+type SharedModeView<Section extends string, Command, OwnMode, Status> = DashboardView<
+  Section,
+  SharedMode<Command> | OwnMode,
+  Status
+>;
+
+/** What a dashboard tells pressShared about itself for one key press. */
+export interface SharedBindings<Section extends string, Command, OwnMode, Status> {
+  sections: readonly Section[];
+  /** The rows of the section in focus, and the selected one: what ↑/↓ and k/j move over. */
+  rowCount: number;
+  selected: number;
+  /** The screen's own keys in browse mode, for a key that neither quits nor moves. */
+  browse: () => PressOutcome<SharedModeView<Section, Command, OwnMode, Status>, Command>;
+  /** What the status line says while a confirmed command runs. */
+  busyLabel: (confirm: { question: string; command: Command }) => string;
+  /** The status line when the question gets anything but yes. */
+  declined: Status;
+}
+
+/**
+ * A key press in one of the shared modes. Browsing, q/Esc/Ctrl-C quit and the movement keys move before the
+ * screen's own keys are asked. While busy, keys do nothing: one change at a time, since a key pressed while the
+ * daemon answers would act on rows about to be refreshed. A question runs its command on y; anything but an explicit
+ * yes keeps things as they are, as a [y/N] prompt promises.
+ */
+export function pressShared<Section extends string, Command, OwnMode, Status>(
+  state: SharedModeView<Section, Command, OwnMode, Status>,
+  mode: SharedMode<Command>,
+  input: string,
+  key: KeyPress,
+  bindings: SharedBindings<Section, Command, OwnMode, Status>,
+): PressOutcome<SharedModeView<Section, Command, OwnMode, Status>, Command> {
+  switch (mode.kind) {
+    case 'browse': {
+      if (isQuit(input, key)) return { state, quit: true };
+      const moved = navigate(bindings.sections, state, bindings.rowCount, bindings.selected, input, key);
+      if (moved) return { state: { ...state, ...moved } };
+      return bindings.browse();
+    }
+    case 'busy':
+      return { state };
+    case 'confirm':
+      if (input === 'y' || input === 'Y') {
+        return { state: { ...state, mode: { kind: 'busy', label: bindings.busyLabel(mode) } }, run: mode.command };
+      }
+      return { state: { ...state, mode: { kind: 'browse' }, status: bindings.declined } };
+  }
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataInput, metadataOutput } from '../polar-api/schemas.js';
-import { productSchema, RECURRING_INTERVALS } from '../products/schemas.js';
+import { productSchema, RECURRING_INTERVALS, trialResourceFields } from '../products/schemas.js';
 
 /** Polar's checkout link wire shapes (2026-04 API; what `@polar-sh/sdk` 0.47 sends and validates). */
 
@@ -91,11 +91,7 @@ export const checkoutLinkProductSchema = productSchema
 
 export const checkoutLinkSchema = z
   .object({
-    id: z.string(),
-    created_at: datetime,
-    modified_at: datetime.nullable(),
-    trial_interval: trialInterval.nullable(),
-    trial_interval_count: z.number().int().nullable(),
+    ...trialResourceFields(trialInterval),
     metadata: metadataOutput,
     payment_processor: paymentProcessor,
     client_secret: z.string(),

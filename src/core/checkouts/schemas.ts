@@ -70,23 +70,20 @@ export const checkoutCreateSchema = z
 
 export const checkoutUpdateSchema = z.strictObject({ ...buyerFields, ...merchantFields, seats: z.number().int().min(1).nullable().optional() }).meta({ id: 'CheckoutUpdate' });
 
-export const checkoutUpdatePublicSchema = z
-  .strictObject({
-    ...buyerFields,
-    seats: z.number().int().min(1).nullable().optional(),
-    payment_method_type: z.string().max(32).nullable().optional(),
-    discount_code: z.string().max(256).nullable().optional(),
-    allow_trial: z.boolean().nullable().optional(),
-  })
-  .meta({ id: 'CheckoutUpdatePublic' });
+/** What the customer may change on the checkout page, and send again when confirming. */
+const publicUpdateFields = {
+  ...buyerFields,
+  seats: z.number().int().min(1).nullable().optional(),
+  payment_method_type: z.string().max(32).nullable().optional(),
+  discount_code: z.string().max(256).nullable().optional(),
+  allow_trial: z.boolean().nullable().optional(),
+};
+
+export const checkoutUpdatePublicSchema = z.strictObject(publicUpdateFields).meta({ id: 'CheckoutUpdatePublic' });
 
 export const checkoutConfirmSchema = z
   .strictObject({
-    ...buyerFields,
-    seats: z.number().int().min(1).nullable().optional(),
-    payment_method_type: z.string().max(32).nullable().optional(),
-    discount_code: z.string().max(256).nullable().optional(),
-    allow_trial: z.boolean().nullable().optional(),
+    ...publicUpdateFields,
     // The sandbox's test card, named by Stripe's test token (tok_visa, tok_chargeDeclined, …).
     confirmation_token_id: z.string().min(1).max(256).nullable().optional(),
   })

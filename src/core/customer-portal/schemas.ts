@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { benefitPublicSchema } from '../checkout-links/schemas.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
-import { datetime, listResource } from '../polar-api/schemas.js';
+import { listResource } from '../polar-api/schemas.js';
 import { orderSchema } from '../orders/schemas.js';
 import { PRODUCT_BILLING_TYPES } from '../orders/inputs.js';
+import { organizationProfileFields } from '../organizations/merchant-schemas.js';
 import { productSchema } from '../products/schemas.js';
 import { productPriceSchema } from '../products/schemas.js';
 import { queryBoolean } from '../subscriptions/inputs.js';
@@ -13,14 +14,7 @@ import { orderSubscriptionSchema, subscriptionBaseFields } from '../subscription
 
 export const customerOrganizationSchema = z
   .object({
-    created_at: datetime,
-    modified_at: datetime.nullable(),
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    avatar_url: z.string().nullable(),
-    proration_behavior: z.enum(['invoice', 'prorate']),
-    allow_customer_updates: z.boolean(),
+    ...organizationProfileFields,
     customer_portal_settings: z.object({
       usage: z.object({ show: z.boolean() }),
       subscription: z.object({ update_seats: z.boolean(), update_plan: z.boolean() }),

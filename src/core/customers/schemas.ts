@@ -93,6 +93,18 @@ export const deleteQuery = z.object({
   anonymize: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
+/** A subscription's period, trial and cancellation dates, as every Polar subscription shape lists them. */
+export const subscriptionPeriodFields = {
+  current_period_start: datetime,
+  current_period_end: datetime,
+  trial_start: datetime.nullable(),
+  trial_end: datetime.nullable(),
+  cancel_at_period_end: z.boolean(),
+  canceled_at: datetime.nullable(),
+  started_at: datetime.nullable(),
+  ends_at: datetime.nullable(),
+};
+
 // What later modules put in a customer's state: Polar's CustomerStateSubscription, CustomerStateBenefitGrant and
 // CustomerStateMeter, so the documented shape is fixed before they exist.
 export const customerStateSubscriptionSchema = z
@@ -106,14 +118,7 @@ export const customerStateSubscriptionSchema = z
     amount: z.number().int(),
     currency: z.string(),
     recurring_interval: z.string(),
-    current_period_start: datetime,
-    current_period_end: datetime,
-    trial_start: datetime.nullable(),
-    trial_end: datetime.nullable(),
-    cancel_at_period_end: z.boolean(),
-    canceled_at: datetime.nullable(),
-    started_at: datetime.nullable(),
-    ends_at: datetime.nullable(),
+    ...subscriptionPeriodFields,
     product_id: z.string(),
     discount_id: z.string().nullable(),
     meters: z.array(z.object({ id: z.string(), created_at: datetime, modified_at: datetime.nullable(), consumed_units: z.number(), credited_units: z.number().int(), amount: z.number().int(), meter_id: z.string() })),

@@ -1,27 +1,11 @@
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductWire } from '../products/schemas.js';
+import { productOwnFields } from '../products/wire.js';
 import type { Discount } from './repository.js';
 import type { DiscountBaseWire, DiscountProductWire, DiscountWire } from './schemas.js';
 
 export function discountProductWire(product: ProductWire): DiscountProductWire {
-  return {
-    metadata: product.metadata,
-    id: product.id,
-    created_at: product.created_at,
-    modified_at: product.modified_at,
-    trial_interval: product.trial_interval,
-    trial_interval_count: product.trial_interval_count,
-    name: product.name,
-    description: product.description,
-    visibility: product.visibility,
-    recurring_interval: product.recurring_interval,
-    recurring_interval_count: product.recurring_interval_count,
-    meter_interval: product.meter_interval,
-    meter_interval_count: product.meter_interval_count,
-    is_recurring: product.is_recurring,
-    is_archived: product.is_archived,
-    organization_id: product.organization_id,
-  };
+  return productOwnFields(product);
 }
 
 /** A discount as Polar's `Discount…Base` (no products): what checkouts and checkout links embed. */

@@ -61,6 +61,18 @@ function fileFromRow(row: Record<string, unknown>): FileRecord {
   };
 }
 
+/** A file's id, owner, name, storage path, type and size, under the names the `files` table and Polar's File share. */
+export function fileNameFields(file: FileRecord) {
+  return {
+    id: file.id,
+    organization_id: file.organizationId,
+    name: file.name,
+    path: file.path,
+    mime_type: file.mimeType,
+    size: file.size,
+  };
+}
+
 function partFromRow(row: Record<string, unknown>): UploadPart {
   return {
     fileId: String(row.file_id),
@@ -77,12 +89,7 @@ export function filesRepository(db: Db) {
   return {
     async insert(file: FileRecord, parts: UploadPart[]): Promise<void> {
       await db('files').insert({
-        id: file.id,
-        organization_id: file.organizationId,
-        name: file.name,
-        path: file.path,
-        mime_type: file.mimeType,
-        size: file.size,
+        ...fileNameFields(file),
         service: file.service,
         version: file.version,
         upload_id: file.uploadId,

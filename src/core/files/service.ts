@@ -15,7 +15,7 @@ import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { FileRecord, UploadPart } from './repository.js';
-import { filesRepository } from './repository.js';
+import { fileNameFields, filesRepository } from './repository.js';
 import type { FileCreateInput, FilePatchInput, FileReadWire, FileUploadCompletedInput, FileUploadWire } from './schemas.js';
 import { MAX_PART_BYTES, sizeReadable } from './schemas.js';
 import { fileStorage, PartSizeError } from './storage.js';
@@ -26,12 +26,7 @@ export const ABANDONED_UPLOAD_MS = 24 * 60 * 60 * 1000;
 
 export function fileReadWire(file: FileRecord, baseUrl: string): FileReadWire {
   const base = {
-    id: file.id,
-    organization_id: file.organizationId,
-    name: file.name,
-    path: file.path,
-    mime_type: file.mimeType,
-    size: file.size,
+    ...fileNameFields(file),
     storage_version: null,
     checksum_etag: file.checksumEtag,
     checksum_sha256_base64: file.checksumSha256Base64,

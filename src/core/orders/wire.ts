@@ -1,5 +1,6 @@
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductWire } from '../products/schemas.js';
+import { productOwnFields } from '../products/wire.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import type { OrderSubscriptionWire } from '../subscriptions/schemas.js';
@@ -7,22 +8,9 @@ import type { Order, OrderItem } from './repository.js';
 import type { OrderWire } from './schemas.js';
 
 function orderProduct(product: ProductWire): OrderWire['product'] {
-  return {
-    metadata: product.metadata,
-    id: product.id,
-    created_at: product.created_at,
-    modified_at: product.modified_at,
-    trial_interval: product.trial_interval,
-    trial_interval_count: product.trial_interval_count,
-    name: product.name,
-    description: product.description,
-    visibility: product.visibility,
-    recurring_interval: product.recurring_interval,
-    recurring_interval_count: product.recurring_interval_count,
-    is_recurring: product.is_recurring,
-    is_archived: product.is_archived,
-    organization_id: product.organization_id,
-  };
+  // Polar's OrderProduct has no meter interval; the rest keeps DiscountProduct's order.
+  const { meter_interval, meter_interval_count, ...fields } = productOwnFields(product);
+  return fields;
 }
 
 /** What an order embeds, when the caller already has it (a fulfilment that just wrote the rows). */

@@ -91,16 +91,21 @@ export const capabilitiesSchema = z
   .object(flags(['checkout_payments', 'subscription_renewals', 'payouts', 'refunds', 'api_access', 'dashboard_access'] as const, z.boolean()))
   .meta({ id: 'OrganizationCapabilities' });
 
+/** What both the merchant (Organization) and its customers (CustomerOrganization) see of an organization first. */
+export const organizationProfileFields = {
+  created_at: datetime,
+  modified_at: datetime.nullable(),
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  avatar_url: z.string().nullable(),
+  proration_behavior: z.enum(PRORATION_BEHAVIORS),
+  allow_customer_updates: z.boolean(),
+};
+
 export const organizationSchema = z
   .object({
-    created_at: datetime,
-    modified_at: datetime.nullable(),
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    avatar_url: z.string().nullable(),
-    proration_behavior: z.enum(PRORATION_BEHAVIORS),
-    allow_customer_updates: z.boolean(),
+    ...organizationProfileFields,
     email: z.string().nullable(),
     website: z.string().nullable(),
     socials: z.array(socialLinkSchema),

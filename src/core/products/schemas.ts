@@ -78,13 +78,23 @@ export type ProductUpdateInput = z.output<typeof productUpdateSchema>;
 
 export const productBenefitsUpdateSchema = z.strictObject({ benefits: z.array(z.uuid()).max(100) }).meta({ id: 'ProductBenefitsUpdate' });
 
-export const productSchema = z
-  .object({
+/**
+ * The leading fields of Polar's outputs that carry a trial configuration (Product, CheckoutLink): id, timestamps and
+ * the trial. The interval's enum is passed in: Product's is the named TrialInterval, CheckoutLink's is inline.
+ */
+export function trialResourceFields<Interval extends z.ZodType>(interval: Interval) {
+  return {
     id: z.string(),
     created_at: datetime,
     modified_at: datetime.nullable(),
-    trial_interval: trialInterval.nullable(),
+    trial_interval: interval.nullable(),
     trial_interval_count: z.number().int().nullable(),
+  };
+}
+
+export const productSchema = z
+  .object({
+    ...trialResourceFields(trialInterval),
     name: z.string(),
     description: z.string().nullable(),
     visibility,

@@ -37,3 +37,28 @@ export function productWire(product: Product, parts: ProductParts): ProductWire 
     attached_custom_fields: parts.fields,
   };
 }
+
+/**
+ * A product's own fields, without prices, benefits, medias or custom fields: Polar's DiscountProduct (OrderProduct
+ * is the same without the meter interval).
+ */
+export function productOwnFields(product: ProductWire) {
+  return {
+    metadata: product.metadata,
+    id: product.id,
+    created_at: product.created_at,
+    modified_at: product.modified_at,
+    trial_interval: product.trial_interval,
+    trial_interval_count: product.trial_interval_count,
+    name: product.name,
+    description: product.description,
+    visibility: product.visibility,
+    recurring_interval: product.recurring_interval,
+    recurring_interval_count: product.recurring_interval_count,
+    meter_interval: product.meter_interval,
+    meter_interval_count: product.meter_interval_count,
+    is_recurring: product.is_recurring,
+    is_archived: product.is_archived,
+    organization_id: product.organization_id,
+  };
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { customerSchema } from '../customers/schemas.js';
+import { customerSchema, subscriptionPeriodFields } from '../customers/schemas.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
@@ -22,14 +22,7 @@ export const subscriptionBaseFields = {
   recurring_interval: z.enum(['day', 'week', 'month', 'year']),
   recurring_interval_count: z.number().int(),
   status: z.enum(SUBSCRIPTION_STATUSES),
-  current_period_start: datetime,
-  current_period_end: datetime,
-  trial_start: datetime.nullable(),
-  trial_end: datetime.nullable(),
-  cancel_at_period_end: z.boolean(),
-  canceled_at: datetime.nullable(),
-  started_at: datetime.nullable(),
-  ends_at: datetime.nullable(),
+  ...subscriptionPeriodFields,
   ended_at: datetime.nullable(),
   customer_id: z.string(),
   product_id: z.string(),

@@ -2,6 +2,7 @@ import type { CustomerStateWire } from '../customers/schemas.js';
 import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { subscriptionsRepository, type Subscription } from './repository.js';
+import { subscriptionPeriodWire } from './wire.js';
 
 /** The statuses CustomerState counts as having a subscription. */
 export const ACTIVE_STATUSES = ['active', 'trialing'] as const;
@@ -26,14 +27,7 @@ export function stateSubscription(subscription: Subscription): CustomerStateWire
     amount: subscription.amount,
     currency: subscription.currency,
     recurring_interval: subscription.recurringInterval,
-    current_period_start: iso(subscription.currentPeriodStart),
-    current_period_end: iso(subscription.currentPeriodEnd),
-    trial_start: isoOrNull(subscription.trialStart),
-    trial_end: isoOrNull(subscription.trialEnd),
-    cancel_at_period_end: subscription.cancelAtPeriodEnd,
-    canceled_at: isoOrNull(subscription.canceledAt),
-    started_at: isoOrNull(subscription.startedAt),
-    ends_at: isoOrNull(subscription.endsAt),
+    ...subscriptionPeriodWire(subscription),
     product_id: subscription.productId,
     discount_id: subscription.discountId,
     // Metered prices do not exist yet, so no subscription has meters.

@@ -5,6 +5,20 @@ import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Subscription } from './repository.js';
 import type { OrderSubscriptionWire, SubscriptionWire } from './schemas.js';
 
+/** The period, trial and cancellation dates (customers' subscriptionPeriodFields) in every subscription shape. */
+export function subscriptionPeriodWire(subscription: Subscription) {
+  return {
+    current_period_start: iso(subscription.currentPeriodStart),
+    current_period_end: iso(subscription.currentPeriodEnd),
+    trial_start: isoOrNull(subscription.trialStart),
+    trial_end: isoOrNull(subscription.trialEnd),
+    cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    canceled_at: isoOrNull(subscription.canceledAt),
+    started_at: isoOrNull(subscription.startedAt),
+    ends_at: isoOrNull(subscription.endsAt),
+  };
+}
+
 export function orderSubscriptionWire(subscription: Subscription): OrderSubscriptionWire {
   return {
     metadata: subscription.metadata,
@@ -16,14 +30,7 @@ export function orderSubscriptionWire(subscription: Subscription): OrderSubscrip
     recurring_interval: subscription.recurringInterval as OrderSubscriptionWire['recurring_interval'],
     recurring_interval_count: subscription.recurringIntervalCount,
     status: subscription.status,
-    current_period_start: iso(subscription.currentPeriodStart),
-    current_period_end: iso(subscription.currentPeriodEnd),
-    trial_start: isoOrNull(subscription.trialStart),
-    trial_end: isoOrNull(subscription.trialEnd),
-    cancel_at_period_end: subscription.cancelAtPeriodEnd,
-    canceled_at: isoOrNull(subscription.canceledAt),
-    started_at: isoOrNull(subscription.startedAt),
-    ends_at: isoOrNull(subscription.endsAt),
+    ...subscriptionPeriodWire(subscription),
     ended_at: isoOrNull(subscription.endedAt),
     customer_id: subscription.customerId,
     product_id: subscription.productId,

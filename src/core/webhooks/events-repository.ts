@@ -50,6 +50,17 @@ export function outboxSeq(db: Db): string {
   return dialect(db) === 'postgres' ? 'seq' : 'rowid';
 }
 
+function outboxFromRow(row: Record<string, unknown>): OutboxRow {
+  return {
+    id: String(row.id),
+    seq: Number(row.seq),
+    organizationId: String(row.organization_id),
+    type: String(row.type),
+    payload: String(row.payload),
+    createdAt: toDate(row.created_at),
+  };
+}
+
 export function eventFromRow(row: Record<string, unknown>, prefix = ''): WebhookEventRecord {
   const get = (name: string) => row[`${prefix}${name}`];
   return {
@@ -137,14 +148,7 @@ export function eventsRepository(db: Db) {
         .whereNull('dispatched_at')
         .orderBy(seq, 'asc')
         .limit(limit);
-      return rows.map((row: Record<string, unknown>) => ({
-        id: String(row.id),
-        seq: Number(row.seq),
-        organizationId: String(row.organization_id),
-        type: String(row.type),
-        payload: String(row.payload),
-        createdAt: toDate(row.created_at),
-      }));
+      return rows.map(outboxFromRow);
     },
 
     async markDispatched(ids: string[], at: Date): Promise<void> {
@@ -261,14 +265,7 @@ export function eventsRepository(db: Db) {
         .where(column, '>', seq)
         .orderBy(column, 'asc')
         .limit(limit);
-      return rows.map((row: Record<string, unknown>) => ({
-        id: String(row.id),
-        seq: Number(row.seq),
-        organizationId: String(row.organization_id),
-        type: String(row.type),
-        payload: String(row.payload),
-        createdAt: toDate(row.created_at),
-      }));
+      return rows.map(outboxFromRow);
     },
 
     async latestOutboxSeq(organizationId: string): Promise<number> {

@@ -1,4 +1,4 @@
-import { clampRow, cycle, followRows, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
+import { clampRow, cycle, followRows, pressShared, type DashboardView, type KeyPress, type PressOutcome, type SharedMode } from '../keys.js';
 import { ROLES, type Role, type Snapshot } from './data.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
@@ -15,10 +15,7 @@ export type Command =
   | { kind: 'cancel-invitation'; invitationId: string; label: string };
 
 export type Mode =
-  | { kind: 'browse' }
-  | { kind: 'choose-role'; memberId: string; label: string; current: string; role: Role }
-  | { kind: 'confirm'; question: string; command: Command }
-  | { kind: 'busy'; label: string };
+  SharedMode<Command> | { kind: 'choose-role'; memberId: string; label: string; current: string; role: Role };
 
 export interface Status {
   /** done: a change went through; note: nothing changed (a hint, a declined prompt); error: the daemon said no. */
@@ -69,11 +66,9 @@ export function doneMessage(command: Command): string {
   return `Canceled the invitation to ${command.label}`;
 }
 
-function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+/** Browsing, the keys of this screen's own: r, d and x act on the selected member, c on the selected invitation. */
+function browse(state: ViewState, snapshot: Snapshot, input: string): Outcome {
   const note = (text: string): Outcome => ({ state: { ...state, status: { tone: 'note', text } } });
-  if (isQuit(input, key)) return { state, quit: true };
-  const moved = navigate(SECTIONS, state, rowCount(snapshot, state.section), selectedRow(state, snapshot), input, key);
-  if (moved) return { state: { ...state, ...moved } };
   const row = selectedRow(state, snapshot);
   if (input === 'r' || input === 'd' || input === 'x') {
     const member = state.section === 'members' ? snapshot.members[row] : undefined;
@@ -100,14 +95,16 @@ export function press(state: ViewState, snapshot: Snapshot, input: string, key: 
   const toBrowse = (text: string): Outcome => ({ state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text } } });
   switch (mode.kind) {
     case 'browse':
-      return browse(state, snapshot, input, key);
     case 'busy':
-      // One change at a time: keys pressed while the daemon answers would act on rows about to be refreshed.
-      return { state };
     case 'confirm':
-      if (input === 'y' || input === 'Y') return { state: { ...state, mode: { kind: 'busy', label: mode.question } }, run: mode.command };
-      // Anything but an explicit yes keeps things as they are, as a [y/N] prompt promises.
-      return toBrowse('Nothing changed');
+      return pressShared(state, mode, input, key, {
+        sections: SECTIONS,
+        rowCount: rowCount(snapshot, state.section),
+        selected: selectedRow(state, snapshot),
+        browse: () => browse(state, snapshot, input),
+        busyLabel: ({ question }) => question,
+        declined: { tone: 'note', text: 'Nothing changed' },
+      });
     case 'choose-role': {
       if (key.escape) return toBrowse('Role unchanged');
       if (key.return) {

@@ -1,4 +1,4 @@
-import { clampRow, followRows, isQuit, navigate, type DashboardView, type KeyPress, type PressOutcome } from '../keys.js';
+import { clampRow, followRows, pressShared, type DashboardView, type KeyPress, type PressOutcome, type SharedMode } from '../keys.js';
 import type { Snapshot } from './data.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
@@ -16,7 +16,7 @@ export interface Command {
   label: string;
 }
 
-export type Mode = { kind: 'browse' } | { kind: 'confirm'; question: string; command: Command } | { kind: 'busy'; label: string };
+export type Mode = SharedMode<Command>;
 
 export interface Status {
   /** done: a replay was queued; note: nothing changed (a hint, a declined prompt); error: the daemon said no. */
@@ -70,11 +70,9 @@ export function doneMessage(command: Command): string {
   return `Replay of ${command.label} queued (same webhook-id)`;
 }
 
-function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
+/** Browsing, the keys of this screen's own: r asks to replay the selected delivery. */
+function browse(state: ViewState, snapshot: Snapshot, input: string): Outcome {
   const note = (text: string): Outcome => ({ state: { ...state, status: { tone: 'note', text } } });
-  if (isQuit(input, key)) return { state, quit: true };
-  const moved = navigate(SECTIONS, state, rowCount(snapshot, state.section), selectedRow(state, snapshot), input, key);
-  if (moved) return { state: { ...state, ...moved } };
   if (input === 'r') {
     if (state.section !== 'deliveries') return note('r replays the selected delivery: Tab to Deliveries first');
     const delivery = snapshot.deliveries[selectedRow(state, snapshot)];
@@ -89,16 +87,13 @@ function browse(state: ViewState, snapshot: Snapshot, input: string, key: KeyPre
 }
 
 export function press(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
-  const mode = state.mode;
-  switch (mode.kind) {
-    case 'browse':
-      return browse(state, snapshot, input, key);
-    case 'busy':
-      // One replay at a time: a second key press would act on a list about to be refreshed.
-      return { state };
-    case 'confirm':
-      if (input === 'y' || input === 'Y') return { state: { ...state, mode: { kind: 'busy', label: `Replaying ${mode.command.label}` } }, run: mode.command };
-      // Anything but an explicit yes (n, Enter, Esc, q) keeps things as they are, as a [y/N] prompt promises.
-      return { state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text: 'Nothing replayed' } } };
-  }
+  // One replay at a time (busy ignores keys); n, Enter, Esc or q at the question replay nothing.
+  return pressShared(state, state.mode, input, key, {
+    sections: SECTIONS,
+    rowCount: rowCount(snapshot, state.section),
+    selected: selectedRow(state, snapshot),
+    browse: () => browse(state, snapshot, input),
+    busyLabel: ({ command }) => `Replaying ${command.label}`,
+    declined: { tone: 'note', text: 'Nothing replayed' },
+  });
 }
