@@ -61,6 +61,15 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('idempotency_keys');
   await knex.schema.dropTable('organization_access_tokens');
   await knex.schema.alterTable('organizations', (t) => {
-    for (const column of ['email', 'website', 'socials', 'details_submitted_at', 'feature_settings', 'subscription_settings', 'modified_at']) t.dropColumn(column);
+    for (const column of [
+      'email',
+      'website',
+      'socials',
+      'details_submitted_at',
+      'feature_settings',
+      'subscription_settings',
+      'modified_at',
+    ])
+      t.dropColumn(column);
   });
 }

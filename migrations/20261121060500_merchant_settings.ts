@@ -17,6 +17,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('organizations', (t) => {
-    for (const column of [...JSON_COLUMNS, 'country', 'default_presentment_currency', 'default_tax_behavior']) t.dropColumn(column);
+    for (const column of [...JSON_COLUMNS, 'country', 'default_presentment_currency', 'default_tax_behavior'])
+      t.dropColumn(column);
   });
 }

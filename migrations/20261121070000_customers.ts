@@ -28,8 +28,12 @@ export async function up(knex: Knex): Promise<void> {
   });
   // Partial unique indexes (same syntax on SQLite and PostgreSQL): a deleted customer frees its e-mail address and
   // external id, and two concurrent creations of the same address cannot both commit.
-  await knex.raw('CREATE UNIQUE INDEX customers_live_email_unique ON customers (organization_id, email) WHERE deleted_at IS NULL');
-  await knex.raw('CREATE UNIQUE INDEX customers_live_external_id_unique ON customers (organization_id, external_id) WHERE deleted_at IS NULL');
+  await knex.raw(
+    'CREATE UNIQUE INDEX customers_live_email_unique ON customers (organization_id, email) WHERE deleted_at IS NULL',
+  );
+  await knex.raw(
+    'CREATE UNIQUE INDEX customers_live_external_id_unique ON customers (organization_id, external_id) WHERE deleted_at IS NULL',
+  );
 
   await knex.schema.createTable('customer_sessions', (t) => {
     t.uuid('id').primary();

@@ -14,7 +14,9 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw('CREATE INDEX outbox_events_undispatched ON outbox_events (seq) WHERE dispatched_at IS NULL');
     await knex.raw('CREATE INDEX outbox_events_organization_seq ON outbox_events (organization_id, seq)');
   } else {
-    await knex.raw('CREATE INDEX outbox_events_undispatched ON outbox_events (dispatched_at) WHERE dispatched_at IS NULL');
+    await knex.raw(
+      'CREATE INDEX outbox_events_undispatched ON outbox_events (dispatched_at) WHERE dispatched_at IS NULL',
+    );
   }
 
   await knex.schema.createTable('webhook_endpoints', (t) => {

@@ -35,17 +35,28 @@ import { fmt, median, row } from '../auth/report.mjs';
 const GOAL = 0.8; // API-key get-session req/s ≥ 80 % of session get-session req/s
 
 function options(argv) {
-  const flags = { duration: 10, warmup: 2, connections: 32, rounds: 3, pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test' };
+  const flags = {
+    duration: 10,
+    warmup: 2,
+    connections: 32,
+    rounds: 3,
+    pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
-      process.stdout.write('Usage: node bench/api-key/run.js [--duration <s>] [--warmup <s>] [--connections <n>] [--rounds <n>] [--pg-url <url>] [--quick]\n');
+      process.stdout.write(
+        'Usage: node bench/api-key/run.js [--duration <s>] [--warmup <s>] [--connections <n>] [--rounds <n>] [--pg-url <url>] [--quick]\n',
+      );
       process.exit(0);
     } else if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, rounds: 1 });
     else if (arg === '--pg-url') flags.pgUrl = argv[++i];
-    else if (/^--(duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) > 0) flags[arg.slice(2)] = Number(argv[++i]);
+    else if (/^--(duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) > 0)
+      flags[arg.slice(2)] = Number(argv[++i]);
     else {
-      process.stderr.write(`bench:api-key: unknown option ${arg}\nOptions: --duration <s> --warmup <s> --connections <n> --rounds <n> --pg-url <url> --quick\n`);
+      process.stderr.write(
+        `bench:api-key: unknown option ${arg}\nOptions: --duration <s> --warmup <s> --connections <n> --rounds <n> --pg-url <url> --quick\n`,
+      );
       process.exit(2);
     }
   }
@@ -57,7 +68,10 @@ const query = (pgUrl, sql) => withAdmin(pgUrl, (client) => client.query(sql));
 async function startTill(dbUrl) {
   const port = await freePort();
   const env = tillEnv({ dbUrl, port, dataDir: makeTempDir('till-bench-apikey-') });
-  const child = startChild('till (bench/auth/till-server.mjs)', join(AUTH_BENCH, 'till-server.mjs'), [], { env, execArgv: EXIT_WITH_PARENT });
+  const child = startChild('till (bench/auth/till-server.mjs)', join(AUTH_BENCH, 'till-server.mjs'), [], {
+    env,
+    execArgv: EXIT_WITH_PARENT,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, baseUrl);
   return { child, baseUrl };
@@ -87,7 +101,9 @@ const BEARER_SESSION = 'session  Authorization: Bearer <token>';
 function report(flags, pgVersion, rounds, keyRowUpdates) {
   const results = Object.fromEntries([...rounds].map(([label, list]) => [label, median(list, (r) => r.rps)]));
   const failed = [...rounds].flatMap(([label, list]) =>
-    list.filter((r) => r.errors > 0 || r.requests === 0).map((r) => `${label}: ${r.errors} errors ${r.badSamples.join(' | ')}`),
+    list
+      .filter((r) => r.errors > 0 || r.requests === 0)
+      .map((r) => `${label}: ${r.errors} errors ${r.badSamples.join(' | ')}`),
   );
   const ratios = {
     xApiKeyOverCookie: results[KEY].rps / results[COOKIE].rps,
@@ -104,7 +120,18 @@ function report(flags, pgVersion, rounds, keyRowUpdates) {
     '',
     row(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'errors'], widths, ''),
     ...Object.entries(results).map(([label, r]) =>
-      row([label, fmt(r.rps, 0), fmt(r.latencyMs.p50, 2), fmt(r.latencyMs.p99, 2), fmt(r.serverCpuMicrosPerRequest, 0), String(r.errors)], widths, ''),
+      row(
+        [
+          label,
+          fmt(r.rps, 0),
+          fmt(r.latencyMs.p50, 2),
+          fmt(r.latencyMs.p99, 2),
+          fmt(r.serverCpuMicrosPerRequest, 0),
+          String(r.errors),
+        ],
+        widths,
+        '',
+      ),
     ),
     '',
     `API key (x-api-key) / session (cookie), req/s:           ${fmt(ratios.xApiKeyOverCookie, 2)}   goal >= ${GOAL}   ${ratios.xApiKeyOverCookie >= GOAL ? 'MET' : 'MISSED'}`,
@@ -116,13 +143,24 @@ function report(flags, pgVersion, rounds, keyRowUpdates) {
   ];
   process.stdout.write(lines.join('\n') + '\n');
   const config = { ...flags, node: process.version, cpus: cpus().length, postgres: pgVersion };
-  const json = { bench: 'api-key', ok: failed.length === 0, config, results, rounds: Object.fromEntries(rounds), ratios, goal: GOAL, keyRowUpdates, failures: failed };
+  const json = {
+    bench: 'api-key',
+    ok: failed.length === 0,
+    config,
+    results,
+    rounds: Object.fromEntries(rounds),
+    ratios,
+    goal: GOAL,
+    keyRowUpdates,
+    failures: failed,
+  };
   process.stdout.write(JSON.stringify(json) + '\n');
   return failed.length === 0 ? 0 : 1;
 }
 
 async function main(flags) {
-  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
   const name = `bench_apikey_${process.pid}_${randomBytes(3).toString('hex')}`;
   const pgVersion = (await query(flags.pgUrl, 'SHOW server_version')).rows[0].server_version;
   const dbUrl = await createDatabase(flags.pgUrl, name);
@@ -131,14 +169,22 @@ async function main(flags) {
     const { baseUrl } = till;
     log(`till at ${baseUrl} (pid ${till.child.pid}), PostgreSQL ${pgVersion}`);
     const email = `bench-${name}@example.com`;
-    const signUp = await json(baseUrl, '/api/auth/sign-up/email', { method: 'POST', body: { name: 'Bench', email, password: 'correct horse battery staple' } });
+    const signUp = await json(baseUrl, '/api/auth/sign-up/email', {
+      method: 'POST',
+      body: { name: 'Bench', email, password: 'correct horse battery staple' },
+    });
     const cookie = cookiesFrom(signUp.headers);
     const token = signUp.json.token;
     const bearer = { authorization: `Bearer ${token}` };
-    const created = await json(baseUrl, '/api/auth/api-key/create', { method: 'POST', headers: bearer, body: { name: 'bench' } });
+    const created = await json(baseUrl, '/api/auth/api-key/create', {
+      method: 'POST',
+      headers: bearer,
+      body: { name: 'bench' },
+    });
     const key = created.json.key;
     const check = await json(baseUrl, '/api/auth/get-session', { headers: { 'x-api-key': key } });
-    if (check.json?.user?.email !== email || check.json.session.id !== created.json.id) throw new Error('get-session with x-api-key did not answer the key\'s session');
+    if (check.json?.user?.email !== email || check.json.session.id !== created.json.id)
+      throw new Error("get-session with x-api-key did not answer the key's session");
 
     const scenarios = [
       [COOKIE, { cookie }],
@@ -183,7 +229,7 @@ let code = 1;
 try {
   code = await main(flags);
 } catch (error) {
-  process.stderr.write(`bench:api-key: ${error instanceof BenchError ? error.message : error.stack ?? error}\n`);
+  process.stderr.write(`bench:api-key: ${error instanceof BenchError ? error.message : (error.stack ?? error)}\n`);
 } finally {
   await cleanup(flags.pgUrl);
 }

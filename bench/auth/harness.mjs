@@ -134,7 +134,11 @@ export async function createDatabase(pgUrl, name) {
 
 /** Drops databases left by runs that were killed outright (their orchestrator's pid is gone). */
 export async function dropStaleDatabases(pgUrl) {
-  const names = await withAdmin(pgUrl, async (client) => (await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'bench\\_auth\\_%'`)).rows.map((r) => r.datname));
+  const names = await withAdmin(pgUrl, async (client) =>
+    (await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'bench\\_auth\\_%'`)).rows.map(
+      (r) => r.datname,
+    ),
+  );
   for (const name of names) {
     const pid = Number(/^bench_auth_(\d+)_/.exec(name)?.[1]);
     if (!pid || pid === process.pid) continue;
@@ -252,8 +256,8 @@ export async function requestText(baseUrl, path, { method = 'GET', headers = {},
   return { status: response.statusCode, headers: response.headers, text };
 }
 
-export const postJson = (baseUrl, path, body, headers = {}) => requestText(baseUrl, path, { method: 'POST', headers, body });
-
+export const postJson = (baseUrl, path, body, headers = {}) =>
+  requestText(baseUrl, path, { method: 'POST', headers, body });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Load
@@ -290,7 +294,9 @@ export function startLoad(name, spec, server, script = join(HERE, 'load.mjs')) {
         fail(new BenchError(`load ${name} failed: ${message.error}`));
       }
     });
-    child.exited.then(({ code, signal }) => fail(new BenchError(`load ${name} exited (${code ?? signal}) without a result\n${child.output}`)));
+    child.exited.then(({ code, signal }) =>
+      fail(new BenchError(`load ${name} exited (${code ?? signal}) without a result\n${child.output}`)),
+    );
   });
   result.catch(() => undefined); // a run abandoned after another failed must not crash the cleanup
   child.send({ type: 'run', spec });

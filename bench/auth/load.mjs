@@ -154,7 +154,9 @@ process.once('message', (message) => {
       process.send({ type: 'result', result }, () => process.exit(0));
     },
     (error) => {
-      process.send({ type: 'failed', error: String(error && error.stack ? error.stack : error) }, () => process.exit(1));
+      process.send({ type: 'failed', error: String(error && error.stack ? error.stack : error) }, () =>
+        process.exit(1),
+      );
     },
   );
 });

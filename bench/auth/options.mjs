@@ -56,7 +56,8 @@ export function parseOptions(argv, env) {
     if (!match || !(match[1] in raw)) usage(`unknown option ${arg}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) usage(`${arg} needs a value`);
-    if (match[1] === 'till-env') tillEnvFlags.push(value); // may be given several times
+    if (match[1] === 'till-env')
+      tillEnvFlags.push(value); // may be given several times
     else raw[match[1]] = value;
   }
   const number = (name, fallback, min) => {
@@ -66,8 +67,14 @@ export function parseOptions(argv, env) {
     if (!Number.isFinite(parsed) || parsed < min) usage(`--${name} must be a number ≥ ${min} (got "${value}")`);
     return parsed;
   };
-  const only = raw.only ? raw.only.split(',').map((s) => s.trim()).filter(Boolean) : SCENARIOS;
-  for (const name of only) if (!SCENARIOS.includes(name)) usage(`--only: unknown scenario "${name}" (${SCENARIOS.join(', ')})`);
+  const only = raw.only
+    ? raw.only
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : SCENARIOS;
+  for (const name of only)
+    if (!SCENARIOS.includes(name)) usage(`--only: unknown scenario "${name}" (${SCENARIOS.join(', ')})`);
   const launch = raw['till-launch'] || 'auto';
   if (!['auto', 'cli', 'module'].includes(launch)) usage('--till-launch must be auto, cli or module');
   return {
@@ -88,7 +95,10 @@ export function parseOptions(argv, env) {
 
 export function parseTillEnv(value) {
   const env = {};
-  for (const pair of (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const pair of (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = pair.indexOf('=');
     if (eq <= 0 || !pair.startsWith('TILL_')) usage(`--till-env takes TILL_NAME=value pairs (got "${pair}")`);
     env[pair.slice(0, eq)] = pair.slice(eq + 1);

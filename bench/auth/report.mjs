@@ -9,17 +9,32 @@ const GOALS = {
   mixedP99Ms: 25, // Till get-session p99 while sign-ins run flat out < 25 ms
 };
 
-export const fmt = (value, digits = 1) => (value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
+export const fmt = (value, digits = 1) =>
+  value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
 export const pad = (text, width, right = false) => (right ? String(text).padStart(width) : String(text).padEnd(width));
 
 /** One table line: the first cell left-aligned, the others right-aligned, each in its width. */
-export const row = (cells, widths, separator = ' ') => cells.map((cell, i) => pad(cell, widths[i], i > 0)).join(separator);
+export const row = (cells, widths, separator = ' ') =>
+  cells.map((cell, i) => pad(cell, widths[i], i > 0)).join(separator);
 
 /** The median result of a list of rounds by `score` (the lower one of the middle two); undefined for none. */
-export const median = (list, score) => (list.length ? [...list].sort((a, b) => score(a) - score(b))[Math.floor((list.length - 1) / 2)] : undefined);
+export const median = (list, score) =>
+  list.length ? [...list].sort((a, b) => score(a) - score(b))[Math.floor((list.length - 1) / 2)] : undefined;
 
 function table(rows) {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'CPU us/req', 'loader CPU', 'machine busy'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'errors',
+    'server CPU',
+    'CPU us/req',
+    'loader CPU',
+    'machine busy',
+  ];
   const widths = [46, 9, 8, 8, 8, 8, 7, 11, 11, 11, 13];
   const line = (cells) => row(cells, widths);
   const out = [line(header), line(widths.map((w) => '-'.repeat(w)))];
@@ -54,7 +69,9 @@ function checkErrors(name, result, failures) {
   const total = result.requests + result.errors;
   if (total === 0) failures.push(`${name}: no request completed in the measured window`);
   else if (result.errors / total > 0.01) {
-    failures.push(`${name}: ${result.errors} of ${total} requests failed (${JSON.stringify(result.badStatuses)}): ${result.badSamples.join(' | ')}`);
+    failures.push(
+      `${name}: ${result.errors} of ${total} requests failed (${JSON.stringify(result.badStatuses)}): ${result.badSamples.join(' | ')}`,
+    );
   } else if (result.errors > 0) {
     log(`warning: ${name}: ${result.errors} of ${total} requests failed: ${result.badSamples.join(' | ')}`);
   }
@@ -63,9 +80,17 @@ function checkErrors(name, result, failures) {
 /** Every failed check of every round: failed requests above 1 % (a warning below), or no request at all. */
 export function failuresOf(options, rounds) {
   const failures = [];
-  const labels = { till: 'till get-session', mixed: 'till get-session (mixed)', mixedSignIn: 'till sign-in (mixed)', betterAuth: 'better-auth get-session', koa: 'bare koa' };
+  const labels = {
+    till: 'till get-session',
+    mixed: 'till get-session (mixed)',
+    mixedSignIn: 'till sign-in (mixed)',
+    betterAuth: 'better-auth get-session',
+    koa: 'bare koa',
+  };
   for (const [key, label] of Object.entries(labels)) {
-    rounds[key].forEach((result, i) => checkErrors(options.rounds > 1 ? `${label}, round ${i + 1}` : label, result, failures));
+    rounds[key].forEach((result, i) =>
+      checkErrors(options.rounds > 1 ? `${label}, round ${i + 1}` : label, result, failures),
+    );
   }
   return failures;
 }
@@ -79,15 +104,38 @@ export function assessGoals(results) {
   };
   const mixedP99 = results.mixed?.latencyMs.p99 ?? null;
   const goals = {
-    tillOverBetterAuth: { goal: `>= ${GOALS.tillOverBetterAuth}x`, value: ratios.tillOverBetterAuth, met: ratios.tillOverBetterAuth === null ? null : ratios.tillOverBetterAuth >= GOALS.tillOverBetterAuth },
-    tillOverKoa: { goal: `>= ${GOALS.tillOverKoa * 100}%`, value: ratios.tillOverKoa, met: ratios.tillOverKoa === null ? null : ratios.tillOverKoa >= GOALS.tillOverKoa },
-    mixedGetSessionP99Ms: { goal: `< ${GOALS.mixedP99Ms} ms`, value: mixedP99, met: mixedP99 === null ? null : mixedP99 < GOALS.mixedP99Ms },
+    tillOverBetterAuth: {
+      goal: `>= ${GOALS.tillOverBetterAuth}x`,
+      value: ratios.tillOverBetterAuth,
+      met: ratios.tillOverBetterAuth === null ? null : ratios.tillOverBetterAuth >= GOALS.tillOverBetterAuth,
+    },
+    tillOverKoa: {
+      goal: `>= ${GOALS.tillOverKoa * 100}%`,
+      value: ratios.tillOverKoa,
+      met: ratios.tillOverKoa === null ? null : ratios.tillOverKoa >= GOALS.tillOverKoa,
+    },
+    mixedGetSessionP99Ms: {
+      goal: `< ${GOALS.mixedP99Ms} ms`,
+      value: mixedP99,
+      met: mixedP99 === null ? null : mixedP99 < GOALS.mixedP99Ms,
+    },
   };
   return { ratios, mixedP99, goals };
 }
 
 /** The human-readable report, as lines: configuration, the table, memory, goals and failures. */
-export function summaryLines({ options, pgVersion, tillLaunch, machineIdleBusy, results, memory, ratios, mixedP99, goals, failures }) {
+export function summaryLines({
+  options,
+  pgVersion,
+  tillLaunch,
+  machineIdleBusy,
+  results,
+  memory,
+  ratios,
+  mixedP99,
+  goals,
+  failures,
+}) {
   const paced = options.mixedRate > 0 ? `, paced at ${options.mixedRate} req/s` : '';
   const out = [];
   out.push('');
@@ -96,13 +144,17 @@ export function summaryLines({ options, pgVersion, tillLaunch, machineIdleBusy, 
       `${options.rounds > 1 ? `, median of ${options.rounds} rounds` : ''}; ` +
       `Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), PostgreSQL ${pgVersion}`,
   );
-  const tillEnvText = Object.entries(options.tillEnv).map(([k, v]) => `${k}=${v}`).join(' ');
+  const tillEnvText = Object.entries(options.tillEnv)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   out.push(
     `Till launched via ${tillLaunch === 'cli' ? 'bin/till.js daemon run' : tillLaunch === 'module' ? 'bench/auth/till-server.mjs (startDaemon)' : '-'}; rate limits off; ` +
       (tillEnvText ? `NOT the default configuration: ${tillEnvText}` : 'bcrypt cost 10, default hash workers'),
   );
   if (machineIdleBusy !== null) {
-    out.push(`Machine ${fmt(machineIdleBusy, 0)} % busy in the second before the run${machineIdleBusy > 15 ? ' -- something else is running; figures will be noisy' : ''}`);
+    out.push(
+      `Machine ${fmt(machineIdleBusy, 0)} % busy in the second before the run${machineIdleBusy > 15 ? ' -- something else is running; figures will be noisy' : ''}`,
+    );
   }
   out.push('');
   out.push(
@@ -116,16 +168,45 @@ export function summaryLines({ options, pgVersion, tillLaunch, machineIdleBusy, 
   );
   out.push('');
   const memoryParts = [];
-  if (memory.tillIdle) memoryParts.push(`Till idle ${fmt(memory.tillIdle.rssMb)} (after load ${fmt(memory.tillAfterLoad?.rssMb)}, peak ${fmt(memory.tillAfterLoad?.peakRssMb)})`);
-  if (memory.betterAuthIdle) memoryParts.push(`Better Auth idle ${fmt(memory.betterAuthIdle.rssMb)} (peak ${fmt(memory.betterAuthAfterLoad?.peakRssMb)})`);
+  if (memory.tillIdle)
+    memoryParts.push(
+      `Till idle ${fmt(memory.tillIdle.rssMb)} (after load ${fmt(memory.tillAfterLoad?.rssMb)}, peak ${fmt(memory.tillAfterLoad?.peakRssMb)})`,
+    );
+  if (memory.betterAuthIdle)
+    memoryParts.push(
+      `Better Auth idle ${fmt(memory.betterAuthIdle.rssMb)} (peak ${fmt(memory.betterAuthAfterLoad?.peakRssMb)})`,
+    );
   if (memory.koaIdle) memoryParts.push(`bare Koa idle ${fmt(memory.koaIdle.rssMb)}`);
   if (memoryParts.length) out.push(`Memory (RSS, MB): ${memoryParts.join('; ')}`);
   out.push('');
   out.push('Goals:');
-  out.push(goalLine('Till / Better Auth, get-session req/s', ratios.tillOverBetterAuth === null ? '-' : `${fmt(ratios.tillOverBetterAuth, 1)}x`, goals.tillOverBetterAuth.goal, goals.tillOverBetterAuth.met));
-  out.push(goalLine('Till / bare Koa, req/s', ratios.tillOverKoa === null ? '-' : `${fmt(ratios.tillOverKoa * 100, 0)} %`, goals.tillOverKoa.goal, goals.tillOverKoa.met));
-  out.push(goalLine('Till get-session p99 while sign-ins run flat out', mixedP99 === null ? '-' : `${fmt(mixedP99, 1)} ms`, goals.mixedGetSessionP99Ms.goal, goals.mixedGetSessionP99Ms.met));
-  out.push(goalLine('Till idle RSS (informational)', memory.tillIdle ? `${fmt(memory.tillIdle.rssMb)} MB` : '-', '', null));
+  out.push(
+    goalLine(
+      'Till / Better Auth, get-session req/s',
+      ratios.tillOverBetterAuth === null ? '-' : `${fmt(ratios.tillOverBetterAuth, 1)}x`,
+      goals.tillOverBetterAuth.goal,
+      goals.tillOverBetterAuth.met,
+    ),
+  );
+  out.push(
+    goalLine(
+      'Till / bare Koa, req/s',
+      ratios.tillOverKoa === null ? '-' : `${fmt(ratios.tillOverKoa * 100, 0)} %`,
+      goals.tillOverKoa.goal,
+      goals.tillOverKoa.met,
+    ),
+  );
+  out.push(
+    goalLine(
+      'Till get-session p99 while sign-ins run flat out',
+      mixedP99 === null ? '-' : `${fmt(mixedP99, 1)} ms`,
+      goals.mixedGetSessionP99Ms.goal,
+      goals.mixedGetSessionP99Ms.met,
+    ),
+  );
+  out.push(
+    goalLine('Till idle RSS (informational)', memory.tillIdle ? `${fmt(memory.tillIdle.rssMb)} MB` : '-', '', null),
+  );
   if (failures.length) {
     out.push('');
     out.push('FAILED:');

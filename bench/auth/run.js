@@ -49,7 +49,10 @@ import { assessGoals, failuresOf, median, summaryLines } from './report.mjs';
 function cliAvailable() {
   if (!existsSync(join(ROOT, 'dist/src/cli/index.js'))) return false;
   try {
-    execFileSync(process.execPath, [join(ROOT, 'bin/till.js'), 'daemon', 'run', '--help'], { stdio: 'ignore', timeout: 15_000 });
+    execFileSync(process.execPath, [join(ROOT, 'bin/till.js'), 'daemon', 'run', '--help'], {
+      stdio: 'ignore',
+      timeout: 15_000,
+    });
     return true;
   } catch {
     return false;
@@ -57,7 +60,8 @@ function cliAvailable() {
 }
 
 async function startTill(options, dbUrl) {
-  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js'))) throw new BenchError('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js')))
+    throw new BenchError('dist/ is missing: run `npm run build` first');
   const port = await freePort();
   const dataDir = makeTempDir('till-bench-');
   const launch = options.tillLaunch === 'auto' ? (cliAvailable() ? 'cli' : 'module') : options.tillLaunch;
@@ -81,8 +85,21 @@ async function startTill(options, dbUrl) {
 
 async function startBetterAuth(dbUrl) {
   const port = await freePort();
-  const env = { ...process.env, NODE_ENV: 'production', BA_DATABASE_URL: dbUrl, BA_SECRET: randomBytes(32).toString('base64url'), BA_PORT: String(port) };
-  for (const key of ['BETTER_AUTH_URL', 'BETTER_AUTH_SECRET', 'BETTER_AUTH_SECRETS', 'BETTER_AUTH_TRUSTED_ORIGINS', 'AUTH_SECRET']) delete env[key];
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    BA_DATABASE_URL: dbUrl,
+    BA_SECRET: randomBytes(32).toString('base64url'),
+    BA_PORT: String(port),
+  };
+  for (const key of [
+    'BETTER_AUTH_URL',
+    'BETTER_AUTH_SECRET',
+    'BETTER_AUTH_SECRETS',
+    'BETTER_AUTH_TRUSTED_ORIGINS',
+    'AUTH_SECRET',
+  ])
+    delete env[key];
   const child = startChild('better-auth', join(HERE, 'better-auth-server.mjs'), [], { env });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, baseUrl);
@@ -91,7 +108,9 @@ async function startBetterAuth(dbUrl) {
 
 async function startKoa() {
   const port = await freePort();
-  const child = startChild('bare koa', join(HERE, 'koa-server.mjs'), [], { env: { ...process.env, NODE_ENV: 'production', KOA_PORT: String(port) } });
+  const child = startChild('bare koa', join(HERE, 'koa-server.mjs'), [], {
+    env: { ...process.env, NODE_ENV: 'production', KOA_PORT: String(port) },
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, baseUrl);
   return { child, baseUrl };
@@ -103,7 +122,8 @@ async function startKoa() {
 /** Signs a user up and returns the session cookie header, after checking that get-session answers with it. */
 async function signUpAndCheck(name, baseUrl, credentials) {
   const signUp = await postJson(baseUrl, '/api/auth/sign-up/email', { name: 'Bench User', ...credentials });
-  if (signUp.status !== 200) throw new BenchError(`${name}: sign-up answered ${signUp.status} ${signUp.text.slice(0, 300)}`);
+  if (signUp.status !== 200)
+    throw new BenchError(`${name}: sign-up answered ${signUp.status} ${signUp.text.slice(0, 300)}`);
   const cookie = cookiesFrom(signUp.headers);
   if (!cookie.includes('session_token=')) throw new BenchError(`${name}: sign-up set no session cookie`);
   const check = await request(`${baseUrl}/api/auth/get-session`, { headers: { cookie } });
@@ -154,7 +174,10 @@ async function main(options) {
   let pgVersion = null;
 
   try {
-    pgVersion = await withAdmin(options.pgUrl, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
+    pgVersion = await withAdmin(
+      options.pgUrl,
+      async (client) => (await client.query('SHOW server_version')).rows[0].server_version,
+    );
   } catch (error) {
     throw new BenchError(`cannot reach PostgreSQL at ${options.pgUrl}: ${error.message}`);
   }
@@ -167,9 +190,15 @@ async function main(options) {
   const before = systemCpu();
   await sleep(1000);
   const after = systemCpu();
-  const machineIdleBusy = before && after && after.total > before.total ? ((after.busy - before.busy) / (after.total - before.total)) * 100 : null;
-  if (machineIdleBusy !== null && machineIdleBusy > 15) log(`warning: the machine is ${machineIdleBusy.toFixed(0)} % busy before the run; figures will be noisy`);
-  log(`PostgreSQL ${pgVersion}; ${options.duration} s measured after ${options.warmup} s warm-up, ${options.connections} connections`);
+  const machineIdleBusy =
+    before && after && after.total > before.total
+      ? ((after.busy - before.busy) / (after.total - before.total)) * 100
+      : null;
+  if (machineIdleBusy !== null && machineIdleBusy > 15)
+    log(`warning: the machine is ${machineIdleBusy.toFixed(0)} % busy before the run; figures will be noisy`);
+  log(
+    `PostgreSQL ${pgVersion}; ${options.duration} s measured after ${options.warmup} s warm-up, ${options.connections} connections`,
+  );
 
   // --- Start the servers one after the other (Till first, so its idle RSS is read on a quiet machine), each on its
   // own database, and keep them for every round: an idle server costs no CPU.
@@ -209,18 +238,24 @@ async function main(options) {
     const tag = options.rounds > 1 ? ` (round ${round}/${options.rounds})` : '';
     if (options.only.includes('till')) {
       log(`till: GET /api/auth/get-session${tag}`);
-      rounds.till.push(await startLoad('till get-session', getSessionSpec(options, till.baseUrl, till.cookie), till.child).result);
+      rounds.till.push(
+        await startLoad('till get-session', getSessionSpec(options, till.baseUrl, till.cookie), till.child).result,
+      );
     }
     if (ba) {
       log(`better-auth: GET /api/auth/get-session${tag}`);
-      rounds.betterAuth.push(await startLoad('better-auth get-session', getSessionSpec(options, ba.baseUrl, ba.cookie), ba.child).result);
+      rounds.betterAuth.push(
+        await startLoad('better-auth get-session', getSessionSpec(options, ba.baseUrl, ba.cookie), ba.child).result,
+      );
     }
     if (koa) {
       log(`bare koa: GET /api/auth/get-session (constant JSON)${tag}`);
       rounds.koa.push(await startLoad('bare koa', getSessionSpec(options, koa.baseUrl, null), koa.child).result);
     }
     if (options.only.includes('mixed')) {
-      log(`till: GET /api/auth/get-session while POST /api/auth/sign-in/email runs on ${options.signinConnections} connections${tag}`);
+      log(
+        `till: GET /api/auth/get-session while POST /api/auth/sign-in/email runs on ${options.signinConnections} connections${tag}`,
+      );
       const signIns = startLoad(
         'till sign-in',
         {
@@ -239,7 +274,11 @@ async function main(options) {
       );
       // Let the sign-ins saturate the hash workers before get-session's warm-up starts.
       await sleep(500);
-      const mixed = startLoad('till get-session (mixed)', getSessionSpec(options, till.baseUrl, till.cookie, { rate: options.mixedRate }), till.child);
+      const mixed = startLoad(
+        'till get-session (mixed)',
+        getSessionSpec(options, till.baseUrl, till.cookie, { rate: options.mixedRate }),
+        till.child,
+      );
       try {
         const mixedResult = await mixed.result;
         delete mixedResult.serverCpuMicrosPerRequest; // the sign-ins' hashing is in the server's CPU too
@@ -273,13 +312,26 @@ async function main(options) {
   // --- Report
   const failures = failuresOf(options, rounds);
   const { ratios, mixedP99, goals } = assessGoals(results);
-  const out = summaryLines({ options, pgVersion, tillLaunch, machineIdleBusy, results, memory, ratios, mixedP99, goals, failures });
+  const out = summaryLines({
+    options,
+    pgVersion,
+    tillLaunch,
+    machineIdleBusy,
+    results,
+    memory,
+    ratios,
+    mixedP99,
+    goals,
+    failures,
+  });
 
   let profile = null;
   if (options.cpuProf) {
     // node --cpu-prof writes one profile per thread, CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is
     // the event loop, the others are the hash workers.
-    const files = existsSync(options.cpuProf) ? readdirSync(options.cpuProf).filter((f) => f.endsWith('.cpuprofile') && !options.cpuProfBefore?.has(f)) : [];
+    const files = existsSync(options.cpuProf)
+      ? readdirSync(options.cpuProf).filter((f) => f.endsWith('.cpuprofile') && !options.cpuProfBefore?.has(f))
+      : [];
     const main = files.filter((f) => /^CPU\.\d+\.\d+\.(\d+)\.0\.\d+\.cpuprofile$/.exec(f)?.[1] === String(tillPid));
     if (main.length) {
       profile = join(options.cpuProf, main.sort().at(-1));
@@ -337,7 +389,8 @@ let code = 1;
 try {
   code = await main(options);
 } catch (error) {
-  if (!interrupted) process.stderr.write(`bench:auth: ${error instanceof BenchError ? error.message : error.stack ?? error}\n`);
+  if (!interrupted)
+    process.stderr.write(`bench:auth: ${error instanceof BenchError ? error.message : (error.stack ?? error)}\n`);
   code = 1;
 } finally {
   await cleanup(options.pgUrl);

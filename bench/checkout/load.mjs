@@ -70,10 +70,13 @@ async function run(spec) {
     process.send?.({ type: 'measuring' });
   };
   const warmupTimer = setTimeout(beginMeasuring, spec.warmupMs ?? 0);
-  const endTimer = setTimeout(() => {
-    measureEnd = Math.min(measureEnd, performance.now());
-    stopping = true;
-  }, (spec.warmupMs ?? 0) + spec.durationMs);
+  const endTimer = setTimeout(
+    () => {
+      measureEnd = Math.min(measureEnd, performance.now());
+      stopping = true;
+    },
+    (spec.warmupMs ?? 0) + spec.durationMs,
+  );
 
   const fail = (step, status, text) => {
     const t = performance.now();
@@ -91,7 +94,12 @@ async function run(spec) {
       // 1. the merchant creates the checkout
       let clientSecret;
       try {
-        const response = await pool.request({ path: '/v1/checkouts/', method: 'POST', headers: createHeaders, body: createBody });
+        const response = await pool.request({
+          path: '/v1/checkouts/',
+          method: 'POST',
+          headers: createHeaders,
+          body: createBody,
+        });
         const text = await response.body.text();
         if (response.statusCode !== 201) {
           fail('create', response.statusCode, text);
@@ -106,8 +114,16 @@ async function run(spec) {
       const t1 = performance.now();
       // 2. the buyer confirms and pays with the sandbox's test card; the order is paid when this answers `confirmed`
       try {
-        const body = JSON.stringify({ customer_email: `${spec.emailPrefix}-${index}-${n}@example.com`, confirmation_token_id: 'tok_visa' });
-        const response = await pool.request({ path: `/v1/checkouts/client/${encodeURIComponent(clientSecret)}/confirm`, method: 'POST', headers: confirmHeaders, body });
+        const body = JSON.stringify({
+          customer_email: `${spec.emailPrefix}-${index}-${n}@example.com`,
+          confirmation_token_id: 'tok_visa',
+        });
+        const response = await pool.request({
+          path: `/v1/checkouts/client/${encodeURIComponent(clientSecret)}/confirm`,
+          method: 'POST',
+          headers: confirmHeaders,
+          body,
+        });
         const text = await response.body.text();
         if (response.statusCode !== 200 || !text.includes('"status":"confirmed"')) {
           fail('confirm', response.statusCode, text);
@@ -160,7 +176,9 @@ process.once('message', (message) => {
       process.send({ type: 'result', result }, () => process.exit(0));
     },
     (error) => {
-      process.send({ type: 'failed', error: String(error && error.stack ? error.stack : error) }, () => process.exit(1));
+      process.send({ type: 'failed', error: String(error && error.stack ? error.stack : error) }, () =>
+        process.exit(1),
+      );
     },
   );
 });

@@ -54,7 +54,15 @@ const HELP = `Usage: node bench/checkout/run.js [options]        (npm run bench:
 `;
 
 function options(argv) {
-  const flags = { duration: 10, warmup: 2, connections: 16, rounds: 3, only: DATABASES, cpuProf: null, pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test' };
+  const flags = {
+    duration: 10,
+    warmup: 2,
+    connections: 16,
+    rounds: 3,
+    only: DATABASES,
+    cpuProf: null,
+    pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  };
   const usage = (message) => {
     process.stderr.write(`bench:checkout: ${message}\n\n${HELP}`);
     process.exit(2);
@@ -68,8 +76,12 @@ function options(argv) {
     else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
     else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = resolve(argv[++i]);
     else if (arg === '--only' && argv[i + 1]) {
-      flags.only = argv[++i].split(',').map((s) => s.trim()).filter(Boolean);
-      for (const name of flags.only) if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}" (${DATABASES.join(', ')})`);
+      flags.only = argv[++i]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const name of flags.only)
+        if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}" (${DATABASES.join(', ')})`);
     } else if (/^--(duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) >= 0 && argv[i + 1] !== '') {
       const value = Number(argv[++i]);
       if (arg !== '--warmup' && !(value > 0)) usage(`${arg} must be > 0`);
@@ -87,7 +99,10 @@ async function startTill(flags, dbUrl, label) {
   const env = tillEnv({ dbUrl, port, dataDir: makeTempDir('till-bench-checkout-') });
   const execArgv = [...EXIT_WITH_PARENT];
   if (flags.cpuProf) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(flags.cpuProf, label));
-  const child = startChild(`till on ${label} (bench/auth/till-server.mjs)`, join(AUTH_BENCH, 'till-server.mjs'), [], { env, execArgv });
+  const child = startChild(`till on ${label} (bench/auth/till-server.mjs)`, join(AUTH_BENCH, 'till-server.mjs'), [], {
+    env,
+    execArgv,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, baseUrl);
   return { child, baseUrl, label };
@@ -95,7 +110,9 @@ async function startTill(flags, dbUrl, label) {
 
 async function startKoa() {
   const port = await freePort();
-  const child = startChild('bare koa (bench/auth/koa-server.mjs)', join(AUTH_BENCH, 'koa-server.mjs'), [], { env: { ...process.env, KOA_PORT: String(port) } });
+  const child = startChild('bare koa (bench/auth/koa-server.mjs)', join(AUTH_BENCH, 'koa-server.mjs'), [], {
+    env: { ...process.env, KOA_PORT: String(port) },
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, baseUrl);
   return { child, baseUrl };
@@ -104,7 +121,10 @@ async function startKoa() {
 /** A request that must answer `expect` with JSON. */
 async function json(baseUrl, path, init = {}, expect = 200) {
   const { status, headers, text } = await requestText(baseUrl, path, init);
-  if (status !== expect) throw new BenchError(`${init.method ?? 'GET'} ${path} answered ${status} (expected ${expect}): ${text.slice(0, 400)}`);
+  if (status !== expect)
+    throw new BenchError(
+      `${init.method ?? 'GET'} ${path} answered ${status} (expected ${expect}): ${text.slice(0, 400)}`,
+    );
   return { json: JSON.parse(text), headers };
 }
 
@@ -114,14 +134,25 @@ async function json(baseUrl, path, init = {}, expect = 200) {
  * rather than as a count of errors under load.
  */
 async function setUpMerchant(baseUrl, tag) {
-  const signUp = await json(baseUrl, '/api/auth/sign-up/email', { method: 'POST', body: { name: 'Bench Merchant', email: `owner-${tag}@example.com`, password: 'correct horse battery staple' } });
+  const signUp = await json(baseUrl, '/api/auth/sign-up/email', {
+    method: 'POST',
+    body: { name: 'Bench Merchant', email: `owner-${tag}@example.com`, password: 'correct horse battery staple' },
+  });
   const cookie = cookiesFrom(signUp.headers);
   const session = signUp.json.token;
-  const organization = await json(baseUrl, '/api/auth/organization/create', { method: 'POST', headers: { cookie }, body: { name: 'Bench Shop', slug: `bench-shop-${tag}` } });
+  const organization = await json(baseUrl, '/api/auth/organization/create', {
+    method: 'POST',
+    headers: { cookie },
+    body: { name: 'Bench Shop', slug: `bench-shop-${tag}` },
+  });
   const created = await json(
     baseUrl,
     '/v1/organization-access-tokens/',
-    { method: 'POST', headers: { authorization: `Bearer ${session}` }, body: { organization_id: organization.json.id, comment: 'bench:checkout', scopes: SCOPES } },
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session}` },
+      body: { organization_id: organization.json.id, comment: 'bench:checkout', scopes: SCOPES },
+    },
     201,
   );
   const token = created.json.token;
@@ -129,16 +160,27 @@ async function setUpMerchant(baseUrl, tag) {
   const product = await json(
     baseUrl,
     '/v1/products/',
-    { method: 'POST', headers: bearer, body: { name: 'Bench product', prices: [{ amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' }] } },
+    {
+      method: 'POST',
+      headers: bearer,
+      body: { name: 'Bench product', prices: [{ amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' }] },
+    },
     201,
   );
-  const checkout = await json(baseUrl, '/v1/checkouts/', { method: 'POST', headers: bearer, body: { products: [product.json.id] } }, 201);
+  const checkout = await json(
+    baseUrl,
+    '/v1/checkouts/',
+    { method: 'POST', headers: bearer, body: { products: [product.json.id] } },
+    201,
+  );
   const paid = await json(baseUrl, `/v1/checkouts/client/${checkout.json.client_secret}/confirm`, {
     method: 'POST',
     body: { customer_email: `first-buyer-${tag}@example.com`, confirmation_token_id: 'tok_visa' },
   });
   if (paid.json.status !== 'confirmed' || paid.json.total_amount !== 1000) {
-    throw new BenchError(`the first purchase did not succeed: status ${paid.json.status}, total ${paid.json.total_amount}`);
+    throw new BenchError(
+      `the first purchase did not succeed: status ${paid.json.status}, total ${paid.json.total_amount}`,
+    );
   }
   return { token, productId: product.json.id };
 }
@@ -153,7 +195,9 @@ const label = (db) => `Till on ${db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}  cre
 function report(flags, pgVersion, rounds) {
   const results = Object.fromEntries([...rounds].map(([name, list]) => [name, median(list, (r) => r.rps)]));
   const failed = [...rounds].flatMap(([name, list]) =>
-    list.filter((r) => r.errors > 0 || r.requests === 0).map((r) => `${name}: ${r.errors} errors ${JSON.stringify(r.badStatuses)} ${r.badSamples.join(' | ')}`),
+    list
+      .filter((r) => r.errors > 0 || r.requests === 0)
+      .map((r) => `${name}: ${r.errors} errors ${JSON.stringify(r.badStatuses)} ${r.badSamples.join(' | ')}`),
   );
   const koa = results[KOA];
   const ratios = Object.fromEntries(flags.only.map((db) => [db, results[label(db)].rps / koa.rps]));
@@ -163,7 +207,11 @@ function report(flags, pgVersion, rounds) {
     `Checkout benchmark: ${flags.connections} concurrent purchases (Koa: ${flags.connections} connections), ${flags.warmup} s warm-up + ${flags.duration} s, ` +
       `median of ${flags.rounds} round(s); Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), PostgreSQL ${pgVersion ?? '-'}`,
     '',
-    row(['scenario', 'per second', 'p50 ms', 'p99 ms', 'create p50', 'confirm p50', 'CPU ms/each', 'errors'], widths, ''),
+    row(
+      ['scenario', 'per second', 'p50 ms', 'p99 ms', 'create p50', 'confirm p50', 'CPU ms/each', 'errors'],
+      widths,
+      '',
+    ),
     ...Object.entries(results).map(([name, r]) =>
       row(
         [
@@ -181,17 +229,34 @@ function report(flags, pgVersion, rounds) {
       ),
     ),
     '',
-    ...flags.only.map((db) => `Purchases/s on ${db === 'sqlite' ? 'SQLite    ' : 'PostgreSQL'} / bare Koa req/s:  ${fmt(ratios[db], 4)}  (1 purchase per ${fmt(1 / ratios[db], 0)} Koa requests)`),
+    ...flags.only.map(
+      (db) =>
+        `Purchases/s on ${db === 'sqlite' ? 'SQLite    ' : 'PostgreSQL'} / bare Koa req/s:  ${fmt(ratios[db], 4)}  (1 purchase per ${fmt(1 / ratios[db], 0)} Koa requests)`,
+    ),
     ...(flags.only.includes('sqlite')
-      ? [`Purchases/s on SQLite: ${fmt(results[label('sqlite')].rps, 0)}   goal >= ${GOAL_SQLITE}   ${results[label('sqlite')].rps >= GOAL_SQLITE ? 'MET' : 'MISSED'}`]
+      ? [
+          `Purchases/s on SQLite: ${fmt(results[label('sqlite')].rps, 0)}   goal >= ${GOAL_SQLITE}   ${results[label('sqlite')].rps >= GOAL_SQLITE ? 'MET' : 'MISSED'}`,
+        ]
       : []),
     ...(failed.length ? ['', 'FAILED:', ...failed.map((line) => `  ${line}`)] : []),
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
   const config = { ...flags, node: process.version, cpus: cpus().length, postgres: pgVersion };
-  const goal = { sqlitePurchasesPerSecond: GOAL_SQLITE, met: flags.only.includes('sqlite') ? results[label('sqlite')].rps >= GOAL_SQLITE : null };
-  const out = { bench: 'checkout', ok: failed.length === 0, config, results, rounds: Object.fromEntries(rounds), ratiosOverKoa: ratios, goal, failures: failed };
+  const goal = {
+    sqlitePurchasesPerSecond: GOAL_SQLITE,
+    met: flags.only.includes('sqlite') ? results[label('sqlite')].rps >= GOAL_SQLITE : null,
+  };
+  const out = {
+    bench: 'checkout',
+    ok: failed.length === 0,
+    config,
+    results,
+    rounds: Object.fromEntries(rounds),
+    ratiosOverKoa: ratios,
+    goal,
+    failures: failed,
+  };
   process.stdout.write(JSON.stringify(out) + '\n');
   return failed.length === 0 ? 0 : 1;
 }
@@ -199,17 +264,23 @@ function report(flags, pgVersion, rounds) {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main(flags) {
-  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js'))) throw new BenchError('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/src/daemon/server.js')))
+    throw new BenchError('dist/ is missing: run `npm run build` first');
   if (flags.cpuProf) for (const db of flags.only) mkdirSync(join(flags.cpuProf, db), { recursive: true });
   const id = `${process.pid}_${randomBytes(3).toString('hex')}`;
   const servers = {};
   let pgVersion = null;
   try {
     if (flags.only.includes('sqlite')) {
-      servers.sqlite = await startTill(flags, `sqlite:${join(makeTempDir('till-bench-checkout-db-'), 'till.db')}`, 'sqlite');
+      servers.sqlite = await startTill(
+        flags,
+        `sqlite:${join(makeTempDir('till-bench-checkout-db-'), 'till.db')}`,
+        'sqlite',
+      );
     }
     if (flags.only.includes('postgres')) {
-      pgVersion = (await withAdmin(flags.pgUrl, (client) => client.query('SHOW server_version'))).rows[0].server_version;
+      pgVersion = (await withAdmin(flags.pgUrl, (client) => client.query('SHOW server_version'))).rows[0]
+        .server_version;
       servers.postgres = await startTill(flags, await createDatabase(flags.pgUrl, `bench_checkout_${id}`), 'postgres');
     }
     const koa = await startKoa();
@@ -222,7 +293,14 @@ async function main(flags) {
     const common = { connections: flags.connections, warmupMs: flags.warmup * 1000, durationMs: flags.duration * 1000 };
     for (let round = 1; round <= flags.rounds; round++) {
       log(`${KOA} (round ${round}/${flags.rounds})`);
-      const koaSpec = { ...common, origin: koa.baseUrl, path: '/api/auth/get-session', method: 'GET', expectStatus: 200, expectText: '"session"' };
+      const koaSpec = {
+        ...common,
+        origin: koa.baseUrl,
+        path: '/api/auth/get-session',
+        method: 'GET',
+        expectStatus: 200,
+        expectText: '"session"',
+      };
       rounds.get(KOA).push(await startLoad(KOA, koaSpec, koa.child).result);
       for (const db of flags.only) {
         log(`${label(db)} (round ${round}/${flags.rounds})`);
@@ -243,7 +321,9 @@ async function main(flags) {
       for (const db of Object.keys(servers)) {
         const dir = join(flags.cpuProf, db);
         for (const file of readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'))) {
-          process.stderr.write(`\nCPU profile of Till on ${db}: ${join(dir, file)}\n${summarizeProfile(join(dir, file), 25)}\n`);
+          process.stderr.write(
+            `\nCPU profile of Till on ${db}: ${join(dir, file)}\n${summarizeProfile(join(dir, file), 25)}\n`,
+          );
         }
       }
     }
@@ -256,7 +336,7 @@ let code = 1;
 try {
   code = await main(flags);
 } catch (error) {
-  process.stderr.write(`bench:checkout: ${error instanceof BenchError ? error.message : error.stack ?? error}\n`);
+  process.stderr.write(`bench:checkout: ${error instanceof BenchError ? error.message : (error.stack ?? error)}\n`);
 } finally {
   await cleanup(flags.pgUrl);
 }

@@ -31,7 +31,8 @@ const GOAL_P99_MS = 250; // commit -> first attempt, p99
 const DATABASES = ['sqlite', 'postgres'];
 const SCOPES = ['webhooks:write', 'webhooks:read', 'products:write', 'products:read'];
 const EVENT = 'product.updated';
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : null);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : null;
 const DAEMON_CONNECTIONS = 16; // src/core/webhooks/delivery.ts: new Agent({connections: 16})
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -40,7 +41,13 @@ const DAEMON_CONNECTIONS = 16; // src/core/webhooks/delivery.ts: new Agent({conn
 
 async function commitLoad(spec) {
   const { Pool } = await import('undici');
-  const pool = new Pool(spec.origin, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const pool = new Pool(spec.origin, {
+    connections: spec.connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${spec.token}` };
   const total = spec.warmupMs + spec.durationMs;
   const start = performance.now();
@@ -59,7 +66,12 @@ async function commitLoad(spec) {
     inFlight++;
     const t0 = performance.now();
     try {
-      const response = await pool.request({ path: `/v1/products/${spec.productIds[n % spec.productIds.length]}`, method: 'PATCH', headers, body: JSON.stringify({ name: `${spec.tag} ${n}` }) });
+      const response = await pool.request({
+        path: `/v1/products/${spec.productIds[n % spec.productIds.length]}`,
+        method: 'PATCH',
+        headers,
+        body: JSON.stringify({ name: `${spec.tag} ${n}` }),
+      });
       const text = await response.body.text();
       if (response.statusCode === 200) {
         ok++;
@@ -106,7 +118,8 @@ async function commitLoad(spec) {
   await Promise.allSettled([...pending]);
   await pool.close().catch(() => undefined);
   latencies.sort((a, b) => a - b);
-  const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : null);
+  const pct = (p) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : null;
   const cpu = cpu0.v ? process.cpuUsage(cpu0.v) : { user: 0, system: 0 };
   return {
     sent,
@@ -138,7 +151,29 @@ if (process.argv[2] === '--commit-load') {
 async function orchestrate() {
   const { Webhook } = await import('standardwebhooks');
   const harness = await import('../auth/harness.mjs');
-  const { BenchError, EXIT_WITH_PARENT, HERE: AUTH_BENCH, ROOT, cleanup, cookiesFrom, createDatabase, freePort, log, logServerOutput, makeTempDir, processCpuSeconds, requestText, sleep, startChild, startLoad, stopChild, systemCpu, tillEnv, waitUntilReady, withAdmin } = harness;
+  const {
+    BenchError,
+    EXIT_WITH_PARENT,
+    HERE: AUTH_BENCH,
+    ROOT,
+    cleanup,
+    cookiesFrom,
+    createDatabase,
+    freePort,
+    log,
+    logServerOutput,
+    makeTempDir,
+    processCpuSeconds,
+    requestText,
+    sleep,
+    startChild,
+    startLoad,
+    stopChild,
+    systemCpu,
+    tillEnv,
+    waitUntilReady,
+    withAdmin,
+  } = harness;
   const { summarizeProfile } = await import('../auth/profile-summary.mjs');
   const { fmt, row } = await import('../auth/report.mjs');
 
@@ -157,7 +192,17 @@ async function orchestrate() {
 `;
 
   function options(argv) {
-    const flags = { rate: 2200, endpoints: [1, 16], duration: 10, warmup: 2, drain: 10, connections: 32, only: DATABASES, cpuProf: null, pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test' };
+    const flags = {
+      rate: 2200,
+      endpoints: [1, 16],
+      duration: 10,
+      warmup: 2,
+      drain: 10,
+      connections: 32,
+      only: DATABASES,
+      cpuProf: null,
+      pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    };
     const usage = (message) => {
       process.stderr.write(`bench:webhooks: ${message}\n\n${HELP}`);
       process.exit(2);
@@ -171,12 +216,20 @@ async function orchestrate() {
       else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
       else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = resolve(argv[++i]);
       else if (arg === '--only' && argv[i + 1]) {
-        flags.only = argv[++i].split(',').map((s) => s.trim()).filter(Boolean);
+        flags.only = argv[++i]
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         for (const name of flags.only) if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}"`);
       } else if (arg === '--endpoints' && argv[i + 1]) {
         flags.endpoints = argv[++i].split(',').map(Number);
-        if (!flags.endpoints.every((n) => Number.isInteger(n) && n >= 1 && n <= 100)) usage('--endpoints takes whole numbers 1..100');
-      } else if (/^--(rate|duration|warmup|drain|connections)$/.test(arg) && argv[i + 1] !== undefined && Number(argv[i + 1]) >= 0) {
+        if (!flags.endpoints.every((n) => Number.isInteger(n) && n >= 1 && n <= 100))
+          usage('--endpoints takes whole numbers 1..100');
+      } else if (
+        /^--(rate|duration|warmup|drain|connections)$/.test(arg) &&
+        argv[i + 1] !== undefined &&
+        Number(argv[i + 1]) >= 0
+      ) {
         const value = Number(argv[++i]);
         if (arg !== '--warmup' && !(value > 0)) usage(`${arg} must be > 0`);
         flags[arg.slice(2)] = arg === '--connections' ? Math.round(value) : value;
@@ -224,15 +277,20 @@ async function orchestrate() {
   const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
   const flags = options(process.argv.slice(2));
 
-
   // ---- set-up -------------------------------------------------------------------------------------------------
 
   async function startTill(dbUrl, label) {
     const port = await freePort();
-    const env = { ...tillEnv({ dbUrl, port, dataDir: makeTempDir('till-bench-webhooks-') }), TILL_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const env = {
+      ...tillEnv({ dbUrl, port, dataDir: makeTempDir('till-bench-webhooks-') }),
+      TILL_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    };
     const execArgv = [...EXIT_WITH_PARENT];
     if (flags.cpuProf) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(flags.cpuProf, label));
-    const child = startChild(`till on ${label} (bench/auth/till-server.mjs)`, join(AUTH_BENCH, 'till-server.mjs'), [], { env, execArgv });
+    const child = startChild(`till on ${label} (bench/auth/till-server.mjs)`, join(AUTH_BENCH, 'till-server.mjs'), [], {
+      env,
+      execArgv,
+    });
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntilReady(child, baseUrl);
     return { child, baseUrl, label };
@@ -240,20 +298,51 @@ async function orchestrate() {
 
   async function json(baseUrl, path, init = {}, expect = 200) {
     const { status, headers, text } = await requestText(baseUrl, path, init);
-    if (status !== expect) throw new BenchError(`${init.method ?? 'GET'} ${path} answered ${status} (expected ${expect}): ${text.slice(0, 400)}`);
+    if (status !== expect)
+      throw new BenchError(
+        `${init.method ?? 'GET'} ${path} answered ${status} (expected ${expect}): ${text.slice(0, 400)}`,
+      );
     return { json: text ? JSON.parse(text) : null, headers };
   }
 
   /** An owner, an organization, an organization access token and `count` products to change. */
   async function setUpMerchant(baseUrl, tag, count) {
-    const signUp = await json(baseUrl, '/api/auth/sign-up/email', { method: 'POST', body: { name: 'Bench Merchant', email: `owner-${tag}@example.com`, password: 'correct horse battery staple' } });
+    const signUp = await json(baseUrl, '/api/auth/sign-up/email', {
+      method: 'POST',
+      body: { name: 'Bench Merchant', email: `owner-${tag}@example.com`, password: 'correct horse battery staple' },
+    });
     const cookie = cookiesFrom(signUp.headers);
-    const organization = await json(baseUrl, '/api/auth/organization/create', { method: 'POST', headers: { cookie }, body: { name: 'Bench Shop', slug: `bench-shop-${tag}` } });
-    const created = await json(baseUrl, '/v1/organization-access-tokens/', { method: 'POST', headers: { authorization: `Bearer ${signUp.json.token}` }, body: { organization_id: organization.json.id, comment: 'bench:webhooks', scopes: SCOPES } }, 201);
+    const organization = await json(baseUrl, '/api/auth/organization/create', {
+      method: 'POST',
+      headers: { cookie },
+      body: { name: 'Bench Shop', slug: `bench-shop-${tag}` },
+    });
+    const created = await json(
+      baseUrl,
+      '/v1/organization-access-tokens/',
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${signUp.json.token}` },
+        body: { organization_id: organization.json.id, comment: 'bench:webhooks', scopes: SCOPES },
+      },
+      201,
+    );
     const token = created.json.token;
     const productIds = [];
     for (let i = 0; i < count; i++) {
-      const product = await json(baseUrl, '/v1/products/', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: { name: `Bench product ${i}`, prices: [{ amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' }] } }, 201);
+      const product = await json(
+        baseUrl,
+        '/v1/products/',
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: {
+            name: `Bench product ${i}`,
+            prices: [{ amount_type: 'fixed', price_amount: 1000, price_currency: 'usd' }],
+          },
+        },
+        201,
+      );
       productIds.push(product.json.id);
     }
     return { token, productIds };
@@ -267,7 +356,16 @@ async function orchestrate() {
     const list = [];
     for (let i = 0; i < count; i++) {
       const path = `/hook/${scenario}/${i}`;
-      const endpoint = await json(server.baseUrl, '/v1/webhooks/endpoints', { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: { url: `${receiverUrl}${path}`, format: 'raw', events: [EVENT] } }, 201);
+      const endpoint = await json(
+        server.baseUrl,
+        '/v1/webhooks/endpoints',
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.token}` },
+          body: { url: `${receiverUrl}${path}`, format: 'raw', events: [EVENT] },
+        },
+        201,
+      );
       const stats = newStats();
       routes.set(path, { webhook: new Webhook(endpoint.json.secret), stats });
       list.push({ id: endpoint.json.id, path, stats });
@@ -278,10 +376,21 @@ async function orchestrate() {
   /** One change by hand, delivered and verified, so a broken flow stops here with its answer. */
   async function checkFlow(server) {
     const [endpoint] = await createEndpoints(server, `check-${server.label}`, 1);
-    await json(server.baseUrl, `/v1/products/${server.productIds[0]}`, { method: 'PATCH', headers: { authorization: `Bearer ${server.token}` }, body: { name: 'Bench product check' } });
-    for (let waited = 0; waited < 10_000 && endpoint.stats.arrivals.length === 0 && endpoint.stats.unsigned === 0; waited += 20) await sleep(20);
+    await json(server.baseUrl, `/v1/products/${server.productIds[0]}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${server.token}` },
+      body: { name: 'Bench product check' },
+    });
+    for (
+      let waited = 0;
+      waited < 10_000 && endpoint.stats.arrivals.length === 0 && endpoint.stats.unsigned === 0;
+      waited += 20
+    )
+      await sleep(20);
     if (endpoint.stats.arrivals.length !== 1) {
-      throw new BenchError(`till on ${server.label}: the check delivery did not arrive verified (unsigned ${endpoint.stats.unsigned}: ${endpoint.stats.unsignedSamples.join(' | ')})\n${server.child.output}`);
+      throw new BenchError(
+        `till on ${server.label}: the check delivery did not arrive verified (unsigned ${endpoint.stats.unsigned}: ${endpoint.stats.unsignedSamples.join(' | ')})\n${server.child.output}`,
+      );
     }
     await deleteEndpoint(server, endpoint.id);
   }
@@ -293,9 +402,13 @@ async function orchestrate() {
    */
   async function deleteEndpoint(server, endpointId) {
     for (let attempt = 1; ; attempt++) {
-      const { status, text } = await requestText(server.baseUrl, `/v1/webhooks/endpoints/${endpointId}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      const { status, text } = await requestText(server.baseUrl, `/v1/webhooks/endpoints/${endpointId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.token}` },
+      });
       if (status === 204) return;
-      if (status !== 500 || attempt >= 10) throw new BenchError(`DELETE /v1/webhooks/endpoints/${endpointId} answered ${status}: ${text.slice(0, 300)}`);
+      if (status !== 500 || attempt >= 10)
+        throw new BenchError(`DELETE /v1/webhooks/endpoints/${endpointId} answered ${status}: ${text.slice(0, 300)}`);
       deleteRetries.push(`${server.label}: DELETE endpoint answered 500 (attempt ${attempt}): ${text.slice(0, 160)}`);
       await sleep(50);
     }
@@ -320,8 +433,22 @@ async function orchestrate() {
         } else if (message.type === 'result') done(message.result);
         else if (message.type === 'failed') fail(new BenchError(`commit load failed: ${message.error}`));
       });
-      child.exited.then(({ code: exit }) => fail(new BenchError(`commit load exited (${exit}) without a result\n${child.output}`)));
-      child.send({ type: 'run', spec: { origin: server.baseUrl, token: server.token, productIds: server.productIds, rate: commitRate, connections: flags.connections, warmupMs: flags.warmup * 1000, durationMs: flags.duration * 1000, tag: `bench ${id}` } });
+      child.exited.then(({ code: exit }) =>
+        fail(new BenchError(`commit load exited (${exit}) without a result\n${child.output}`)),
+      );
+      child.send({
+        type: 'run',
+        spec: {
+          origin: server.baseUrl,
+          token: server.token,
+          productIds: server.productIds,
+          rate: commitRate,
+          connections: flags.connections,
+          warmupMs: flags.warmup * 1000,
+          durationMs: flags.duration * 1000,
+          tag: `bench ${id}`,
+        },
+      });
     });
     const windowEnd = windowStart + flags.duration * 1000;
     const loadEnd = performance.timeOrigin + performance.now(); // the last commit has been answered
@@ -342,10 +469,17 @@ async function orchestrate() {
     const late = all.flatMap((s) => s.arrivals.filter((t) => t > loadEnd));
     const lastArrival = late.length ? Math.max(...late) : null;
     const drainPerSecond = late.length >= 50 ? late.length / ((lastArrival - loadEnd) / 1000) : null;
-    const inWindow = all.reduce((sum, s) => sum + s.arrivals.filter((t) => t >= windowStart && t <= windowEnd).length, 0);
+    const inWindow = all.reduce(
+      (sum, s) => sum + s.arrivals.filter((t) => t >= windowStart && t <= windowEnd).length,
+      0,
+    );
     // Latency of the deliveries of events committed inside the window; one not delivered by the end of the drain
     // counts as the longest possible wait (so p99 shows it).
-    const latencies = all.flatMap((s) => s.latencies.filter((l) => l.committed >= windowStart && l.committed <= windowEnd).map((l) => l.arrived - l.committed));
+    const latencies = all.flatMap((s) =>
+      s.latencies
+        .filter((l) => l.committed >= windowStart && l.committed <= windowEnd)
+        .map((l) => l.arrived - l.committed),
+    );
     const lost = Math.max(0, missing);
     for (let i = 0; i < lost; i++) latencies.push(Infinity);
     latencies.sort((a, b) => a - b);
@@ -357,7 +491,12 @@ async function orchestrate() {
       deliveriesPerSecond: inWindow / flags.duration,
       drainDeliveriesPerSecond: drainPerSecond,
       deliveredAfterLoad: late.length,
-      latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) ?? null },
+      latencyMs: {
+        p50: percentile(latencies, 50),
+        p90: percentile(latencies, 90),
+        p99: percentile(latencies, 99),
+        max: latencies.at(-1) ?? null,
+      },
       patchLatencyMs: result.patchLatencyMs,
       commitsDropped: result.dropped,
       commitErrors: result.errors,
@@ -368,8 +507,10 @@ async function orchestrate() {
       unsigned: all.reduce((sum, s) => sum + s.unsigned, 0),
       unsignedSamples: all.flatMap((s) => s.unsignedSamples).slice(0, 3),
       daemonCpuPercent: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / flags.duration) * 100 : null,
-      daemonCpuMicrosPerDelivery: cpu0 !== null && cpu1 !== null && inWindow > 0 ? ((cpu1 - cpu0) * 1e6) / inWindow : null,
-      machineBusyPercent: sys0 && sys1 && sys1.total > sys0.total ? ((sys1.busy - sys0.busy) / (sys1.total - sys0.total)) * 100 : null,
+      daemonCpuMicrosPerDelivery:
+        cpu0 !== null && cpu1 !== null && inWindow > 0 ? ((cpu1 - cpu0) * 1e6) / inWindow : null,
+      machineBusyPercent:
+        sys0 && sys1 && sys1.total > sys0.total ? ((sys1.busy - sys0.busy) / (sys1.total - sys0.total)) * 100 : null,
       commitLoaderCpuPercent: result.loaderCpuPercent,
     };
   }
@@ -377,8 +518,24 @@ async function orchestrate() {
   async function runBaseline() {
     // A delivery-sized body: the envelope of a product.updated event is about this long.
     const body = JSON.stringify({ type: EVENT, timestamp: new Date().toISOString(), data: { pad: 'x'.repeat(1100) } });
-    const headers = { 'content-type': 'application/json', 'webhook-id': 'baseline', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': `v1,${randomBytes(32).toString('base64')}` };
-    const spec = { origin: receiverUrl, path: '/baseline', method: 'POST', headers, body, connections: DAEMON_CONNECTIONS, warmupMs: flags.warmup * 1000, durationMs: flags.duration * 1000, expectStatus: 200, expectText: 'ok' };
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': 'baseline',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': `v1,${randomBytes(32).toString('base64')}`,
+    };
+    const spec = {
+      origin: receiverUrl,
+      path: '/baseline',
+      method: 'POST',
+      headers,
+      body,
+      connections: DAEMON_CONNECTIONS,
+      warmupMs: flags.warmup * 1000,
+      durationMs: flags.duration * 1000,
+      expectStatus: 200,
+      expectText: 'ok',
+    };
     return startLoad('baseline', spec, { pid: process.pid }).result;
   }
 
@@ -395,8 +552,44 @@ async function orchestrate() {
         `${flags.warmup} s warm-up + ${flags.duration} s measured, drain <= ${flags.drain} s; Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), PostgreSQL ${pgVersion ?? '-'}`,
       `Machine load average (1/5/15 min): before ${load.before.map((v) => v.toFixed(2)).join(' ')}, after ${load.after.map((v) => v.toFixed(2)).join(' ')}`,
       '',
-      row(['scenario', 'commits/s', 'deliv./s', 'x baseline', 'drain/s', 'p50 ms', 'p99 ms', 'max ms', 'daemon CPU', 'us/deliv', 'machine', 'undeliv.', 'unsigned'], widths, ''),
-      row(['baseline: plain POSTs', '', fmt(baseline.rps, 0), '1', '', fmt(baseline.latencyMs.p50, 2), fmt(baseline.latencyMs.p99, 2), fmt(baseline.latencyMs.max, 1), '', '', baseline.machineBusyPercent === undefined ? '' : `${fmt(baseline.machineBusyPercent, 0)} %`, '', ''], widths, ''),
+      row(
+        [
+          'scenario',
+          'commits/s',
+          'deliv./s',
+          'x baseline',
+          'drain/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'daemon CPU',
+          'us/deliv',
+          'machine',
+          'undeliv.',
+          'unsigned',
+        ],
+        widths,
+        '',
+      ),
+      row(
+        [
+          'baseline: plain POSTs',
+          '',
+          fmt(baseline.rps, 0),
+          '1',
+          '',
+          fmt(baseline.latencyMs.p50, 2),
+          fmt(baseline.latencyMs.p99, 2),
+          fmt(baseline.latencyMs.max, 1),
+          '',
+          '',
+          baseline.machineBusyPercent === undefined ? '' : `${fmt(baseline.machineBusyPercent, 0)} %`,
+          '',
+          '',
+        ],
+        widths,
+        '',
+      ),
       ...results.map((r) =>
         row(
           [
@@ -423,21 +616,44 @@ async function orchestrate() {
       ...results.map((r) => {
         const rateMet = r.deliveriesPerSecond >= GOAL_RATE;
         const p99Met = r.latencyMs.p99 !== null && r.latencyMs.p99 < GOAL_P99_MS;
-        return `  ${(r.scenario.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL').padEnd(10)} ${String(r.endpoints).padStart(3)} endpoint(s): ${fmt(r.deliveriesPerSecond, 0).padStart(6)}/s ${rateMet ? 'MET   ' : 'MISSED'}   p99 ${r.latencyMs.p99 === Infinity ? `> ${flags.warmup + flags.duration + flags.drain} s (undelivered)` : `${fmt(r.latencyMs.p99, 1)} ms`} ${p99Met ? 'MET' : 'MISSED'}` +
-          (r.commitsDropped ? `   (${r.commitsDropped} commits not sent: every connection busy, the API fell behind the offered rate)` : '');
+        return (
+          `  ${(r.scenario.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL').padEnd(10)} ${String(r.endpoints).padStart(3)} endpoint(s): ${fmt(r.deliveriesPerSecond, 0).padStart(6)}/s ${rateMet ? 'MET   ' : 'MISSED'}   p99 ${r.latencyMs.p99 === Infinity ? `> ${flags.warmup + flags.duration + flags.drain} s (undelivered)` : `${fmt(r.latencyMs.p99, 1)} ms`} ${p99Met ? 'MET' : 'MISSED'}` +
+          (r.commitsDropped
+            ? `   (${r.commitsDropped} commits not sent: every connection busy, the API fell behind the offered rate)`
+            : '')
+        );
       }),
     ];
     const failures = results.flatMap((r) => [
-      ...(r.unsigned ? [`${r.scenario}: ${r.unsigned} deliveries failed verification: ${r.unsignedSamples.join(' | ')}`] : []),
-      ...(r.commitErrors ? [`${r.scenario}: ${r.commitErrors} commits failed: ${r.commitErrorSamples.join(' | ')}`] : []),
+      ...(r.unsigned
+        ? [`${r.scenario}: ${r.unsigned} deliveries failed verification: ${r.unsignedSamples.join(' | ')}`]
+        : []),
+      ...(r.commitErrors
+        ? [`${r.scenario}: ${r.commitErrors} commits failed: ${r.commitErrorSamples.join(' | ')}`]
+        : []),
       ...(r.deliveriesPerSecond === 0 ? [`${r.scenario}: no delivery in the measured window`] : []),
     ]);
     if (baseline.errors) failures.push(`baseline: ${baseline.errors} errors ${baseline.badSamples.join(' | ')}`);
-    if (deleteRetries.length) lines.push('', `Note: ${deleteRetries.length} endpoint DELETE(s) answered 500 and were retried (daemon issue, see README):`, ...deleteRetries.slice(0, 3).map((d) => `  ${d}`));
+    if (deleteRetries.length)
+      lines.push(
+        '',
+        `Note: ${deleteRetries.length} endpoint DELETE(s) answered 500 and were retried (daemon issue, see README):`,
+        ...deleteRetries.slice(0, 3).map((d) => `  ${d}`),
+      );
     if (failures.length) lines.push('', 'FAILED:', ...failures.map((f) => `  ${f}`));
     lines.push('');
     process.stdout.write(lines.join('\n') + '\n');
-    const out = { bench: 'webhooks', ok: failures.length === 0, config: { ...flags, node: process.version, cpus: cpus().length, postgres: pgVersion }, load, baseline, results, goal: { deliveriesPerSecond: GOAL_RATE, p99Ms: GOAL_P99_MS }, deleteRetries, failures };
+    const out = {
+      bench: 'webhooks',
+      ok: failures.length === 0,
+      config: { ...flags, node: process.version, cpus: cpus().length, postgres: pgVersion },
+      load,
+      baseline,
+      results,
+      goal: { deliveriesPerSecond: GOAL_RATE, p99Ms: GOAL_P99_MS },
+      deleteRetries,
+      failures,
+    };
     process.stdout.write(JSON.stringify(out, (key, value) => (value === Infinity ? 'lost' : value)) + '\n');
     return failures.length === 0 ? 0 : 1;
   }
@@ -445,22 +661,30 @@ async function orchestrate() {
   // ---- main ---------------------------------------------------------------------------------------------------
 
   async function main() {
-    if (!existsSync(join(ROOT, 'dist/src/daemon/server.js'))) throw new BenchError('dist/ is missing: run `npm run build` first');
+    if (!existsSync(join(ROOT, 'dist/src/daemon/server.js')))
+      throw new BenchError('dist/ is missing: run `npm run build` first');
     if (flags.cpuProf) for (const db of flags.only) mkdirSync(join(flags.cpuProf, db), { recursive: true });
     const load = { before: loadavg(), after: null };
     const id = `${process.pid}_${randomBytes(3).toString('hex')}`;
     const servers = {};
     let pgVersion = null;
     try {
-      if (flags.only.includes('sqlite')) servers.sqlite = await startTill(`sqlite:${join(makeTempDir('till-bench-webhooks-db-'), 'till.db')}`, 'sqlite');
+      if (flags.only.includes('sqlite'))
+        servers.sqlite = await startTill(`sqlite:${join(makeTempDir('till-bench-webhooks-db-'), 'till.db')}`, 'sqlite');
       if (flags.only.includes('postgres')) {
-        pgVersion = (await withAdmin(flags.pgUrl, (client) => client.query('SHOW server_version'))).rows[0].server_version;
+        pgVersion = (await withAdmin(flags.pgUrl, (client) => client.query('SHOW server_version'))).rows[0]
+          .server_version;
         servers.postgres = await startTill(await createDatabase(flags.pgUrl, `bench_webhooks_${id}`), 'postgres');
       }
       for (const db of flags.only) {
-        Object.assign(servers[db], await setUpMerchant(servers[db].baseUrl, `${db}-${id}`.replaceAll('_', '-'), flags.connections));
+        Object.assign(
+          servers[db],
+          await setUpMerchant(servers[db].baseUrl, `${db}-${id}`.replaceAll('_', '-'), flags.connections),
+        );
         await checkFlow(servers[db]);
-        log(`till on ${db} at ${servers[db].baseUrl} (pid ${servers[db].child.pid}): merchant, token, ${flags.connections} products ready; one delivery checked`);
+        log(
+          `till on ${db} at ${servers[db].baseUrl} (pid ${servers[db].child.pid}): merchant, token, ${flags.connections} products ready; one delivery checked`,
+        );
       }
       log(`baseline: plain POSTs to the receiver, ${DAEMON_CONNECTIONS} connections`);
       const baseline = await runBaseline();
@@ -482,7 +706,9 @@ async function orchestrate() {
         for (const db of Object.keys(servers)) {
           const dir = join(flags.cpuProf, db);
           for (const file of readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'))) {
-            process.stderr.write(`\nCPU profile of Till on ${db}: ${join(dir, file)}\n${summarizeProfile(join(dir, file), 25)}\n`);
+            process.stderr.write(
+              `\nCPU profile of Till on ${db}: ${join(dir, file)}\n${summarizeProfile(join(dir, file), 25)}\n`,
+            );
           }
         }
       }
@@ -494,7 +720,7 @@ async function orchestrate() {
   try {
     code = await main();
   } catch (error) {
-    process.stderr.write(`bench:webhooks: ${error instanceof BenchError ? error.message : error.stack ?? error}\n`);
+    process.stderr.write(`bench:webhooks: ${error instanceof BenchError ? error.message : (error.stack ?? error)}\n`);
   } finally {
     receiver.closeAllConnections();
     receiver.close();

@@ -10,7 +10,7 @@ export interface Invocation<Options = Record<string, unknown>> {
 }
 
 /** A command's implementation; a returned number becomes the exit code (status commands exit 1 when "no"). */
- 
+
 export type Run = (invocation: Invocation<any>) => Promise<number | void>;
 
 /**
@@ -21,7 +21,12 @@ export function lazy(load: () => Promise<Run>) {
   return async (...params: unknown[]): Promise<void> => {
     const command = params[params.length - 1] as Command;
     const run = await load();
-    const code = await run({ args: command.processedArgs, opts: command.opts(), globals: command.optsWithGlobals(), command });
+    const code = await run({
+      args: command.processedArgs,
+      opts: command.opts(),
+      globals: command.optsWithGlobals(),
+      command,
+    });
     if (typeof code === 'number') process.exitCode = code;
   };
 }

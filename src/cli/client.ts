@@ -14,12 +14,25 @@ export interface CallOptions {
 
 const USER_AGENT = `till-cli (node ${process.version})`;
 /** 401s about an API key in TILL_TOKEN, which say what is wrong themselves and which `till login` would not fix. */
-const API_KEY_REFUSALS = new Set(['INVALID_API_KEY', 'KEY_DISABLED', 'KEY_EXPIRED', 'INVALID_REFERENCE_ID_FROM_API_KEY']);
+const API_KEY_REFUSALS = new Set([
+  'INVALID_API_KEY',
+  'KEY_DISABLED',
+  'KEY_EXPIRED',
+  'INVALID_REFERENCE_ID_FROM_API_KEY',
+]);
 
 /** Undici reports "connection refused" on a dual-stack host as an AggregateError whose own message is empty. */
 function describeNetworkError(error: unknown): string {
-  const e = error as { message?: string; code?: string; errors?: Array<{ message?: string }>; cause?: { message?: string; code?: string } };
-  const nested = e.errors?.map((inner) => inner.message).filter(Boolean).join('; ');
+  const e = error as {
+    message?: string;
+    code?: string;
+    errors?: Array<{ message?: string }>;
+    cause?: { message?: string; code?: string };
+  };
+  const nested = e.errors
+    ?.map((inner) => inner.message)
+    .filter(Boolean)
+    .join('; ');
   return e.message || nested || e.cause?.message || e.code || String(error);
 }
 
@@ -33,7 +46,12 @@ export function bearer(target: Target): string {
  * other error answer exits 1 with the server's message and code. `null` (Better Auth's "no session") is returned
  * as null for the caller to interpret.
  */
-export async function call<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: CallOptions = {}): Promise<T> {
+export async function call<T>(
+  target: Target,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  options: CallOptions = {},
+): Promise<T> {
   const auth = options.auth ?? { kind: 'session' };
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
   if (auth.kind === 'session') headers.authorization = `Bearer ${bearer(target)}`;
@@ -46,7 +64,13 @@ export async function call<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' |
   const timeout = (options.timeoutSeconds ?? 60) * 1000;
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(`${target.url}${path}`, { method, headers, body, headersTimeout: timeout, bodyTimeout: timeout });
+    response = await request(`${target.url}${path}`, {
+      method,
+      headers,
+      body,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
   } catch (error) {
     throw new CliError(`cannot reach the Till daemon at ${target.url}: ${describeNetworkError(error)}`);
   }
@@ -62,20 +86,34 @@ export async function call<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' |
   if (response.statusCode >= 400) {
     const error = (json ?? {}) as { message?: unknown; code?: unknown; error?: unknown; detail?: unknown };
     const message =
-      typeof error.message === 'string' && error.message ? error.message : (v1Detail(error.detail) ?? `${method} ${path} answered HTTP ${response.statusCode}`);
-    const code = typeof error.code === 'string' ? error.code : typeof error.error === 'string' ? error.error : undefined;
+      typeof error.message === 'string' && error.message
+        ? error.message
+        : (v1Detail(error.detail) ?? `${method} ${path} answered HTTP ${response.statusCode}`);
+    const code =
+      typeof error.code === 'string' ? error.code : typeof error.error === 'string' ? error.error : undefined;
     if (response.statusCode === 401 && auth.kind === 'session') {
-      const explained = code && API_KEY_REFUSALS.has(code) ? message : `${message}: the session has expired or was revoked; run \`till login\``;
+      const explained =
+        code && API_KEY_REFUSALS.has(code)
+          ? message
+          : `${message}: the session has expired or was revoked; run \`till login\``;
       throw new ApiError(401, code, explained, EXIT.notSignedIn);
     }
     if (response.statusCode === 401 && auth.kind === 'admin') {
-      throw new ApiError(401, code, `${message}: the daemon refused the admin token (see \`till admin token --help\`)`, EXIT.notSignedIn);
+      throw new ApiError(
+        401,
+        code,
+        `${message}: the daemon refused the admin token (see \`till admin token --help\`)`,
+        EXIT.notSignedIn,
+      );
     }
     throw new ApiError(response.statusCode, code, message, EXIT.failure);
   }
   // /v1 deletions answer 204 without a body.
   if (json === undefined && response.statusCode === 204) return null as T;
-  if (json === undefined) throw new CliError(`unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`);
+  if (json === undefined)
+    throw new CliError(
+      `unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`,
+    );
   return json as T;
 }
 
@@ -84,7 +122,9 @@ function v1Detail(detail: unknown): string | undefined {
   if (typeof detail === 'string' && detail) return detail;
   if (!Array.isArray(detail)) return undefined;
   const issues = detail.map((issue: { loc?: unknown[]; msg?: unknown }) => {
-    const where = Array.isArray(issue.loc) ? issue.loc.filter((part) => part !== 'body' && part !== 'query').join('.') : '';
+    const where = Array.isArray(issue.loc)
+      ? issue.loc.filter((part) => part !== 'body' && part !== 'query').join('.')
+      : '';
     return where ? `${where}: ${String(issue.msg)}` : String(issue.msg);
   });
   return issues.length > 0 ? issues.join('; ') : undefined;

@@ -35,7 +35,8 @@ export function readConfig(file = configPath()): CliConfig {
   } catch (error) {
     throw new CliError(`${file} is not valid JSON (${(error as Error).message}); fix or delete it`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`${file} must hold a JSON object`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CliError(`${file} must hold a JSON object`);
   const config = parsed as Partial<CliConfig>;
   const profiles = config.profiles && typeof config.profiles === 'object' ? config.profiles : {};
   return { currentProfile: typeof config.currentProfile === 'string' ? config.currentProfile : undefined, profiles };

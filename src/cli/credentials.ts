@@ -8,7 +8,12 @@ import type { Target } from './target.js';
  */
 export function storeSession(target: Target, session: { token: string; email: string }): void {
   updateConfig((config) => {
-    config.profiles[target.profile] = { ...config.profiles[target.profile], url: target.url, token: session.token, email: session.email };
+    config.profiles[target.profile] = {
+      ...config.profiles[target.profile],
+      url: target.url,
+      token: session.token,
+      email: session.email,
+    };
     config.currentProfile ??= target.profile;
   }, target.configFile);
   if (target.tokenSource === 'env') info('note: TILL_TOKEN is set and still takes precedence over the stored session');

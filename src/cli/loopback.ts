@@ -15,7 +15,11 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
  * The RFC 8252 loopback listener: 127.0.0.1 only, a random port, and a random path, so stray requests (favicon,
  * a page probing local ports) are turned away and only the daemon's redirect for this run is taken.
  */
-export async function startLoopback(): Promise<{ callbackURL: string; result: Promise<LoopbackResult>; close(): void }> {
+export async function startLoopback(): Promise<{
+  callbackURL: string;
+  result: Promise<LoopbackResult>;
+  close(): void;
+}> {
   const path = `/till-login/${randomBytes(16).toString('hex')}`;
   let settle!: (result: LoopbackResult) => void;
   const result = new Promise<LoopbackResult>((resolve) => (settle = resolve));
@@ -26,7 +30,12 @@ export async function startLoopback(): Promise<{ callbackURL: string; result: Pr
     const error = url.searchParams.get('error');
     const state = url.searchParams.get('state');
     // The first answer fixes the state; anything later (a reload, another tab) is not this sign-in's.
-    if (req.method !== 'GET' || url.pathname !== path || (!code && !error) || (expectedState !== null && state !== expectedState)) {
+    if (
+      req.method !== 'GET' ||
+      url.pathname !== path ||
+      (!code && !error) ||
+      (expectedState !== null && state !== expectedState)
+    ) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
       return;
     }
@@ -34,7 +43,9 @@ export async function startLoopback(): Promise<{ callbackURL: string; result: Pr
     const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' };
     if (code) {
       // Settled once the page is out, so the CLI exiting right after cannot cut the browser off.
-      res.writeHead(200, headers).end(page('Signed in', 'You can close this window and return to the terminal.'), () => settle({ code }));
+      res
+        .writeHead(200, headers)
+        .end(page('Signed in', 'You can close this window and return to the terminal.'), () => settle({ code }));
     } else {
       const description = url.searchParams.get('error_description') ?? undefined;
       const text = `${escape(error!)}${description ? `: ${escape(description)}` : ''}. You can close this window.`;

@@ -13,10 +13,13 @@ export function parseMetadata(entries: string[] | undefined): Record<string, str
 }
 
 /** The same entries with numbers and true/false sent as such, as the catalog's metadata flags promise. */
-export function parseTypedMetadata(entries: string[] | undefined): Record<string, string | number | boolean> | undefined {
+export function parseTypedMetadata(
+  entries: string[] | undefined,
+): Record<string, string | number | boolean> | undefined {
   const metadata = parseMetadata(entries);
   if (!metadata) return undefined;
   const typed: Record<string, string | number | boolean> = {};
-  for (const [key, raw] of Object.entries(metadata)) typed[key] = raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  for (const [key, raw] of Object.entries(metadata))
+    typed[key] = raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
   return typed;
 }

@@ -22,8 +22,14 @@ export function printTable(headers: string[], rows: string[][]): void {
     for (const row of rows) printLine(row.join('\t'));
     return;
   }
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const format = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   printLine(format(headers));
   for (const row of rows) printLine(format(row));
 }

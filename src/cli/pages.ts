@@ -10,7 +10,11 @@ export interface Page<T> {
 }
 
 /** Every page of a /v1 list: a list that silently stopped at 100 would mislead scripts. */
-export async function fetchAll<T>(target: Target, path: string, query: URLSearchParams = new URLSearchParams()): Promise<T[]> {
+export async function fetchAll<T>(
+  target: Target,
+  path: string,
+  query: URLSearchParams = new URLSearchParams(),
+): Promise<T[]> {
   const items: T[] = [];
   query.set('limit', '100');
   for (let page = 1; ; page++) {
@@ -24,8 +28,12 @@ export async function fetchAll<T>(target: Target, path: string, query: URLSearch
 
 /** `--page` and `--limit` as typed, checked before anything is sent, onto a /v1 list's query. */
 export function pageParams(params: URLSearchParams, opts: { page?: string; limit?: string }): void {
-  for (const [flag, value] of [['--page', opts.page], ['--limit', opts.limit]] as const) {
-    if (value !== undefined && !/^[1-9]\d*$/.test(value)) throw new UsageError(`${flag} takes a positive whole number (got "${value}")`);
+  for (const [flag, value] of [
+    ['--page', opts.page],
+    ['--limit', opts.limit],
+  ] as const) {
+    if (value !== undefined && !/^[1-9]\d*$/.test(value))
+      throw new UsageError(`${flag} takes a positive whole number (got "${value}")`);
   }
   if (opts.page !== undefined) params.set('page', opts.page);
   if (opts.limit !== undefined) params.set('limit', opts.limit);

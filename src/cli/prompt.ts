@@ -25,7 +25,11 @@ export async function confirmYes(question: string): Promise<boolean> {
 }
 
 /** For deleting for good: the person types the thing's name back (`ignoreCase` for e-mail addresses). */
-export async function confirmByTyping(question: string, expected: string, options: { ignoreCase?: boolean } = {}): Promise<void> {
+export async function confirmByTyping(
+  question: string,
+  expected: string,
+  options: { ignoreCase?: boolean } = {},
+): Promise<void> {
   const answer = await ask(question);
   const same = options.ignoreCase ? answer.toLowerCase() === expected.toLowerCase() : answer === expected;
   if (!same) throw new CliError('not confirmed; nothing was deleted', EXIT.usage);
@@ -51,7 +55,8 @@ export async function readSecrets(prompts: SecretPrompt[], options: { passwordSt
   for (const prompt of prompts) {
     const value = await promptHidden(`${prompt.label}: `);
     if (!value) throw new UsageError(`${prompt.label} must not be empty`);
-    if (prompt.confirm && (await promptHidden(`${prompt.label} (again): `)) !== value) throw new CliError('the two entries do not match');
+    if (prompt.confirm && (await promptHidden(`${prompt.label} (again): `)) !== value)
+      throw new CliError('the two entries do not match');
     values.push(value);
   }
   return values;
@@ -68,7 +73,9 @@ async function readStdinLines(prompts: SecretPrompt[]): Promise<string[]> {
   const missing = values.findIndex((value) => value === '');
   if (missing !== -1) {
     const layout = prompts.length === 1 ? `the ${wanted[0]}` : `${prompts.length} lines: ${wanted.join(', then ')}`;
-    throw new UsageError(`--password-stdin expects ${layout} on stdin; line ${missing + 1} (${wanted[missing]}) is missing or empty`);
+    throw new UsageError(
+      `--password-stdin expects ${layout} on stdin; line ${missing + 1} (${wanted[missing]}) is missing or empty`,
+    );
   }
   return values;
 }
@@ -92,7 +99,8 @@ function promptHidden(question: string): Promise<string> {
       for (const char of chunk.replace(PASTE_MARKERS, '')) {
         if (char === '\r' || char === '\n') return finish();
         // Ctrl-C and Ctrl-D on an empty line cancel, which gh reports as exit 2.
-        if (char === '\u0003' || (char === '\u0004' && value === '')) return finish(new CliError('cancelled', EXIT.usage));
+        if (char === '\u0003' || (char === '\u0004' && value === ''))
+          return finish(new CliError('cancelled', EXIT.usage));
         if (char === '\u007f' || char === '\b') value = Array.from(value).slice(0, -1).join('');
         else if (char >= ' ') value += char;
       }

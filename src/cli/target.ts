@@ -26,7 +26,8 @@ export function normalizeUrl(raw: string, source: string): string {
   } catch {
     throw new UsageError(`${source} is not a URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http(s) URL: ${raw}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${source} must be an http(s) URL: ${raw}`);
   url.search = '';
   url.hash = '';
   return url.href.replace(/\/+$/, '');
@@ -42,7 +43,9 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
   const config = readConfig(configFile);
   const profile = globals.profile ?? env.TILL_PROFILE ?? config.currentProfile ?? DEFAULT_PROFILE;
   const stored = config.profiles[profile] ?? {};
-  const storedUrl = stored.url ? normalizeUrl(stored.url, `the URL of profile "${profile}" in ${configFile}`) : DEFAULT_URL;
+  const storedUrl = stored.url
+    ? normalizeUrl(stored.url, `the URL of profile "${profile}" in ${configFile}`)
+    : DEFAULT_URL;
   const url = globals.url
     ? normalizeUrl(globals.url, '--url')
     : env.TILL_URL

@@ -108,7 +108,13 @@ export interface CoreContext {
   customerPortal: CustomerPortalService;
 }
 
-export function createCore(options: { config: TillConfig; db: Db; clock?: Clock; hasher?: PasswordHasher; paymentProcessor?: PaymentProcessor }): CoreContext {
+export function createCore(options: {
+  config: TillConfig;
+  db: Db;
+  clock?: Clock;
+  hasher?: PasswordHasher;
+  paymentProcessor?: PaymentProcessor;
+}): CoreContext {
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
@@ -135,9 +141,24 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const secretBox = createSecretBox(config.secret);
   const mail = createMailService({ db, clock, config: config.mail, box: secretBox });
   const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
-  const deleteUser = createDeleteUserService({ db, clock, config, flows: config.emailFlows, hasher, sessions, accountMail: mailFlows.accountMail });
+  const deleteUser = createDeleteUserService({
+    db,
+    clock,
+    config,
+    flows: config.emailFlows,
+    hasher,
+    sessions,
+    accountMail: mailFlows.accountMail,
+  });
   const emailFlows = { ...mailFlows, deleteUser };
-  const auth = createAuthService({ db, clock, config, hasher, sessions, emailVerification: emailFlows.verificationHooks });
+  const auth = createAuthService({
+    db,
+    clock,
+    config,
+    hasher,
+    sessions,
+    emailVerification: emailFlows.verificationHooks,
+  });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
   const organizations = createOrganizationService({
@@ -151,14 +172,27 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
     deleteOwnedKeys: (trx, organizationId) => apiKeysRepository(trx).deleteOwnedByOrganization(organizationId),
   });
   const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
-  const files = createFilesService({ db, clock, config: config.files, baseUrl: config.baseUrl, secret: config.secret, changing });
+  const files = createFilesService({
+    db,
+    clock,
+    config: config.files,
+    baseUrl: config.baseUrl,
+    secret: config.secret,
+    changing,
+  });
   const idempotency = idempotencyStore(db, clock);
   const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
   const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
   const tax = createTaxService({ db, clock });
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
   const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl, readCache } });
-  const confirmCheckout = createCheckoutConfirmation({ db, clock, urls: { baseUrl: config.baseUrl, readCache }, processor: paymentProcessor, checkouts });
+  const confirmCheckout = createCheckoutConfirmation({
+    db,
+    clock,
+    urls: { baseUrl: config.baseUrl, readCache },
+    processor: paymentProcessor,
+    checkouts,
+  });
   const benefits = createBenefitService({ db, clock, changing });
   const customFields = createCustomFieldService({ db, clock, changing });
   const products = createProductService({ db, clock, baseUrl: config.baseUrl, readCache, changing });
@@ -170,5 +204,41 @@ export function createCore(options: { config: TillConfig; db: Db; clock?: Clock;
   const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
   const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, readCache, processor: paymentProcessor });
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
-  return { config, db, clock, hasher, bus, readCache, changing, sessions, auth, apiKeys, secretBox, jwt, mail, emailFlows, oauth, organizations, accessTokens, files, idempotency, tax, paymentProcessor, checkouts, confirmCheckout, benefits, customFields, products, discounts, checkoutLinks, customers, customerSessions, webhooks, orders, subscriptions, refunds, customerPortal };
+  return {
+    config,
+    db,
+    clock,
+    hasher,
+    bus,
+    readCache,
+    changing,
+    sessions,
+    auth,
+    apiKeys,
+    secretBox,
+    jwt,
+    mail,
+    emailFlows,
+    oauth,
+    organizations,
+    accessTokens,
+    files,
+    idempotency,
+    tax,
+    paymentProcessor,
+    checkouts,
+    confirmCheckout,
+    benefits,
+    customFields,
+    products,
+    discounts,
+    checkoutLinks,
+    customers,
+    customerSessions,
+    webhooks,
+    orders,
+    subscriptions,
+    refunds,
+    customerPortal,
+  };
 }

@@ -23,8 +23,13 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   // Koa's own handler would print errors it sees after an answer started (a failing stream) to stderr unformatted.
   app.on('error', (error: unknown, ctx?: { method?: string; path?: string }) => {
     const code = (error as { code?: unknown } | null)?.code;
-    const fields = { method: ctx?.method, path: ctx?.path, error: error instanceof Error ? error.stack : String(error) };
-    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') logger.debug('client went away', fields);
+    const fields = {
+      method: ctx?.method,
+      path: ctx?.path,
+      error: error instanceof Error ? error.stack : String(error),
+    };
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE')
+      logger.debug('client went away', fields);
     else logger.error('response failed', fields);
   });
   app.use(securityHeaders());

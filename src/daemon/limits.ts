@@ -35,7 +35,10 @@ const ENV: Record<keyof ServerLimits, string> = {
 };
 
 /** The limits from the environment, over the defaults. A headers timeout is at most the request timeout. */
-export function loadServerLimits(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ServerLimits> = {}): ServerLimits {
+export function loadServerLimits(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<ServerLimits> = {},
+): ServerLimits {
   const limits = { ...DEFAULT_LIMITS };
   for (const name of Object.keys(ENV) as Array<keyof ServerLimits>) {
     const raw = env[ENV[name]];
@@ -46,7 +49,11 @@ export function loadServerLimits(env: NodeJS.ProcessEnv = process.env, overrides
   }
   Object.assign(limits, overrides);
   if (limits.maxHeaderBytes < 1024) throw new ConfigError('TILL_MAX_HEADER_BYTES must be at least 1024');
-  if (limits.requestTimeoutMs > 0 && (limits.headersTimeoutMs === 0 || limits.headersTimeoutMs > limits.requestTimeoutMs)) limits.headersTimeoutMs = limits.requestTimeoutMs;
+  if (
+    limits.requestTimeoutMs > 0 &&
+    (limits.headersTimeoutMs === 0 || limits.headersTimeoutMs > limits.requestTimeoutMs)
+  )
+    limits.headersTimeoutMs = limits.requestTimeoutMs;
   return limits;
 }
 
@@ -58,7 +65,9 @@ export function serverOptions(limits: ServerLimits) {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // How often Node looks for requests past their timeouts: often enough that a timeout is not overrun by much.
-    connectionsCheckingInterval: Number.isFinite(shortest) ? Math.min(30_000, Math.max(25, Math.floor(shortest / 4))) : 30_000,
+    connectionsCheckingInterval: Number.isFinite(shortest)
+      ? Math.min(30_000, Math.max(25, Math.floor(shortest / 4)))
+      : 30_000,
   };
 }
 

@@ -10,10 +10,15 @@ export interface Logger {
 }
 
 /** One JSON line per entry on stderr. Callers never pass secrets (tokens, passwords, cookies) as fields. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const log = (entryLevel: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[entryLevel] > ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: entryLevel, message, ...fields })}\n`);
-  };
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
+  const log =
+    (entryLevel: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[entryLevel] > ORDER[level]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: entryLevel, message, ...fields })}\n`);
+    };
   return { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
 }

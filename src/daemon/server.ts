@@ -67,7 +67,12 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  const core = createCore({ config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config, db, clock: options.clock, paymentProcessor: options.paymentProcessor });
+  const core = createCore({
+    config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config,
+    db,
+    clock: options.clock,
+    paymentProcessor: options.paymentProcessor,
+  });
   try {
     await core.bus.start();
   } catch (error) {
@@ -86,7 +91,9 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     core.sessions.purgeExpired().catch((error) => logger.warn('session sweep failed', { error: String(error) }));
     core.apiKeys.purgeExpired().catch((error) => logger.warn('API key sweep failed', { error: String(error) }));
     core.idempotency.sweep().catch((error) => logger.warn('idempotency key sweep failed', { error: String(error) }));
-    core.files.sweepAbandoned().catch((error) => logger.warn('abandoned upload sweep failed', { error: String(error) }));
+    core.files
+      .sweepAbandoned()
+      .catch((error) => logger.warn('abandoned upload sweep failed', { error: String(error) }));
   }, HOUR);
   sweeper.unref();
   // API key use counted in memory reaches the database at least once a minute.
@@ -113,7 +120,9 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
           // Requests still running get a moment to finish before their connections are cut.
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
-        await core.apiKeys.flushUsage().catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
+        await core.apiKeys
+          .flushUsage()
+          .catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
         await mailDelivery.stop();
         await core.bus.close();
         await core.hasher.close();

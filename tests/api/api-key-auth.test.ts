@@ -41,7 +41,9 @@ describe('authenticating with an API key', () => {
       });
     }
     const expiring = await userKey({ expiresIn: 10 * 86400 });
-    expect((await getSession(keyClient(daemon(), expiring.key.key))).json.session.expiresAt).toBe(expiring.key.expiresAt);
+    expect((await getSession(keyClient(daemon(), expiring.key.key))).json.session.expiresAt).toBe(
+      expiring.key.expiresAt,
+    );
   });
 
   it('stands for its user on other routes', async () => {
@@ -55,7 +57,9 @@ describe('authenticating with an API key', () => {
 
   it('leaves session tokens in Bearer alone', async () => {
     const { token, user } = await keyOwner(daemon());
-    const response = await new TestClient(daemon().url, { headers: { authorization: `Bearer ${token}` } }).get('/api/auth/get-session');
+    const response = await new TestClient(daemon().url, { headers: { authorization: `Bearer ${token}` } }).get(
+      '/api/auth/get-session',
+    );
     expect(response.json.user.id).toBe(user.id);
   });
 
@@ -65,7 +69,9 @@ describe('authenticating with an API key', () => {
     expect(pick(await getSession(keyClient(daemon(), unknown)))).toEqual(invalid);
     expect(pick(await getSession(keyClient(daemon(), unknown, 'bearer')))).toEqual(invalid);
     expect(pick(await keyClient(daemon(), unknown).post('/api/auth/update-user', { name: 'x' }))).toEqual(invalid);
-    expect(pick(await getSession(keyClient(daemon(), 'short')))).toEqual(failure(403, 'INVALID_API_KEY', 'Invalid API key.'));
+    expect(pick(await getSession(keyClient(daemon(), 'short')))).toEqual(
+      failure(403, 'INVALID_API_KEY', 'Invalid API key.'),
+    );
   });
 
   it('refuses a disabled key at once, and takes it back when enabled again', async () => {
@@ -88,12 +94,16 @@ describe('authenticating with an API key', () => {
     expect(pick(await getSession(byKey))).toEqual(failure(401, 'INVALID_API_KEY', 'Invalid API key.'));
   });
 
-  it("refuses the key of a deleted user, and the hourly sweep removes it", async () => {
+  it('refuses the key of a deleted user, and the hourly sweep removes it', async () => {
     const { key, user } = await userKey({ name: 'orphan' });
     const expired = await userKey({ expiresIn: 86400 });
     await daemon().core.db('users').where({ id: user.id }).del();
-    const refused = await keyClient(daemon(), key.key).get('/api/auth/get-session', { query: { disableCookieCache: 'true' } });
-    expect(pick(refused)).toEqual(failure(401, 'INVALID_REFERENCE_ID_FROM_API_KEY', 'The reference id from the API key is invalid.'));
+    const refused = await keyClient(daemon(), key.key).get('/api/auth/get-session', {
+      query: { disableCookieCache: 'true' },
+    });
+    expect(pick(refused)).toEqual(
+      failure(401, 'INVALID_REFERENCE_ID_FROM_API_KEY', 'The reference id from the API key is invalid.'),
+    );
     daemon().clock.advance(DAY);
     expect(await daemon().core.apiKeys.purgeExpired()).toBeGreaterThanOrEqual(2);
     expect(await daemon().core.db('api_keys').whereIn('id', [key.id, expired.key.id])).toEqual([]);
@@ -119,7 +129,10 @@ describe('usage limits and rate limits', () => {
     expect(pick(await getSession(byKey))).toEqual(exhausted);
     expect(pick(await getSession(byKey))).toEqual(exhausted);
     // Kept (Better Auth deletes it), so the operator can give it more uses.
-    expect((await client.get('/api/auth/api-key/get', { query: { id: key.id } })).json).toMatchObject({ remaining: 0, requestCount: 2 });
+    expect((await client.get('/api/auth/api-key/get', { query: { id: key.id } })).json).toMatchObject({
+      remaining: 0,
+      requestCount: 2,
+    });
   });
 
   it('refills remaining once the interval has passed since the last refill', async () => {
@@ -159,7 +172,9 @@ describe('usage limits and rate limits', () => {
   it('never overspends under concurrent use', async () => {
     const { user } = await keyOwner(daemon());
     const key = await adminKey(daemon(), { userId: user.id, remaining: 5 });
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => getSession(keyClient(daemon(), key.key)).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () => getSession(keyClient(daemon(), key.key)).then((r) => r.status)),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(15);
   });

@@ -79,7 +79,9 @@ describe.runIf(testDialect === 'postgres')('several daemons, one database', () =
       expect(await status(onB)).toBe(200);
       const ownerOnB = keyClient(b!, key.key, 'bearer');
       await ownerOnB.post('/api/auth/update-user', { name: 'Renamed on B' });
-      expect(await eventually(async () => (await onA.get('/api/auth/get-session')).json?.user?.name, 'Renamed on B')).toBe('Renamed on B');
+      expect(
+        await eventually(async () => (await onA.get('/api/auth/get-session')).json?.user?.name, 'Renamed on B'),
+      ).toBe('Renamed on B');
       await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: false });
       expect(await eventually(() => status(onA), '401 KEY_DISABLED')).toBe('401 KEY_DISABLED');
       await adminPost(b!, '/api-keys/update', { keyId: key.id, enabled: true });

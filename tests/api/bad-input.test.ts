@@ -36,7 +36,10 @@ describe('bad input never reaches a 500', () => {
       const text = await signedIn.call('POST', path, { rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
       expect(text.status, path).toBe(415);
       expect(text.json.code, path).toBe('UNSUPPORTED_MEDIA_TYPE');
-      const broken = await signedIn.call('POST', path, { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
+      const broken = await signedIn.call('POST', path, {
+        rawBody: '{"email": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(broken.status, path).toBe(400);
       expect(broken.json, path).toEqual({ code: 'BAD_REQUEST', message: 'Invalid JSON in request body' });
       const noType = await signedIn.call('POST', path, { rawBody: '{}' });
@@ -49,7 +52,10 @@ describe('bad input never reaches a 500', () => {
       const empty = await signedIn.post(path);
       expectDocumentedError(empty, `${path} (no body)`);
       for (const body of [null, [], 'string', 42]) {
-        const response = await signedIn.call('POST', path, { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+        const response = await signedIn.call('POST', path, {
+          rawBody: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        });
         expectDocumentedError(response, `${path} ${JSON.stringify(body)}`);
       }
       const extra = await signedIn.post(path, { ...valid, isAdmin: true });
@@ -79,8 +85,15 @@ describe('bad input never reaches a 500', () => {
   });
 
   it('refuses bodies over the size limit with 413', async () => {
-    const huge = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), email: 'a@example.com', password: 'long enough password' });
-    const response = await new TestClient(daemon.url).call('POST', '/api/auth/sign-up/email', { rawBody: huge, headers: { 'content-type': 'application/json' } });
+    const huge = JSON.stringify({
+      name: 'x'.repeat(2 * 1024 * 1024),
+      email: 'a@example.com',
+      password: 'long enough password',
+    });
+    const response = await new TestClient(daemon.url).call('POST', '/api/auth/sign-up/email', {
+      rawBody: huge,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(413);
     expect(response.json.code).toBe('PAYLOAD_TOO_LARGE');
   });

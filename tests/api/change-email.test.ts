@@ -41,10 +41,19 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
     expect(opened.headers.location).toBe('/settings');
     // The session cookie is re-issued with the new address.
     expect(opened.setCookies.some((cookie) => cookie.startsWith('better-auth.session_token='))).toBe(true);
-    expect((await m.client.get('/api/auth/get-session')).json.user).toMatchObject({ email: newEmail, emailVerified: true });
+    expect((await m.client.get('/api/auth/get-session')).json.user).toMatchObject({
+      email: newEmail,
+      emailVerified: true,
+    });
 
-    expect((await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: newEmail, password: m.password })).status).toBe(200);
-    expect((await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: m.email, password: m.password })).status).toBe(401);
+    expect(
+      (await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: newEmail, password: m.password }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: m.email, password: m.password }))
+        .status,
+    ).toBe(401);
 
     // The link is spent: the account no longer has the address it was issued for.
     const again = await m.client.get(pathOf(linkIn(letter.text, '/verify-email')));
@@ -71,7 +80,10 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
     const done = await m.client.get(pathOf(linkIn(verification.text, '/verify-email')));
     expect(done.status).toBe(200);
     expect(done.json).toMatchObject({ status: true, user: { email: newEmail, emailVerified: true } });
-    expect((await m.client.get('/api/auth/get-session')).json.user).toMatchObject({ email: newEmail, emailVerified: true });
+    expect((await m.client.get('/api/auth/get-session')).json.user).toMatchObject({
+      email: newEmail,
+      emailVerified: true,
+    });
   });
 
   it('refuses the same address, bad addresses, and other users’ links', async () => {
@@ -83,7 +95,9 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
     const invalid = await m.client.post('/api/auth/change-email', { newEmail: 'not-an-address' });
     expect(invalid.status).toBe(400);
     expect(invalid.json).toEqual({ code: 'VALIDATION_ERROR', message: '[body.newEmail] Invalid email address' });
-    expect((await new TestClient(h.daemon.url).post('/api/auth/change-email', { newEmail: uniqueEmail() })).status).toBe(401);
+    expect(
+      (await new TestClient(h.daemon.url).post('/api/auth/change-email', { newEmail: uniqueEmail() })).status,
+    ).toBe(401);
 
     const newEmail = uniqueEmail('contested');
     await m.client.post('/api/auth/change-email', { newEmail, callbackURL: '/settings' });

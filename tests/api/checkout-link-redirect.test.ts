@@ -30,7 +30,11 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
       metadata: { source: 'newsletter' },
     });
     await archiveProduct(api, gone.id);
-    expect((await resolveForCheckout(daemon().core.db, link.client_secret, daemon().core.readCache))?.products.map((product) => product.name)).toEqual(['Kept']);
+    expect(
+      (await resolveForCheckout(daemon().core.db, link.client_secret, daemon().core.readCache))?.products.map(
+        (product) => product.name,
+      ),
+    ).toEqual(['Kept']);
 
     const anonymous = new TestClient(daemon().url);
     const response = await anonymous.get(`/v1/checkout-links/${link.client_secret}/redirect`);
@@ -57,7 +61,9 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
     expect((await api.get(`/v1/checkouts/${checkout.id}`)).json.metadata).toEqual({ source: 'newsletter' });
     const row = await daemon().core.db('checkouts').where({ id: checkout.id }).first();
     expect(row.checkout_link_id).toBe(link.id);
-    const created = await daemon().core.db('outbox_events').where({ organization_id: organization.id, type: 'checkout.created' });
+    const created = await daemon()
+      .core.db('outbox_events')
+      .where({ organization_id: organization.id, type: 'checkout.created' });
     expect(created).toHaveLength(1);
 
     // Every opening is a checkout of its own; the hosted page it leads to renders.
@@ -78,7 +84,8 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
     const anonymous = new TestClient(daemon().url);
     const response = await anonymous.get(`/v1/checkout-links/${link.client_secret}/redirect`);
     expect(response.status).toBe(303);
-    const checkout = (await anonymous.get(`/v1/checkouts/client/${String(response.headers.location).split('/').pop()}`)).json;
+    const checkout = (await anonymous.get(`/v1/checkouts/client/${String(response.headers.location).split('/').pop()}`))
+      .json;
     expect(checkout).toMatchObject({ discount_id: null, total_amount: 1500 });
   });
 
@@ -94,7 +101,12 @@ describe('GET /v1/checkout-links/{client_secret}/redirect', () => {
       return (await anonymous.get(`/v1/checkouts/client/${String(response.headers.location).split('/').pop()}`)).json;
     };
     const filled = await open({ customer_email: 'Ada@Example.com', customer_name: 'Ada', discount_code: 'WELCOME' });
-    expect(filled).toMatchObject({ customer_email: 'ada@example.com', customer_name: 'Ada', discount_id: discount.id, total_amount: 1125 });
+    expect(filled).toMatchObject({
+      customer_email: 'ada@example.com',
+      customer_name: 'Ada',
+      discount_id: discount.id,
+      total_amount: 1125,
+    });
     const ignored = await open({ customer_email: 'not-an-email', discount_code: 'NOPE', customer_name: 'Bo' });
     expect(ignored).toMatchObject({ customer_email: null, customer_name: 'Bo', discount_id: null, total_amount: 1500 });
   });

@@ -23,7 +23,15 @@ function submit(secret: string, fields: Record<string, string>, headers: Record<
 
 /** The fields a buyer fills in for a plain product, plus the Pay button. */
 function payFields(total: number, card: string, extra: Record<string, string> = {}) {
-  return { customer_email: email(), customer_name: 'Ada Buyer', billing_country: 'DE', card_number: card, shown_total: String(total), action: 'pay', ...extra };
+  return {
+    customer_email: email(),
+    customer_name: 'Ada Buyer',
+    billing_country: 'DE',
+    card_number: card,
+    shown_total: String(total),
+    action: 'pay',
+    ...extra,
+  };
 }
 
 async function count(table: string, where: Record<string, unknown>): Promise<number> {
@@ -32,7 +40,10 @@ async function count(table: string, where: Record<string, unknown>): Promise<num
 }
 
 async function customField(merchant: Merchant, body: Record<string, unknown>) {
-  const response = await merchant.api.post('/v1/custom-fields/', { organization_id: merchant.organization.id, ...body });
+  const response = await merchant.api.post('/v1/custom-fields/', {
+    organization_id: merchant.organization.id,
+    ...body,
+  });
   expect(response.status, response.text).toBe(201);
   return response.json as { id: string };
 }
@@ -55,7 +66,18 @@ describe('GET /checkout/{client_secret}', () => {
     const response = await page(checkout.client_secret);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
-    for (const text of ['Acme Tools', 'Pro plan', 'Everything in Pro.', '$10.00', 'Subtotal', 'Tax', 'Total', 'Pay $10.00', '4242 4242 4242 4242']) expect(response.text).toContain(text);
+    for (const text of [
+      'Acme Tools',
+      'Pro plan',
+      'Everything in Pro.',
+      '$10.00',
+      'Subtotal',
+      'Tax',
+      'Total',
+      'Pay $10.00',
+      '4242 4242 4242 4242',
+    ])
+      expect(response.text).toContain(text);
     expect(response.text).toContain('data-testid="total">$10.00<');
 
     const policy = csp(response.headers);
@@ -79,11 +101,16 @@ describe('GET /checkout/{client_secret}', () => {
   it('lets only the embed origin frame the page, and allows the success URL as a form target', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
-    const checkout = await createCheckout(merchant, [product.id], { embed_origin: 'https://shop.example:8443/some/page', success_url: 'https://thanks.example/done?c={CHECKOUT_ID}' });
+    const checkout = await createCheckout(merchant, [product.id], {
+      embed_origin: 'https://shop.example:8443/some/page',
+      success_url: 'https://thanks.example/done?c={CHECKOUT_ID}',
+    });
     const response = await page(checkout.client_secret);
     expect(response.status).toBe(200);
     expect(csp(response.headers)).toContain('frame-ancestors https://shop.example:8443');
-    expect(csp(response.headers)).toMatch(/form-action 'self' http:\/\/127\.0\.0\.1:\d+ https:\/\/thanks\.example(;|$)/);
+    expect(csp(response.headers)).toMatch(
+      /form-action 'self' http:\/\/127\.0\.0\.1:\d+ https:\/\/thanks\.example(;|$)/,
+    );
     expect(response.headers['x-frame-options']).toBeUndefined();
   });
 
@@ -99,14 +126,47 @@ describe('GET /checkout/{client_secret}', () => {
 
   it('renders custom fields with required markers, a custom amount, and a product choice', async () => {
     const merchant = await createMerchant(daemon());
-    const terms = await customField(merchant, { type: 'checkbox', slug: 'terms', name: 'Terms', properties: { form_label: 'I accept the terms' } });
-    const size = await customField(merchant, { type: 'select', slug: 'size', name: 'Size', properties: { options: [{ value: 's', label: 'Small' }, { value: 'm', label: 'Medium' }] } });
-    const seats = await customField(merchant, { type: 'number', slug: 'seats', name: 'Seats', properties: { ge: 1, le: 50, form_help_text: 'How many people?' } });
+    const terms = await customField(merchant, {
+      type: 'checkbox',
+      slug: 'terms',
+      name: 'Terms',
+      properties: { form_label: 'I accept the terms' },
+    });
+    const size = await customField(merchant, {
+      type: 'select',
+      slug: 'size',
+      name: 'Size',
+      properties: {
+        options: [
+          { value: 's', label: 'Small' },
+          { value: 'm', label: 'Medium' },
+        ],
+      },
+    });
+    const seats = await customField(merchant, {
+      type: 'number',
+      slug: 'seats',
+      name: 'Seats',
+      properties: { ge: 1, le: 50, form_help_text: 'How many people?' },
+    });
     const start = await customField(merchant, { type: 'date', slug: 'start', name: 'Start date', properties: {} });
-    const note = await customField(merchant, { type: 'text', slug: 'note', name: 'Note', properties: { textarea: true } });
+    const note = await customField(merchant, {
+      type: 'text',
+      slug: 'note',
+      name: 'Note',
+      properties: { textarea: true },
+    });
     const tip = await createProduct(merchant, {
       name: 'Tip jar',
-      prices: [{ amount_type: 'custom', price_currency: 'usd', minimum_amount: 500, maximum_amount: 10000, preset_amount: 1500 }],
+      prices: [
+        {
+          amount_type: 'custom',
+          price_currency: 'usd',
+          minimum_amount: 500,
+          maximum_amount: 10000,
+          preset_amount: 1500,
+        },
+      ],
       attached_custom_fields: [
         { custom_field_id: terms.id, required: true },
         { custom_field_id: size.id, required: false },
@@ -133,15 +193,24 @@ describe('GET /checkout/{client_secret}', () => {
     expect(html).toMatch(/type="radio" name="product_id" value="[^"]+"/);
 
     // Out-of-bounds amount and a missing required checkbox: errors next to their fields, nothing paid.
-    const low = await submit(checkout.client_secret, payFields(1500, '4242424242424242', { amount: '2.00', cf_seats: '3' }));
+    const low = await submit(
+      checkout.client_secret,
+      payFields(1500, '4242424242424242', { amount: '2.00', cf_seats: '3' }),
+    );
     expect(low.status).toBe(422);
     expect(low.text).toMatch(/id="amount-error">Amount must be at least 500/);
     expect(tag(low.text, 'amount')).toContain('value="2.00"');
-    const missing = await submit(checkout.client_secret, payFields(2500, '4242424242424242', { amount: '25', cf_seats: '3' }));
+    const missing = await submit(
+      checkout.client_secret,
+      payFields(2500, '4242424242424242', { amount: '25', cf_seats: '3' }),
+    );
     expect(missing.status).toBe(422);
     expect(missing.text).toMatch(/id="cf_terms-error">Field required/);
     expect(await count('orders', { checkout_id: checkout.id })).toBe(0);
-    const paid = await submit(checkout.client_secret, payFields(2500, '4242424242424242', { amount: '25', cf_seats: '3', cf_terms: 'on', cf_size: 'm' }));
+    const paid = await submit(
+      checkout.client_secret,
+      payFields(2500, '4242424242424242', { amount: '25', cf_seats: '3', cf_terms: 'on', cf_size: 'm' }),
+    );
     expect(paid.status, paid.text).toBe(303);
     const order = await daemon().core.db('orders').where({ checkout_id: checkout.id }).first();
     expect(Number(order.total_amount)).toBe(2500);
@@ -186,7 +255,11 @@ describe('POST /checkout/{client_secret}', () => {
     const wrong = await submit(checkout.client_secret, { discount_code: 'NOPE', customer_email: '', action: 'apply' });
     expect(wrong.status).toBe(422);
     expect(wrong.text).toMatch(/id="discount_code-error">Discount code is invalid/);
-    const applied = await submit(checkout.client_secret, { discount_code: 'TENOFF', customer_email: '', action: 'apply' });
+    const applied = await submit(checkout.client_secret, {
+      discount_code: 'TENOFF',
+      customer_email: '',
+      action: 'apply',
+    });
     expect(applied.status).toBe(200);
     expect(applied.text).toContain('Discount (TENOFF)');
     expect(applied.text).toContain('−$1.00');
@@ -199,7 +272,9 @@ describe('POST /checkout/{client_secret}', () => {
   it('pays with the success card: 303 to the success URL with the id, and an order', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
-    const checkout = await createCheckout(merchant, [product.id], { success_url: 'https://shop.example/thanks?checkout={CHECKOUT_ID}' });
+    const checkout = await createCheckout(merchant, [product.id], {
+      success_url: 'https://shop.example/thanks?checkout={CHECKOUT_ID}',
+    });
     const response = await submit(checkout.client_secret, payFields(1000, '4242 4242 4242 4242'));
     expect(response.status, response.text).toBe(303);
     expect(response.headers.location).toBe(`https://shop.example/thanks?checkout=${checkout.id}`);
@@ -248,15 +323,23 @@ describe('POST /checkout/{client_secret}', () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
     const checkout = await createCheckout(merchant, [product.id]);
-    const badEmail = await submit(checkout.client_secret, { ...payFields(1000, '4242424242424242'), customer_email: 'not-an-email' });
+    const badEmail = await submit(checkout.client_secret, {
+      ...payFields(1000, '4242424242424242'),
+      customer_email: 'not-an-email',
+    });
     expect(badEmail.status).toBe(422);
-    expect(tag(badEmail.text, 'customer_email')).toMatch(/(?=.*aria-invalid="true")(?=.*aria-describedby="customer_email-error")/);
+    expect(tag(badEmail.text, 'customer_email')).toMatch(
+      /(?=.*aria-invalid="true")(?=.*aria-describedby="customer_email-error")/,
+    );
     expect(badEmail.text).toMatch(/id="customer_email-error">Value is not a valid email address/);
     expect(badEmail.text).toContain('value="not-an-email"');
     const unknownCard = await submit(checkout.client_secret, payFields(1000, '1234123412341234'));
     expect(unknownCard.status).toBe(422);
     expect(unknownCard.text).toMatch(/id="card_number-error">This is not a sandbox test card number/);
-    const noCountry = await submit(checkout.client_secret, payFields(1000, '4242424242424242', { billing_country: '' }));
+    const noCountry = await submit(
+      checkout.client_secret,
+      payFields(1000, '4242424242424242', { billing_country: '' }),
+    );
     expect(noCountry.text).toMatch(/id="billing_country-error">Field required/);
     // A US address needs a state and ZIP: the fields appear with their errors.
     const us = await submit(checkout.client_secret, payFields(1000, '4242424242424242', { billing_country: 'US' }));
@@ -284,7 +367,10 @@ describe('POST /checkout/{client_secret}', () => {
 
   it('completes a free product without a card', async () => {
     const merchant = await createMerchant(daemon());
-    const product = await createProduct(merchant, { name: 'Free sample', prices: [{ amount_type: 'free', price_currency: 'usd' }] });
+    const product = await createProduct(merchant, {
+      name: 'Free sample',
+      prices: [{ amount_type: 'free', price_currency: 'usd' }],
+    });
     const checkout = await createCheckout(merchant, [product.id]);
     const html = (await page(checkout.client_secret)).text;
     expect(html).toContain('Complete order');
@@ -298,18 +384,29 @@ describe('POST /checkout/{client_secret}', () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
     const checkout = await createCheckout(merchant, [product.id]);
-    const foreign = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), { origin: 'https://evil.example' });
+    const foreign = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), {
+      origin: 'https://evil.example',
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.text).toContain('This form was sent from another site');
-    const crossSite = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), { origin: 'null', 'sec-fetch-site': 'cross-site' });
+    const crossSite = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), {
+      origin: 'null',
+      'sec-fetch-site': 'cross-site',
+    });
     expect(crossSite.status).toBe(403);
     const opaque = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), { origin: 'null' });
     expect(opaque.status).toBe(403);
     expect(await count('orders', { checkout_id: checkout.id })).toBe(0);
-    const json = await new TestClient(daemon().url).call('POST', `/checkout/${checkout.client_secret}`, { body: payFields(1000, '4242424242424242'), headers: { origin: daemon().url } });
+    const json = await new TestClient(daemon().url).call('POST', `/checkout/${checkout.client_secret}`, {
+      body: payFields(1000, '4242424242424242'),
+      headers: { origin: daemon().url },
+    });
     expect(json.status).toBe(415);
     // With no-referrer, a browser's same-origin POST carries Origin: null and attests Sec-Fetch-Site.
-    const sameOrigin = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    const sameOrigin = await submit(checkout.client_secret, payFields(1000, '4242424242424242'), {
+      origin: 'null',
+      'sec-fetch-site': 'same-origin',
+    });
     expect(sameOrigin.status).toBe(303);
   });
 });

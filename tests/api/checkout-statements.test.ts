@@ -22,7 +22,8 @@ const email = () => `buyer-${Math.random().toString(36).slice(2, 10)}@example.co
 // purchase's.
 const BACKGROUND = /\b(webhook_\w+|mails)\b|\b(from|update)\s+[`"]?outbox_events\b/i;
 // Catalog, organization and token reads are served by caches once warm; when one misses it is not a write-path cost.
-const CACHED = /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;
+const CACHED =
+  /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;
 
 const CONTROL = /^(begin|commit|rollback|savepoint|release savepoint)/i;
 
@@ -47,10 +48,14 @@ async function statementsOf(action: () => Promise<void>): Promise<string[]> {
   // A transaction is the purchase's when it ran a statement of the purchase: a worker's may have logged only its
   // BEGIN before `action` ended.
   const all = trips.flatMap((trip) => trip.statements.map((sql) => ({ sql, tx: trip.tx })));
-  const ours = new Set(all.filter((entry) => entry.tx && !BACKGROUND.test(entry.sql) && !CONTROL.test(entry.sql)).map((entry) => entry.tx));
+  const ours = new Set(
+    all.filter((entry) => entry.tx && !BACKGROUND.test(entry.sql) && !CONTROL.test(entry.sql)).map((entry) => entry.tx),
+  );
   for (const entry of all) if (entry.tx && BACKGROUND.test(entry.sql)) ours.delete(entry.tx);
   return trips
-    .map((trip) => trip.statements.filter((sql) => (trip.tx ? ours.has(trip.tx) : !BACKGROUND.test(sql)) && !CACHED.test(sql)))
+    .map((trip) =>
+      trip.statements.filter((sql) => (trip.tx ? ours.has(trip.tx) : !BACKGROUND.test(sql)) && !CACHED.test(sql)),
+    )
     .filter((statements) => statements.length > 0)
     .map((statements) => statements.map(describeStatement).join(' + '));
 }
@@ -121,7 +126,10 @@ async function buy(merchant: Merchant, productId: string, customerEmail: string)
   });
   let confirmed: Record<string, unknown> | undefined;
   const confirm = await statementsOf(async () => {
-    const response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${checkout!.client_secret}/confirm`, { customer_email: customerEmail, confirmation_token_id: 'tok_visa' });
+    const response = await new TestClient(daemon().url).post(
+      `/v1/checkouts/client/${checkout!.client_secret}/confirm`,
+      { customer_email: customerEmail, confirmation_token_id: 'tok_visa' },
+    );
     expect(response.status, response.text).toBe(200);
     confirmed = response.json;
   });
@@ -131,12 +139,17 @@ async function buy(merchant: Merchant, productId: string, customerEmail: string)
 async function eventsOf(organizationId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
   const rows = await daemon().core.db('outbox_events').where({ organization_id: organizationId }).orderBy('id');
   // The catalog's own events (product.created …) are not the purchase's.
-  return rows.filter((row: { type: string }) => !/^(product|discount|benefit)\./.test(row.type)).map((row: { type: string; payload: string }) => ({ type: row.type, data: JSON.parse(row.payload) }));
+  return rows
+    .filter((row: { type: string }) => !/^(product|discount|benefit)\./.test(row.type))
+    .map((row: { type: string; payload: string }) => ({ type: row.type, data: JSON.parse(row.payload) }));
 }
 
 const sqlite = () => dialect(daemon().core.db) === 'sqlite';
 /** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (a write-only transaction). */
-const create = () => (sqlite() ? ['begin + insert checkouts + insert outbox_events + commit'] : ['begin', 'insert checkouts + insert outbox_events', 'commit']);
+const create = () =>
+  sqlite()
+    ? ['begin + insert checkouts + insert outbox_events + commit']
+    : ['begin', 'insert checkouts + insert outbox_events', 'commit'];
 /** The race for the checkout (open → confirmed, see confirm.ts): on SQLite one call, guarded writes and all. */
 const race = (discounted = false) => {
   const writes = `update checkouts + insert outbox_events${discounted ? ' + update discounts' : ''}`;
@@ -153,7 +166,9 @@ const lastWrites = (parents: string) => {
  * in a statement of its own before it (see allocateInvoiceNumber).
  */
 function fulfilmentStart(customerTrip: string): string[] {
-  return sqlite() ? ['begin', customerTrip.replace('insert customers', 'insert customers + insert invoice_counters')] : ['insert invoice_counters', 'begin', customerTrip];
+  return sqlite()
+    ? ['begin', customerTrip.replace('insert customers', 'insert customers + insert invoice_counters')]
+    : ['insert invoice_counters', 'begin', customerTrip];
 }
 
 describe('statements of one purchase', () => {
@@ -214,16 +229,22 @@ describe('statements of a discounted purchase', () => {
     expect(created.status, created.text).toBe(201);
     let response: { status: number; json: Record<string, unknown> } | undefined;
     const confirm = await statementsOf(async () => {
-      response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${created.json.client_secret}/confirm`, { customer_email: email(), confirmation_token_id: 'tok_visa' });
+      response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${created.json.client_secret}/confirm`, {
+        customer_email: email(),
+        confirmation_token_id: 'tok_visa',
+      });
     });
     expect(response!.status).toBe(200);
     expect(response!.json.discount).toMatchObject({ id: discount.id, redemptions_count: 1 });
     expect(confirm.filter((trip) => / discount/.test(trip))).toEqual([
-      'select discounts', 'select discount_products',
-      'select discounts', 'select discount_products',
+      'select discounts',
+      'select discount_products',
+      'select discounts',
+      'select discount_products',
       // the event shows the discount as it was before; the redemption rides with the checkout's change
       ...race(true).filter((trip) => / discount/.test(trip)),
-      'select discounts', 'select discount_products',
+      'select discounts',
+      'select discount_products',
     ]);
   });
 });
@@ -238,14 +259,28 @@ describe('events built without reading back', () => {
     const second = await buy(merchant, product.id, customerEmail);
     const events = await eventsOf(merchant.organization.id);
 
-    const confirmEvents = (from: number, to?: number) => events.slice(from, to).filter((event) => event.type !== 'checkout.created');
+    const confirmEvents = (from: number, to?: number) =>
+      events.slice(from, to).filter((event) => event.type !== 'checkout.created');
     const firstEvents = confirmEvents(0, afterFirst);
     expect(firstEvents.map((event) => event.type)).toEqual([
-      'checkout.updated', 'customer.created', 'order.created', 'subscription.created', 'subscription.active', 'order.paid', 'customer.state_changed', 'checkout.updated',
+      'checkout.updated',
+      'customer.created',
+      'order.created',
+      'subscription.created',
+      'subscription.active',
+      'order.paid',
+      'customer.state_changed',
+      'checkout.updated',
     ]);
     // The returning customer's details did not change: no customer.updated.
     expect(confirmEvents(afterFirst).map((event) => event.type)).toEqual([
-      'checkout.updated', 'order.created', 'subscription.created', 'subscription.active', 'order.paid', 'customer.state_changed', 'checkout.updated',
+      'checkout.updated',
+      'order.created',
+      'subscription.created',
+      'subscription.active',
+      'order.paid',
+      'customer.state_changed',
+      'checkout.updated',
     ]);
 
     const api = merchant.api;
@@ -273,13 +308,23 @@ describe('find or create without a savepoint', () => {
     const product = await createProduct(merchant);
     const customerEmail = email();
     const checkouts = [];
-    for (let i = 0; i < 8; i++) checkouts.push((await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json as { client_secret: string });
+    for (let i = 0; i < 8; i++)
+      checkouts.push(
+        (await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json as { client_secret: string },
+      );
     const buyer = new TestClient(daemon().url);
     const responses = await Promise.all(
-      checkouts.map((checkout) => buyer.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { customer_email: customerEmail, confirmation_token_id: 'tok_visa' })),
+      checkouts.map((checkout) =>
+        buyer.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+          customer_email: customerEmail,
+          confirmation_token_id: 'tok_visa',
+        }),
+      ),
     );
     expect(responses.map((response) => response.status)).toEqual(checkouts.map(() => 200));
-    const customers = await daemon().core.db('customers').where({ organization_id: merchant.organization.id, email: customerEmail });
+    const customers = await daemon()
+      .core.db('customers')
+      .where({ organization_id: merchant.organization.id, email: customerEmail });
     expect(customers).toHaveLength(1);
     expect(new Set(responses.map((response) => response.json.customer_id))).toEqual(new Set([customers[0].id]));
     const created = (await eventsOf(merchant.organization.id)).filter((event) => event.type === 'customer.created');
@@ -297,21 +342,34 @@ describe('a fulfilment that fails after the charge', () => {
     const db = daemon().core.db;
     // The order insert of this one checkout fails, as a full disk or a lost connection would make it.
     if (daemon().database.dialect === 'postgres') {
-      await db.raw(`CREATE FUNCTION fail_order() RETURNS trigger AS $$ BEGIN IF NEW.checkout_id = '${checkoutId}' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await db.raw(
+        `CREATE FUNCTION fail_order() RETURNS trigger AS $$ BEGIN IF NEW.checkout_id = '${checkoutId}' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
       await db.raw('CREATE TRIGGER fail_order BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION fail_order()');
     } else {
-      await db.raw(`CREATE TRIGGER fail_order BEFORE INSERT ON orders WHEN NEW.checkout_id = '${checkoutId}' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+      await db.raw(
+        `CREATE TRIGGER fail_order BEFORE INSERT ON orders WHEN NEW.checkout_id = '${checkoutId}' BEGIN SELECT RAISE(ABORT, 'boom'); END`,
+      );
     }
     try {
-      const response = await new TestClient(daemon().url).post(`/v1/checkouts/client/${created.json.client_secret}/confirm`, { customer_email: email(), confirmation_token_id: 'tok_visa' });
+      const response = await new TestClient(daemon().url).post(
+        `/v1/checkouts/client/${created.json.client_secret}/confirm`,
+        { customer_email: email(), confirmation_token_id: 'tok_visa' },
+      );
       expect(response.status).toBe(500);
     } finally {
       await db.raw('DROP TRIGGER fail_order' + (daemon().database.dialect === 'postgres' ? ' ON orders' : ''));
       if (daemon().database.dialect === 'postgres') await db.raw('DROP FUNCTION fail_order()');
     }
-    expect((await merchant.api.get(`/v1/checkouts/${checkoutId}`)).json).toMatchObject({ status: 'failed', customer_id: null });
+    expect((await merchant.api.get(`/v1/checkouts/${checkoutId}`)).json).toMatchObject({
+      status: 'failed',
+      customer_id: null,
+    });
     const attempts = await db('payment_attempts').where({ checkout_id: checkoutId }).orderBy('created_at');
-    expect(attempts.map((row: { kind: string; status: string }) => `${row.kind} ${row.status}`).sort()).toEqual(['charge succeeded', 'refund succeeded']);
+    expect(attempts.map((row: { kind: string; status: string }) => `${row.kind} ${row.status}`).sort()).toEqual([
+      'charge succeeded',
+      'refund succeeded',
+    ]);
     expect(await db('orders').where({ checkout_id: checkoutId })).toHaveLength(0);
     expect(Number((await db('discounts').where({ id: discount.id }).first()).redemptions_count)).toBe(0);
     const types = (await eventsOf(merchant.organization.id)).map((event) => event.type);

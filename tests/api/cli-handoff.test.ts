@@ -22,13 +22,23 @@ const cli = () => new TestClient(daemon.url);
 const LOOPBACK = 'http://127.0.0.1:53682/till-login/abc';
 
 function account(): IdpAccount {
-  return { sub: `sub-${randomBytes(6).toString('hex')}`, email: uniqueEmail('cli'), email_verified: true, name: 'Cli Person' };
+  return {
+    sub: `sub-${randomBytes(6).toString('hex')}`,
+    email: uniqueEmail('cli'),
+    email_verified: true,
+    name: 'Cli Person',
+  };
 }
 
 /** Runs the browser's part: the IdP signs `who` in, the daemon's callback answers the redirect to the loopback. */
 async function browserFlow(who = account(), callbackURL = LOOPBACK) {
   const verifier = randomBytes(32).toString('base64url');
-  const start = await cli().post('/api/auth/sign-in/social', { provider: 'idp', callbackURL, cliChallenge: pkceChallenge(verifier), disableRedirect: true });
+  const start = await cli().post('/api/auth/sign-in/social', {
+    provider: 'idp',
+    callbackURL,
+    cliChallenge: pkceChallenge(verifier),
+    disableRedirect: true,
+  });
   expect(start.status, start.text).toBe(200);
   idp.nextLogin = who;
   const callbackUrl = await followUntil(start.json.url, `${daemon.url}/api/auth/callback/idp`);
@@ -36,7 +46,14 @@ async function browserFlow(who = account(), callbackURL = LOOPBACK) {
   const done = await new TestClient(daemon.url).get(callbackUrl);
   expect(done.status).toBe(302);
   const location = new URL(done.headers.location as string);
-  return { who, verifier, done, location, code: location.searchParams.get('code')!, state: new URL(start.json.url).searchParams.get('state')! };
+  return {
+    who,
+    verifier,
+    done,
+    location,
+    code: location.searchParams.get('code')!,
+    state: new URL(start.json.url).searchParams.get('state')!,
+  };
 }
 
 describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchange', () => {
@@ -47,15 +64,23 @@ describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchang
     expect(code).toMatch(/^[A-Za-z0-9]{43}$/);
     // The browser is not signed in: the session is only handed to the CLI.
     expect(done.setCookies.some((cookie) => cookie.includes('session_token'))).toBe(false);
-    const row = await daemon.core.db('verifications').where({ identifier: `cli-exchange:${sha256Hex(code)}` }).first();
+    const row = await daemon.core
+      .db('verifications')
+      .where({ identifier: `cli-exchange:${sha256Hex(code)}` })
+      .first();
     expect(row.value).not.toContain(code);
     expect(new Date(row.expires_at).getTime() - daemon.clock.now().getTime()).toBe(2 * 60 * 1000);
 
     const exchanged = await cli().post('/api/auth/cli/exchange', { code, codeVerifier: verifier });
     expect(exchanged.status, exchanged.text).toBe(200);
-    expect(exchanged.json).toMatchObject({ token: expect.stringMatching(/^[A-Za-z0-9]{32}$/), user: { email: who.email, name: 'Cli Person' } });
+    expect(exchanged.json).toMatchObject({
+      token: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      user: { email: who.email, name: 'Cli Person' },
+    });
     expect(exchanged.setCookies).toEqual([]);
-    const session = await cli().get('/api/auth/get-session', { headers: { authorization: `Bearer ${exchanged.json.token}` } });
+    const session = await cli().get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${exchanged.json.token}` },
+    });
     expect(session.json.user.email).toBe(who.email);
   });
 
@@ -74,9 +99,15 @@ describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchang
 
   it('a wrong verifier is refused, burns the code and ends its session', async () => {
     const { verifier, code } = await browserFlow();
-    const wrong = await cli().post('/api/auth/cli/exchange', { code, codeVerifier: randomBytes(32).toString('base64url') });
+    const wrong = await cli().post('/api/auth/cli/exchange', {
+      code,
+      codeVerifier: randomBytes(32).toString('base64url'),
+    });
     expect(wrong.status).toBe(400);
-    expect(wrong.json).toEqual({ code: 'INVALID_CODE_VERIFIER', message: 'Code verifier does not match the challenge' });
+    expect(wrong.json).toEqual({
+      code: 'INVALID_CODE_VERIFIER',
+      message: 'Code verifier does not match the challenge',
+    });
     const after = await cli().post('/api/auth/cli/exchange', { code, codeVerifier: verifier });
     expect(after.json.code).toBe('INVALID_EXCHANGE_CODE');
   });
@@ -90,7 +121,10 @@ describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchang
   });
 
   it('refuses an unknown code and a malformed verifier', async () => {
-    const unknown = await cli().post('/api/auth/cli/exchange', { code: 'nope', codeVerifier: randomBytes(32).toString('base64url') });
+    const unknown = await cli().post('/api/auth/cli/exchange', {
+      code: 'nope',
+      codeVerifier: randomBytes(32).toString('base64url'),
+    });
     expect(unknown.json.code).toBe('INVALID_EXCHANGE_CODE');
     expect((await cli().post('/api/auth/cli/exchange', { code: 'nope', codeVerifier: 'short' })).status).toBe(400);
   });
@@ -103,7 +137,15 @@ describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchang
 
   it('refuses a cliChallenge with a non-loopback, missing or localhost callbackURL', async () => {
     const cliChallenge = pkceChallenge('x'.repeat(43));
-    for (const callbackURL of ['https://till.example/done', 'http://10.0.0.1:8000/cb', 'https://127.0.0.1:8000/cb', 'http://localhost:8000/cb', 'http://127.0.0.1/cb', '/relative', undefined]) {
+    for (const callbackURL of [
+      'https://till.example/done',
+      'http://10.0.0.1:8000/cb',
+      'https://127.0.0.1:8000/cb',
+      'http://localhost:8000/cb',
+      'http://127.0.0.1/cb',
+      '/relative',
+      undefined,
+    ]) {
       const response = await cli().post('/api/auth/sign-in/social', { provider: 'idp', callbackURL, cliChallenge });
       expect(response.status, String(callbackURL)).toBe(403);
       expect(response.json.code).toBe('INVALID_CALLBACK_URL');
@@ -112,7 +154,11 @@ describe('till login hand-off: sign-in/social with cliChallenge and /cli/exchang
 
   it('sends a failed flow back to the loopback with the error and the state', async () => {
     const verifier = randomBytes(32).toString('base64url');
-    const start = await cli().post('/api/auth/sign-in/social', { provider: 'idp', callbackURL: LOOPBACK, cliChallenge: pkceChallenge(verifier) });
+    const start = await cli().post('/api/auth/sign-in/social', {
+      provider: 'idp',
+      callbackURL: LOOPBACK,
+      cliChallenge: pkceChallenge(verifier),
+    });
     const state = new URL(start.json.url).searchParams.get('state')!;
     const done = await new TestClient(daemon.url).get(`/api/auth/callback/idp?state=${state}&error=access_denied`);
     expect(done.headers.location).toBe(`${LOOPBACK}?state=${state}&error=access_denied`);

@@ -40,11 +40,16 @@ describe('session cookie cache (optional, 60 s)', () => {
 
   it('refuses data that would not fit the 4093-character cookie, and writes nothing', async () => {
     const email = uniqueEmail('big');
-    const signUp = await client().post('/api/auth/sign-up/email', { name: 'n'.repeat(5000), email, password: 'long enough password' });
+    const signUp = await client().post('/api/auth/sign-up/email', {
+      name: 'n'.repeat(5000),
+      email,
+      password: 'long enough password',
+    });
     expect(signUp.status).toBe(400);
     expect(signUp.json).toEqual({
       code: 'SESSION_DATA_TOO_LARGE',
-      message: 'Session data is too large to store in the cookie. Please disable session cookie caching or reduce the size of the session data',
+      message:
+        'Session data is too large to store in the cookie. Please disable session cookie caching or reduce the size of the session data',
     });
     expect(await daemon().core.db('users').where({ email }).first()).toBeUndefined();
     const c = client();

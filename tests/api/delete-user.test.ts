@@ -19,7 +19,13 @@ function pathOf(link: string): string {
 
 async function rowsOf(h: MailHarness, userId: string): Promise<number[]> {
   const db = h.daemon.core.db;
-  const counts = await Promise.all(['users', 'sessions', 'accounts'].map((table) => db(table).where(table === 'users' ? { id: userId } : { user_id: userId }).count({ n: '*' })));
+  const counts = await Promise.all(
+    ['users', 'sessions', 'accounts'].map((table) =>
+      db(table)
+        .where(table === 'users' ? { id: userId } : { user_id: userId })
+        .count({ n: '*' }),
+    ),
+  );
   return counts.map((rows) => Number(rows[0]!.n));
 }
 
@@ -44,7 +50,10 @@ describe('delete-user turned on', () => {
   it('deletes with the password: user, sessions and accounts go, cookies are cleared, cached sessions end', async () => {
     const h = harness();
     const m = await member(h);
-    const elsewhere = await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: m.email, password: m.password });
+    const elsewhere = await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', {
+      email: m.email,
+      password: m.password,
+    });
     const bearer = { headers: { authorization: `Bearer ${elsewhere.json.token}` } };
     // The other session is now cached in memory; deletion must drop it at once.
     expect((await new TestClient(h.daemon.url).get('/api/auth/get-session', bearer)).json.user.id).toBe(m.user.id);
@@ -64,19 +73,28 @@ describe('delete-user turned on', () => {
     // Their API keys go in the same transaction, not at the next sweep.
     expect(await h.daemon.core.db('api_keys').where({ reference_id: m.user.id })).toEqual([]);
     expect((await new TestClient(h.daemon.url).get('/api/auth/get-session', bearer)).text).toBe('null');
-    expect((await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: m.email, password: m.password })).status).toBe(401);
+    expect(
+      (await new TestClient(h.daemon.url).post('/api/auth/sign-in/email', { email: m.email, password: m.password }))
+        .status,
+    ).toBe(401);
   });
 
   it('without a password needs a fresh session', async () => {
     const h = harness();
     const fresh = await member(h);
-    expect((await fresh.client.post('/api/auth/delete-user', {})).json).toEqual({ success: true, message: 'User deleted' });
+    expect((await fresh.client.post('/api/auth/delete-user', {})).json).toEqual({
+      success: true,
+      message: 'User deleted',
+    });
 
     const stale = await member(h);
     h.daemon.clock.advance(DAY + SECOND);
     const refused = await stale.client.post('/api/auth/delete-user', {});
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ code: 'SESSION_EXPIRED', message: 'Session expired. Re-authenticate to perform this action.' });
+    expect(refused.json).toEqual({
+      code: 'SESSION_EXPIRED',
+      message: 'Session expired. Re-authenticate to perform this action.',
+    });
     expect((await stale.client.post('/api/auth/delete-user', { password: stale.password })).json.success).toBe(true);
   });
 
@@ -131,7 +149,10 @@ describe.each(MAIL_MODES)('delete-user with a mailed confirmation (%s)', (mode) 
     expect(foreign.status).toBe(404);
     expect(foreign.json).toEqual({ code: 'INVALID_TOKEN', message: 'Invalid token' });
     // Still good for its owner, through the POST route as well as the link.
-    expect((await m.client.post('/api/auth/delete-user', { token })).json).toEqual({ success: true, message: 'User deleted' });
+    expect((await m.client.post('/api/auth/delete-user', { token })).json).toEqual({
+      success: true,
+      message: 'User deleted',
+    });
 
     const late = await requested(h);
     h.daemon.clock.advance(DAY);
@@ -183,18 +204,28 @@ describe('delete-user and organizations', () => {
   it('refuses while the user is the only owner of an organization, and deletes once another owner exists', async () => {
     const h = harness();
     const owner = await member(h);
-    const org = await owner.client.post('/api/auth/organization/create', { name: 'Solo', slug: `solo-${owner.user.id.toLowerCase()}` });
+    const org = await owner.client.post('/api/auth/organization/create', {
+      name: 'Solo',
+      slug: `solo-${owner.user.id.toLowerCase()}`,
+    });
     expect(org.status).toBe(200);
     const refused = await owner.client.post('/api/auth/delete-user', { password: owner.password });
     expect(refused.status).toBe(400);
     expect(refused.json).toEqual({
       code: 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER',
-      message: 'You are the only owner of an organization: make another member an owner or delete the organization first',
+      message:
+        'You are the only owner of an organization: make another member an owner or delete the organization first',
     });
     expect(await rowsOf(h, owner.user.id)).toEqual([1, 1, 1]);
 
     const second = await member(h);
-    await h.daemon.core.db('members').insert({ id: 'm'.repeat(32), organization_id: org.json.id, user_id: second.user.id, role: 'admin,owner', created_at: h.daemon.clock.now() });
+    await h.daemon.core.db('members').insert({
+      id: 'm'.repeat(32),
+      organization_id: org.json.id,
+      user_id: second.user.id,
+      role: 'admin,owner',
+      created_at: h.daemon.clock.now(),
+    });
     const deleted = await owner.client.post('/api/auth/delete-user', { password: owner.password });
     expect(deleted.status, deleted.text).toBe(200);
     expect(await rowsOf(h, owner.user.id)).toEqual([0, 0, 0]);

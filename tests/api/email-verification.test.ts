@@ -92,7 +92,10 @@ describe.each(MAIL_MODES)('e-mail verification (%s)', (mode) => {
     const link = linkIn((await h.latest(email)).text, '/verify-email');
     const token = new URL(link).searchParams.get('token')!;
     const tokens = createEmailTokens({ secret: TEST_SECRET, clock: h.daemon.clock });
-    const foreign = await new SignJWT({ email }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(TEST_SECRET));
+    const foreign = await new SignJWT({ email })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(TEST_SECRET));
     const cases: Array<[string, string, string]> = [
       ['INVALID_TOKEN', 'not-a-jwt', 'Invalid token'],
       // Signed with TILL_SECRET itself, as Better Auth would: Till's key is derived for this purpose alone.
@@ -100,7 +103,10 @@ describe.each(MAIL_MODES)('e-mail verification (%s)', (mode) => {
       ['USER_NOT_FOUND', await tokens.sign({ email: uniqueEmail('gone') }), 'User not found'],
     ];
     for (const [code, bad, message] of cases) {
-      const redirected = await open(h, `${h.daemon.url}/api/auth/verify-email?token=${bad}&callbackURL=${encodeURIComponent('/done?from=mail')}`);
+      const redirected = await open(
+        h,
+        `${h.daemon.url}/api/auth/verify-email?token=${bad}&callbackURL=${encodeURIComponent('/done?from=mail')}`,
+      );
       expect(redirected.status).toBe(302);
       expect(redirected.headers.location).toBe(`/done?from=mail&error=${code}`);
       const json = await open(h, `${h.daemon.url}/api/auth/verify-email?token=${bad}`);
@@ -121,10 +127,16 @@ describe.each(MAIL_MODES)('e-mail verification (%s)', (mode) => {
   it('refuses a callbackURL off the trusted origins', async () => {
     const h = harness();
     const { client, email } = await member(h);
-    const refused = await client.post('/api/auth/send-verification-email', { email, callbackURL: 'https://evil.example/x' });
+    const refused = await client.post('/api/auth/send-verification-email', {
+      email,
+      callbackURL: 'https://evil.example/x',
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.code).toBe('INVALID_CALLBACK_URL');
-    const link = await open(h, `${h.daemon.url}/api/auth/verify-email?token=x&callbackURL=${encodeURIComponent('https://evil.example/x')}`);
+    const link = await open(
+      h,
+      `${h.daemon.url}/api/auth/verify-email?token=x&callbackURL=${encodeURIComponent('https://evil.example/x')}`,
+    );
     expect(link.status).toBe(403);
     expect(link.json).toEqual({ code: 'INVALID_CALLBACK_URL', message: 'Invalid callbackURL' });
   });
@@ -137,20 +149,33 @@ describe.each(MAIL_MODES)('required verification (%s)', (mode) => {
     const h = harness();
     const client = new TestClient(h.daemon.url);
     const email = uniqueEmail('strict');
-    const signUp = await client.post('/api/auth/sign-up/email', { name: 'Strict', email, password: 'correct horse battery', callbackURL: '/verified' });
+    const signUp = await client.post('/api/auth/sign-up/email', {
+      name: 'Strict',
+      email,
+      password: 'correct horse battery',
+      callbackURL: '/verified',
+    });
     expect(signUp.status).toBe(200);
     expect(signUp.json.token).toBeNull();
     expect(signUp.setCookies).toEqual([]);
     expect(await h.count(email)).toBe(1);
 
     // A second sign-up for the address is answered like a new one: made-up user, no token, no hint.
-    const duplicate = await client.post('/api/auth/sign-up/email', { name: 'Strict', email, password: 'another password!' });
+    const duplicate = await client.post('/api/auth/sign-up/email', {
+      name: 'Strict',
+      email,
+      password: 'another password!',
+    });
     expect(duplicate.status).toBe(200);
     expect(duplicate.json.token).toBeNull();
     expect(duplicate.json.user.id).not.toBe(signUp.json.user.id);
     expect(Object.keys(duplicate.json.user).sort()).toEqual(Object.keys(signUp.json.user).sort());
 
-    const refused = await client.post('/api/auth/sign-in/email', { email, password: 'correct horse battery', callbackURL: '/verified' });
+    const refused = await client.post('/api/auth/sign-in/email', {
+      email,
+      password: 'correct horse battery',
+      callbackURL: '/verified',
+    });
     expect(refused.status).toBe(403);
     expect(refused.json).toEqual({ code: 'EMAIL_NOT_VERIFIED', message: 'Email not verified' });
     expect(await h.count(email)).toBe(2);

@@ -27,7 +27,9 @@ describe('GET /v1/webhooks/events/stream with an out-of-range last event id', ()
   });
 
   it('answers 422 for the Last-Event-ID header', async () => {
-    const response = await merchant.api.get('/v1/webhooks/events/stream', { headers: { 'last-event-id': '99999999999999999999' } });
+    const response = await merchant.api.get('/v1/webhooks/events/stream', {
+      headers: { 'last-event-id': '99999999999999999999' },
+    });
     expect(response.status).toBe(422);
     expect(response.json.detail[0].loc).toEqual(['header', 'last-event-id']);
   });
@@ -36,14 +38,21 @@ describe('GET /v1/webhooks/events/stream with an out-of-range last event id', ()
 describe('errors Koa sees after an answer started', () => {
   const daemon = useTestDaemon();
 
-  it('are JSON log lines, never Koa\'s unformatted stderr output', () => {
+  it("are JSON log lines, never Koa's unformatted stderr output", () => {
     const lines: string[] = [];
-    const app = createApp(daemon().core, createLogger('error', (line) => lines.push(line)));
+    const app = createApp(
+      daemon().core,
+      createLogger('error', (line) => lines.push(line)),
+    );
     const consoleError = vi.spyOn(console, 'error');
     app.emit('error', new Error('bigint out of range'), { method: 'GET', path: '/v1/webhooks/events/stream' });
     expect(consoleError).not.toHaveBeenCalled();
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', message: 'response failed', path: '/v1/webhooks/events/stream' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'error',
+      message: 'response failed',
+      path: '/v1/webhooks/events/stream',
+    });
     vi.restoreAllMocks();
   });
 });

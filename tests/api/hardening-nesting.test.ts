@@ -12,7 +12,9 @@ describe('JSON nesting depth', () => {
     expect(nestsDeeperThan(arrays(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
     expect(nestsDeeperThan(arrays(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
     expect(nestsDeeperThan(objects(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
-    expect(nestsDeeperThan(JSON.stringify({ name: '['.repeat(1000), quote: '\\"[[[', list: [[1], [2]] }), MAX_JSON_DEPTH)).toBe(false);
+    expect(
+      nestsDeeperThan(JSON.stringify({ name: '['.repeat(1000), quote: '\\"[[[', list: [[1], [2]] }), MAX_JSON_DEPTH),
+    ).toBe(false);
     expect(nestsDeeperThan(arrays(100_000), MAX_JSON_DEPTH)).toBe(true);
   });
 });
@@ -29,12 +31,19 @@ describe('deeply nested JSON bodies', () => {
     for (const body of [arrays(10_000), objects(10_000), `{"name":"x","metadata":${objects(20_000)}}`]) {
       const response = await merchant.api.call('POST', '/v1/products/', raw(body));
       expect(response.status).toBe(422);
-      expect(response.json).toEqual({ error: 'RequestValidationError', detail: [{ loc: ['body', 0], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' }] });
+      expect(response.json).toEqual({
+        error: 'RequestValidationError',
+        detail: [{ loc: ['body', 0], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' }],
+      });
     }
   });
 
   it('/v1: the public checkout routes too', async () => {
-    const response = await new TestClient(daemon().url).call('POST', '/v1/checkouts/client/polar_c_unknown/confirm', raw(objects(20_000)));
+    const response = await new TestClient(daemon().url).call(
+      'POST',
+      '/v1/checkouts/client/polar_c_unknown/confirm',
+      raw(objects(20_000)),
+    );
     expect(response.status).toBe(422);
     expect(response.json.detail[0].type).toBe('json_invalid');
   });
@@ -42,16 +51,26 @@ describe('deeply nested JSON bodies', () => {
   it('/v1: brackets inside strings are text, and a NUL deep in a shallow body is still found', async () => {
     const bracketed = await merchant.api.post('/v1/products/', { name: '['.repeat(5000), prices: [] });
     expect(bracketed.json?.detail?.[0]?.type).not.toBe('json_invalid');
-    const nul = await merchant.api.post('/v1/products/', { name: 'ok', metadata: { a: 'x' }, prices: [{ amount_type: 'free' }], description: 'a\u0000b' });
+    const nul = await merchant.api.post('/v1/products/', {
+      name: 'ok',
+      metadata: { a: 'x' },
+      prices: [{ amount_type: 'free' }],
+      description: 'a\u0000b',
+    });
     expect(nul.status).toBe(422);
-    expect(nul.json.detail).toEqual([{ loc: ['body', 'description'], msg: 'String should not contain NUL characters', type: 'string_type' }]);
+    expect(nul.json.detail).toEqual([
+      { loc: ['body', 'description'], msg: 'String should not contain NUL characters', type: 'string_type' },
+    ]);
   });
 
   it('/api/auth: 400 in Better Auth shape', async () => {
     for (const body of [arrays(10_000), `{"email":"a@b.c","password":"12345678","name":${objects(20_000)}}`]) {
       const response = await new TestClient(daemon().url).call('POST', '/api/auth/sign-up/email', raw(body));
       expect(response.status).toBe(400);
-      expect(response.json).toEqual({ code: 'JSON_TOO_DEEP', message: `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels` });
+      expect(response.json).toEqual({
+        code: 'JSON_TOO_DEEP',
+        message: `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+      });
     }
   });
 });

@@ -4,7 +4,7 @@ import { useTestDaemon } from '../helpers/daemon.js';
 import { TestClient, signUpUser } from '../helpers/http.js';
 
 // The routers match paths case-insensitively; the checks that run before their routes must too.
-describe('/api/admin whatever the prefix\'s case', () => {
+describe("/api/admin whatever the prefix's case", () => {
   const daemon = useTestDaemon();
 
   it('wants the admin token under /API/ADMIN and /Api/Admin', async () => {
@@ -17,15 +17,17 @@ describe('/api/admin whatever the prefix\'s case', () => {
       const setPassword = await anonymous.post(`${prefix}/set-password`, { email, newPassword: 'attacker chosen pw' });
       expect(setPassword.status, prefix).toBe(401);
     }
-    const admin = new TestClient(daemon().url, { headers: { authorization: `Bearer ${adminToken(daemon().config.secret)}` } });
+    const admin = new TestClient(daemon().url, {
+      headers: { authorization: `Bearer ${adminToken(daemon().config.secret)}` },
+    });
     expect((await admin.get('/API/ADMIN/mails')).status).toBe(200);
   });
 });
 
-describe('/v1 errors whatever the prefix\'s case', () => {
+describe("/v1 errors whatever the prefix's case", () => {
   const daemon = useTestDaemon();
 
-  it('are in Polar\'s shape under /V1', async () => {
+  it("are in Polar's shape under /V1", async () => {
     const response = await new TestClient(daemon().url).get('/V1/products/');
     expect(response.status).toBe(401);
     expect(response.json.error).toBeDefined();

@@ -54,7 +54,9 @@ describe('security headers', () => {
   });
 
   it('an over-large header is answered 431', async () => {
-    const response = await new TestClient(daemon().url).get('/api/auth/ok', { headers: { 'x-padding': 'x'.repeat(DEFAULT_LIMITS.maxHeaderBytes + 1) } });
+    const response = await new TestClient(daemon().url).get('/api/auth/ok', {
+      headers: { 'x-padding': 'x'.repeat(DEFAULT_LIMITS.maxHeaderBytes + 1) },
+    });
     expect(response.status).toBe(431);
   });
 });
@@ -62,7 +64,10 @@ describe('security headers', () => {
 describe('slow clients and many connections', () => {
   let daemon: TestDaemon;
   beforeAll(async () => {
-    daemon = await startTestDaemon({}, { limits: { headersTimeoutMs: 300, requestTimeoutMs: 600, maxConnectionsPerClient: 4 } });
+    daemon = await startTestDaemon(
+      {},
+      { limits: { headersTimeoutMs: 300, requestTimeoutMs: 600, maxConnectionsPerClient: 4 } },
+    );
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -79,7 +84,9 @@ describe('slow clients and many connections', () => {
   it('a client that never finishes its body is cut off', async () => {
     const socket = await open(daemon);
     const closed = closedByDaemon(socket);
-    socket.write('POST /api/auth/sign-in/email HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    socket.write(
+      'POST /api/auth/sign-in/email HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+    );
     const received = await closed;
     expect(received === '' || received.startsWith('HTTP/1.1 408')).toBe(true);
   });
@@ -98,8 +105,18 @@ describe('slow clients and many connections', () => {
 describe('limits from the environment', () => {
   it('reads TILL_* over the defaults and keeps the headers timeout within the request timeout', () => {
     expect(loadServerLimits({})).toEqual(DEFAULT_LIMITS);
-    const limits = loadServerLimits({ TILL_MAX_CONNECTIONS_PER_CLIENT: '0', TILL_REQUEST_TIMEOUT_MS: '1000', TILL_HEADERS_TIMEOUT_MS: '5000', TILL_MAX_HEADER_BYTES: '32768' });
-    expect(limits).toMatchObject({ maxConnectionsPerClient: 0, requestTimeoutMs: 1000, headersTimeoutMs: 1000, maxHeaderBytes: 32768 });
+    const limits = loadServerLimits({
+      TILL_MAX_CONNECTIONS_PER_CLIENT: '0',
+      TILL_REQUEST_TIMEOUT_MS: '1000',
+      TILL_HEADERS_TIMEOUT_MS: '5000',
+      TILL_MAX_HEADER_BYTES: '32768',
+    });
+    expect(limits).toMatchObject({
+      maxConnectionsPerClient: 0,
+      requestTimeoutMs: 1000,
+      headersTimeoutMs: 1000,
+      maxHeaderBytes: 32768,
+    });
     expect(() => loadServerLimits({ TILL_IDLE_TIMEOUT_MS: 'soon' })).toThrow(/TILL_IDLE_TIMEOUT_MS/);
   });
 });

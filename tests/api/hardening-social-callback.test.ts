@@ -11,7 +11,13 @@ describe('POST /api/auth/callback/:provider (form_post)', () => {
     });
 
   it('carries only the OAuth response parameters into the redirect', async () => {
-    const response = await post('?iss=https%3A%2F%2Fidp.example&junk=1', { code: 'abc', state: 'def', user: '{"name":{}}', filler: 'x'.repeat(500_000), id_token: 'y'.repeat(100) });
+    const response = await post('?iss=https%3A%2F%2Fidp.example&junk=1', {
+      code: 'abc',
+      state: 'def',
+      user: '{"name":{}}',
+      filler: 'x'.repeat(500_000),
+      id_token: 'y'.repeat(100),
+    });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.location as string);
     expect(location.pathname).toBe('/api/auth/callback/idp');

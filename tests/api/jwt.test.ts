@@ -22,7 +22,8 @@ async function tokenFor(c: TestClient): Promise<string> {
   return response.json.token as string;
 }
 
-const kids = async (d: TestDaemon) => ((await client(d).get('/api/auth/jwks')).json.keys as Array<{ kid: string }>).map((key) => key.kid);
+const kids = async (d: TestDaemon) =>
+  ((await client(d).get('/api/auth/jwks')).json.keys as Array<{ kid: string }>).map((key) => key.kid);
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 
 describe('GET /api/auth/jwks', () => {
@@ -30,7 +31,15 @@ describe('GET /api/auth/jwks', () => {
     const response = await client().get('/api/auth/jwks');
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
-      keys: [{ alg: 'EdDSA', crv: 'Ed25519', x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kty: 'OKP', kid: expect.stringMatching(/^[A-Za-z0-9]{32}$/) }],
+      keys: [
+        {
+          alg: 'EdDSA',
+          crv: 'Ed25519',
+          x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+          kty: 'OKP',
+          kid: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+        },
+      ],
     });
     const rows = await daemon().core.db('jwks').select('id', 'alg', 'crv', 'expires_at');
     expect(rows.map((row) => row.id)).toEqual([response.json.keys[0].kid]);
@@ -45,7 +54,12 @@ describe('GET /api/auth/jwks', () => {
     expect(row.private_key).not.toContain(JSON.parse(row.public_key).x);
     const box = createSecretBox(TEST_SECRET);
     const privateJwk = JSON.parse(box.open(row.private_key, `jwks.private_key:${row.id}`));
-    expect(privateJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', x: JSON.parse(row.public_key).x, d: expect.any(String) });
+    expect(privateJwk).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: JSON.parse(row.public_key).x,
+      d: expect.any(String),
+    });
     expect(() => box.open(row.private_key)).toThrow();
   });
 });
@@ -71,9 +85,15 @@ describe('GET /api/auth/token', () => {
 
   it('works with Authorization: Bearer, and every token of one daemon uses its cached key', async () => {
     const { token: session } = await signUpUser(client());
-    const viaBearer = await new TestClient(daemon().url).get('/api/auth/token', { headers: { authorization: `Bearer ${session}` } });
+    const viaBearer = await new TestClient(daemon().url).get('/api/auth/token', {
+      headers: { authorization: `Bearer ${session}` },
+    });
     expect(viaBearer.status).toBe(200);
-    const tokens = await Promise.all(Array.from({ length: 8 }, () => tokenFor(new TestClient(daemon().url, { headers: { authorization: `Bearer ${session}` } }))));
+    const tokens = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        tokenFor(new TestClient(daemon().url, { headers: { authorization: `Bearer ${session}` } })),
+      ),
+    );
     expect(new Set(tokens.map(kidOf))).toEqual(new Set([kidOf(viaBearer.json.token)]));
     expect(await daemon().core.db('jwks').count({ n: '*' })).toEqual([{ n: 1 }]);
   });
@@ -196,7 +216,10 @@ describe('a changed TILL_SECRET', () => {
     const k1 = kidOf(await tokenFor(c));
     await first.close();
     first.clock.advance(MINUTE);
-    const second = await startTestDaemon({ databaseUrl: first.database.url, secret: `${TEST_SECRET}-rotated` }, { clock: first.clock });
+    const second = await startTestDaemon(
+      { databaseUrl: first.database.url, secret: `${TEST_SECRET}-rotated` },
+      { clock: first.clock },
+    );
     try {
       // Session cookies signed under the old secret are void; a new sign-in is needed anyway.
       const again = client(second);
@@ -254,13 +277,18 @@ describe.runIf(testDialect === 'postgres')('several daemons, one database', () =
       const { token: session } = await signUpUser(client(daemons[0]));
       const bearer = { headers: { authorization: `Bearer ${session}` } };
       const tokens = await Promise.all(
-        daemons.flatMap((d) => [0, 1, 2].map(async () => (await new TestClient(d.url).get('/api/auth/token', bearer)).json.token as string)),
+        daemons.flatMap((d) =>
+          [0, 1, 2].map(async () => (await new TestClient(d.url).get('/api/auth/token', bearer)).json.token as string),
+        ),
       );
       expect(await daemons[0]!.core.db('jwks').count({ n: '*' })).toEqual([{ n: 1 }]);
       expect(new Set(tokens.map(kidOf)).size).toBe(1);
       const fromA = tokens[0]!;
       const keysOnC = createRemoteJWKSet(new URL(`${daemons[2]!.url}/api/auth/jwks`));
-      const { payload } = await jwtVerify(fromA, keysOnC, { issuer: daemons[0]!.config.baseUrl, currentDate: daemons[2]!.clock.now() });
+      const { payload } = await jwtVerify(fromA, keysOnC, {
+        issuer: daemons[0]!.config.baseUrl,
+        currentDate: daemons[2]!.clock.now(),
+      });
       expect(payload.iss).toBe(daemons[0]!.url);
     } finally {
       await Promise.all(daemons.map((d) => d.close()));

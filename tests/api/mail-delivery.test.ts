@@ -33,7 +33,13 @@ describe('delivery over SMTP', () => {
     expect(letter.html).toContain(link.replace(/&/g, '&amp;'));
     const [row] = await h.daemon.core.mail.list({ to: email });
     expect(letter.messageId).toBe(`<${row!.id}@till>`);
-    expect(row).toMatchObject({ kind: 'reset-password', status: 'sent', attempts: 1, from: MAIL_FROM, lastError: null });
+    expect(row).toMatchObject({
+      kind: 'reset-password',
+      status: 'sent',
+      attempts: 1,
+      from: MAIL_FROM,
+      lastError: null,
+    });
     expect(row!.sentAt).toEqual(h.daemon.clock.now());
   });
 
@@ -86,7 +92,11 @@ describe('delivery over SMTP', () => {
         h.daemon.clock.advance(retryDelayMs(attempt));
         await h.daemon.core.mail.drain();
       }
-      expect(await h.daemon.core.mail.get(id)).toMatchObject({ status: 'failed', attempts: MAIL_RETRY.maxAttempts, nextAttemptAt: null });
+      expect(await h.daemon.core.mail.get(id)).toMatchObject({
+        status: 'failed',
+        attempts: MAIL_RETRY.maxAttempts,
+        nextAttemptAt: null,
+      });
       expect([1, 2, 3, 8, 9].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 3_600_000, 3_600_000]);
     } finally {
       smtp().rejectNext(0);
@@ -100,8 +110,17 @@ describe('delivery over SMTP', () => {
     const before = smtp().received.length;
     // Enqueued and claimed in one transaction: as if a worker had claimed the mail and died before sending it.
     const id = await db.transaction(async (trx) => {
-      const mailId = await h.daemon.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('orphan'), userId: null, content: CONTENT });
-      const claimed = await mailsRepository(trx).claimDue(clock.now(), new Date(clock.now().getTime() + MAIL_RETRY.leaseMs), 100);
+      const mailId = await h.daemon.core.mail.enqueue(trx, {
+        kind: 'test',
+        to: uniqueEmail('orphan'),
+        userId: null,
+        content: CONTENT,
+      });
+      const claimed = await mailsRepository(trx).claimDue(
+        clock.now(),
+        new Date(clock.now().getTime() + MAIL_RETRY.leaseMs),
+        100,
+      );
       expect(claimed.map((mail) => mail.id)).toContain(mailId);
       return mailId;
     });
@@ -118,12 +137,18 @@ describe('delivery over SMTP', () => {
     await h.daemon.core.mail.drain();
     const before = smtp().received.length;
     const ids = await h.daemon.core.db.transaction(async (trx) =>
-      Promise.all(Array.from({ length: 25 }, () => h.daemon.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('bulk'), userId: null, content: CONTENT }))),
+      Promise.all(
+        Array.from({ length: 25 }, () =>
+          h.daemon.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('bulk'), userId: null, content: CONTENT }),
+        ),
+      ),
     );
     const mail = h.daemon.core.mail;
     await Promise.all([mail.drain(), mail.drain(), mail.deliverDue(), mail.deliverDue(), mail.drain()]);
     await mail.drain();
-    const delivered = smtp().received.slice(before).map((letter) => letter.messageId);
+    const delivered = smtp()
+      .received.slice(before)
+      .map((letter) => letter.messageId);
     expect(delivered.sort()).toEqual(ids.map((id) => `<${id}@till>`).sort());
   });
 
@@ -147,11 +172,19 @@ describe.runIf(testDialect === 'postgres')('several daemons', () => {
   it('PostgreSQL: workers on two daemons deliver every mail exactly once', async () => {
     const smtp = await startSmtpServer();
     const database = await createTestDatabase();
-    const overrides = { databaseUrl: database.url, mail: { url: smtp.url, from: MAIL_FROM }, emailFlows: DEFAULT_EMAIL_FLOWS };
+    const overrides = {
+      databaseUrl: database.url,
+      mail: { url: smtp.url, from: MAIL_FROM },
+      emailFlows: DEFAULT_EMAIL_FLOWS,
+    };
     const [a, b] = await Promise.all([startTestDaemon(overrides), startTestDaemon(overrides)]);
     try {
       const ids = await a.core.db.transaction(async (trx) =>
-        Promise.all(Array.from({ length: 40 }, () => a.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('shared'), userId: null, content: CONTENT }))),
+        Promise.all(
+          Array.from({ length: 40 }, () =>
+            a.core.mail.enqueue(trx, { kind: 'test', to: uniqueEmail('shared'), userId: null, content: CONTENT }),
+          ),
+        ),
       );
       await Promise.all([a.core.mail.drain(), b.core.mail.drain(), b.core.mail.drain()]);
       await Promise.all([a.core.mail.drain(), b.core.mail.drain()]);
@@ -181,7 +214,10 @@ describe('delivery through an HTTP relay', () => {
     const { id, to } = await enqueue(daemon);
     await daemon.core.mail.drain();
     expect(relay.attempts).toBe(1);
-    expect(await daemon.core.mail.get(id)).toMatchObject({ status: 'pending', lastError: 'mail relay answered HTTP 503: busy' });
+    expect(await daemon.core.mail.get(id)).toMatchObject({
+      status: 'pending',
+      lastError: 'mail relay answered HTTP 503: busy',
+    });
     daemon.clock.advance(MAIL_RETRY.baseDelayMs);
     await daemon.core.mail.drain();
     expect(relay.received).toHaveLength(1);
@@ -195,7 +231,8 @@ describe('delivery through an HTTP relay', () => {
 
 describe('the outbox', () => {
   const harness = useMailHarness('outbox');
-  const admin = (h: MailHarness) => new TestClient(h.daemon.url, { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } });
+  const admin = (h: MailHarness) =>
+    new TestClient(h.daemon.url, { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } });
 
   it('keeps mail without sending it, for the admin API to show', async () => {
     const h = harness();
@@ -211,7 +248,20 @@ describe('the outbox', () => {
     expect(all.json.mails.map((mail: { id: string }) => mail.id).slice(0, 2)).toEqual([other.id, id]);
     const filtered = await admin(h).get(`/api/admin/mails?to=${encodeURIComponent(to.toUpperCase())}`);
     expect(filtered.json.mails).toEqual([
-      { id, kind: 'test', userId: null, from: MAIL_FROM, to, subject: 'Hello', status: 'stored', attempts: 0, nextAttemptAt: null, lastError: null, sentAt: null, createdAt: expect.any(String) },
+      {
+        id,
+        kind: 'test',
+        userId: null,
+        from: MAIL_FROM,
+        to,
+        subject: 'Hello',
+        status: 'stored',
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
+        sentAt: null,
+        createdAt: expect.any(String),
+      },
     ]);
     const shown = await admin(h).get(`/api/admin/mails/${id}`);
     expect(shown.json).toMatchObject({ id, to, text: CONTENT.text, html: CONTENT.html });
@@ -222,7 +272,13 @@ describe('the outbox', () => {
     const { id } = await enqueue(h.daemon);
     expect((await new TestClient(h.daemon.url).get('/api/admin/mails')).status).toBe(401);
     const { token } = await signUpUser(new TestClient(h.daemon.url, { origin: h.daemon.url }));
-    expect((await new TestClient(h.daemon.url).get(`/api/admin/mails/${id}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect(
+      (
+        await new TestClient(h.daemon.url).get(`/api/admin/mails/${id}`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(401);
     const missing = await admin(h).get('/api/admin/mails/0190f0e0-0000-7000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual({ code: 'NOT_FOUND', message: 'Mail not found' });

@@ -15,7 +15,10 @@ const daemon = useTestDaemon();
 afterEach(() => vi.restoreAllMocks());
 
 const error = (status: number, code: string) => ({ status, code });
-const pick = (response: { status: number; json: { code?: string } }) => ({ status: response.status, code: response.json?.code });
+const pick = (response: { status: number; json: { code?: string } }) => ({
+  status: response.status,
+  code: response.json?.code,
+});
 
 /** An organization with one owner and one key it owns. */
 async function organizationKey() {
@@ -49,7 +52,9 @@ describe('get, update and delete of organization-owned API keys', () => {
     expect(updated.json).toMatchObject({ id: key.id, name: 'renamed', referenceId: org.id });
     expect(announce).toHaveBeenCalledWith(expect.anything(), invalidation);
     expect(forgetHere).toHaveBeenCalledWith(invalidation);
-    expect(pick(await owner.client.post('/api/auth/api-key/update', { keyId: key.id }))).toEqual(error(400, 'NO_VALUES_TO_UPDATE'));
+    expect(pick(await owner.client.post('/api/auth/api-key/update', { keyId: key.id }))).toEqual(
+      error(400, 'NO_VALUES_TO_UPDATE'),
+    );
 
     announce.mockClear();
     forgetHere.mockClear();
@@ -57,7 +62,8 @@ describe('get, update and delete of organization-owned API keys', () => {
     expect([deleted.status, deleted.json]).toEqual([200, { success: true }]);
     expect(announce).toHaveBeenCalledWith(expect.anything(), invalidation);
     expect(forgetHere).toHaveBeenCalledWith(invalidation);
-    for (const act of Object.values(actions)) expect(pick(await act(owner.client, key.id))).toEqual(error(404, 'KEY_NOT_FOUND'));
+    for (const act of Object.values(actions))
+      expect(pick(await act(owner.client, key.id))).toEqual(error(404, 'KEY_NOT_FOUND'));
   });
 
   for (const role of ['admin', 'member']) {
@@ -123,6 +129,8 @@ describe('/api/admin/api-keys/create for an organization', () => {
     // A key has one owner: naming both, or neither, is refused.
     const both = await adminPost(daemon(), '/api-keys/create', { organizationId: org.id, userId: owner.user.id });
     expect(pick(both)).toEqual(error(400, 'VALIDATION_ERROR'));
-    expect(pick(await adminPost(daemon(), '/api-keys/create', { name: 'orphan' }))).toEqual(error(400, 'VALIDATION_ERROR'));
+    expect(pick(await adminPost(daemon(), '/api-keys/create', { name: 'orphan' }))).toEqual(
+      error(400, 'VALIDATION_ERROR'),
+    );
   });
 });

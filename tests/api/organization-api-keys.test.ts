@@ -17,7 +17,9 @@ describe('organization-owned API keys', () => {
     expect(listed.status).toBe(200);
     expect(listed.json.apiKeys.map((key: { name: string }) => key.name)).toEqual(['deploy']);
     expect(listed.json.total).toBe(1);
-    expect((await owner.client.get('/api/auth/api-key/list')).json.apiKeys.map((key: { name: string }) => key.name)).toEqual(['personal']);
+    expect(
+      (await owner.client.get('/api/auth/api-key/list')).json.apiKeys.map((key: { name: string }) => key.name),
+    ).toEqual(['personal']);
 
     // The default roles name no apiKey resource; only the creator role may do everything.
     for (const role of ['admin', 'member']) {
@@ -29,11 +31,15 @@ describe('organization-owned API keys', () => {
         code: 'INSUFFICIENT_API_KEY_PERMISSIONS',
         message: 'You do not have permission to perform this action on organization API keys.',
       });
-      expect((await other.client.get('/api/auth/api-key/list', { query: { organizationId: org.id } })).json.code).toBe('INSUFFICIENT_API_KEY_PERMISSIONS');
+      expect((await other.client.get('/api/auth/api-key/list', { query: { organizationId: org.id } })).json.code).toBe(
+        'INSUFFICIENT_API_KEY_PERMISSIONS',
+      );
     }
 
     // An organization's key does not stand for a user.
-    const asKey = await owner.client.get('/api/auth/get-session', { headers: { 'x-api-key': created.json.key, cookie: '' } });
+    const asKey = await owner.client.get('/api/auth/get-session', {
+      headers: { 'x-api-key': created.json.key, cookie: '' },
+    });
     expect([asKey.status, asKey.json.code]).toEqual([401, 'INVALID_REFERENCE_ID_FROM_API_KEY']);
 
     await owner.client.post('/api/auth/organization/delete', { organizationId: org.id });

@@ -5,14 +5,20 @@ import { addMember, createOrganization, signedInUser } from '../helpers/organiza
 
 const daemon = useTestDaemon();
 const user = (name?: string) => signedInUser(daemon(), name);
-const activeOf = async (client: TestClient) => (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
+const activeOf = async (client: TestClient) =>
+  (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
 const slug = () => `acme-${Math.random().toString(36).slice(2, 10)}`;
 
 describe('POST /api/auth/organization/create', () => {
   it('creates the organization with its creator as owner and makes it active without a new cookie', async () => {
     const { client, user: me } = await user();
     const s = slug();
-    const response = await client.post('/api/auth/organization/create', { name: 'Acme', slug: s, logo: 'https://x/logo.png', metadata: { plan: 'pro' } });
+    const response = await client.post('/api/auth/organization/create', {
+      name: 'Acme',
+      slug: s,
+      logo: 'https://x/logo.png',
+      metadata: { plan: 'pro' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.json).toEqual({
       id: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
@@ -21,7 +27,15 @@ describe('POST /api/auth/organization/create', () => {
       logo: 'https://x/logo.png',
       createdAt: '2026-11-21T12:00:00.000Z',
       metadata: { plan: 'pro' },
-      members: [{ id: expect.any(String), organizationId: response.json.id, userId: me.id, role: 'owner', createdAt: '2026-11-21T12:00:00.000Z' }],
+      members: [
+        {
+          id: expect.any(String),
+          organizationId: response.json.id,
+          userId: me.id,
+          role: 'owner',
+          createdAt: '2026-11-21T12:00:00.000Z',
+        },
+      ],
     });
     expect(response.setCookies).toEqual([]);
     // The cached get-session answer shows the change at once.
@@ -31,7 +45,11 @@ describe('POST /api/auth/organization/create', () => {
   it('keeps the current active organization when asked', async () => {
     const { client } = await user();
     const first = await createOrganization(client);
-    await client.post('/api/auth/organization/create', { name: 'Second', slug: slug(), keepCurrentActiveOrganization: true });
+    await client.post('/api/auth/organization/create', {
+      name: 'Second',
+      slug: slug(),
+      keepCurrentActiveOrganization: true,
+    });
     expect(await activeOf(client)).toBe(first.id);
   });
 
@@ -45,7 +63,9 @@ describe('POST /api/auth/organization/create', () => {
     const taken = await client.post('/api/auth/organization/create', { name: 'B', slug: org.slug });
     expect(taken.status).toBe(400);
     expect(taken.json).toEqual({ code: 'ORGANIZATION_ALREADY_EXISTS', message: 'Organization already exists' });
-    expect((await client.post('/api/auth/organization/create', { name: '', slug: slug() })).json.code).toBe('VALIDATION_ERROR');
+    expect((await client.post('/api/auth/organization/create', { name: '', slug: slug() })).json.code).toBe(
+      'VALIDATION_ERROR',
+    );
   });
 });
 
@@ -66,19 +86,27 @@ describe('POST /api/auth/organization/update', () => {
   it('updates the active organization for owners and admins, not members', async () => {
     const owner = await user();
     const org = await createOrganization(owner.client);
-    const updated = await owner.client.post('/api/auth/organization/update', { data: { name: 'Renamed', metadata: { a: 1 } } });
+    const updated = await owner.client.post('/api/auth/organization/update', {
+      data: { name: 'Renamed', metadata: { a: 1 } },
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json).toMatchObject({ id: org.id, name: 'Renamed', slug: org.slug, metadata: { a: 1 } });
 
     const member = await user();
     await addMember(daemon(), org.id, member.user.id, 'member');
-    const refused = await member.client.post('/api/auth/organization/update', { organizationId: org.id, data: { name: 'Mine' } });
+    const refused = await member.client.post('/api/auth/organization/update', {
+      organizationId: org.id,
+      data: { name: 'Mine' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.code).toBe('YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
 
     const admin = await user();
     await addMember(daemon(), org.id, admin.user.id, 'admin');
-    expect((await admin.client.post('/api/auth/organization/update', { organizationId: org.id, data: { logo: 'l' } })).json.logo).toBe('l');
+    expect(
+      (await admin.client.post('/api/auth/organization/update', { organizationId: org.id, data: { logo: 'l' } })).json
+        .logo,
+    ).toBe('l');
   });
 
   it('refuses without an organization, to non-members, and for a taken slug', async () => {
@@ -88,9 +116,15 @@ describe('POST /api/auth/organization/update', () => {
     const other = await user();
     const theirs = await createOrganization(other.client);
     const mine = await createOrganization(client);
-    const outsider = await client.post('/api/auth/organization/update', { organizationId: theirs.id, data: { name: 'x' } });
+    const outsider = await client.post('/api/auth/organization/update', {
+      organizationId: theirs.id,
+      data: { name: 'x' },
+    });
     expect([outsider.status, outsider.json.code]).toEqual([400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION']);
-    const taken = await client.post('/api/auth/organization/update', { organizationId: mine.id, data: { slug: theirs.slug } });
+    const taken = await client.post('/api/auth/organization/update', {
+      organizationId: mine.id,
+      data: { slug: theirs.slug },
+    });
     expect([taken.status, taken.json.code]).toEqual([400, 'ORGANIZATION_SLUG_ALREADY_TAKEN']);
   });
 });
@@ -117,7 +151,9 @@ describe('GET /api/auth/organization/list and POST set-active', () => {
     expect(set.json.id).toBe(first.id);
     expect(set.setCookies.some((cookie) => cookie.startsWith('better-auth.session_token='))).toBe(true);
     expect(await activeOf(client)).toBe(first.id);
-    expect((await client.post('/api/auth/organization/set-active', { organizationSlug: second.slug })).json.id).toBe(second.id);
+    expect((await client.post('/api/auth/organization/set-active', { organizationSlug: second.slug })).json.id).toBe(
+      second.id,
+    );
     const unset = await client.post('/api/auth/organization/set-active', { organizationId: null });
     expect(unset.text).toBe('null');
     expect(await activeOf(client)).toBeNull();
@@ -146,9 +182,16 @@ describe('GET /api/auth/organization/get-full-organization', () => {
     expect(full.status).toBe(200);
     expect(full.json).toMatchObject({ id: org.id, metadata: null, invitations: [] });
     expect(full.json.members).toEqual([
-      expect.objectContaining({ userId: me.id, role: 'owner', user: { id: me.id, name: 'Owner', email: me.email, image: null } }),
+      expect.objectContaining({
+        userId: me.id,
+        role: 'owner',
+        user: { id: me.id, name: 'Owner', email: me.email, image: null },
+      }),
     ]);
-    expect((await client.get('/api/auth/organization/get-full-organization', { query: { organizationSlug: org.slug } })).json.id).toBe(org.id);
+    expect(
+      (await client.get('/api/auth/organization/get-full-organization', { query: { organizationSlug: org.slug } })).json
+        .id,
+    ).toBe(org.id);
   });
 
   it('caps members at the membership limit and refuses non-members and unknown organizations', async () => {
@@ -161,13 +204,19 @@ describe('GET /api/auth/organization/get-full-organization', () => {
     const listed = await owner.client.get('/api/auth/organization/list-members');
     expect(listed.json.members).toHaveLength(100);
     expect(listed.json.total).toBe(102);
-    const limited = await owner.client.get('/api/auth/organization/get-full-organization', { query: { membersLimit: '2' } });
+    const limited = await owner.client.get('/api/auth/organization/get-full-organization', {
+      query: { membersLimit: '2' },
+    });
     expect(limited.json.members).toHaveLength(2);
 
     const outsider = await user();
-    const refused = await outsider.client.get('/api/auth/organization/get-full-organization', { query: { organizationId: org.id } });
+    const refused = await outsider.client.get('/api/auth/organization/get-full-organization', {
+      query: { organizationId: org.id },
+    });
     expect([refused.status, refused.json.code]).toEqual([403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION']);
-    const missing = await outsider.client.get('/api/auth/organization/get-full-organization', { query: { organizationId: 'missing' } });
+    const missing = await outsider.client.get('/api/auth/organization/get-full-organization', {
+      query: { organizationId: 'missing' },
+    });
     expect([missing.status, missing.json.code]).toEqual([400, 'ORGANIZATION_NOT_FOUND']);
   });
 });
@@ -205,12 +254,17 @@ describe('POST /api/auth/organization/has-permission', () => {
     expect((await ask(owner.client, { organization: ['delete'] })).json).toEqual({ error: null, success: true });
     expect((await ask(member.client, { member: ['delete'] })).json).toEqual({ error: null, success: false });
     expect((await ask(member.client, { ac: ['read'] })).json.success).toBe(true);
-    expect((await owner.client.post('/api/auth/organization/has-permission', { permission: { member: ['create'] } })).json.success).toBe(true);
+    expect(
+      (await owner.client.post('/api/auth/organization/has-permission', { permission: { member: ['create'] } })).json
+        .success,
+    ).toBe(true);
 
     const outsider = await user();
     const refused = await ask(outsider.client, { ac: ['read'] });
     expect([refused.status, refused.json.code]).toEqual([401, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION']);
-    const noActive = await outsider.client.post('/api/auth/organization/has-permission', { permissions: { ac: ['read'] } });
+    const noActive = await outsider.client.post('/api/auth/organization/has-permission', {
+      permissions: { ac: ['read'] },
+    });
     expect([noActive.status, noActive.json.code]).toEqual([400, 'NO_ACTIVE_ORGANIZATION']);
   });
 });
@@ -227,7 +281,18 @@ describe('organization creation switches', () => {
       maximumMembersPerTeam: null,
       membershipLimit: 100,
     });
-    expect(loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_ALLOW_CREATE: 'off', TILL_ORG_LIMIT: '2', TILL_ORG_TEAMS: 'on', TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on', TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: 'on', TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: '3', TILL_ORG_MEMBERSHIP_LIMIT: '250' }).organizations).toEqual({
+    expect(
+      loadConfig({
+        TILL_SECRET: 'x'.repeat(32),
+        TILL_ORG_ALLOW_CREATE: 'off',
+        TILL_ORG_LIMIT: '2',
+        TILL_ORG_TEAMS: 'on',
+        TILL_ORG_ALLOW_REMOVING_ALL_TEAMS: 'on',
+        TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION: 'on',
+        TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM: '3',
+        TILL_ORG_MEMBERSHIP_LIMIT: '250',
+      }).organizations,
+    ).toEqual({
       allowCreate: false,
       limit: 2,
       teams: true,
@@ -236,6 +301,8 @@ describe('organization creation switches', () => {
       maximumMembersPerTeam: 3,
       membershipLimit: 250,
     });
-    expect(() => loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_MEMBERSHIP_LIMIT: '0' })).toThrow(/TILL_ORG_MEMBERSHIP_LIMIT/);
+    expect(() => loadConfig({ TILL_SECRET: 'x'.repeat(32), TILL_ORG_MEMBERSHIP_LIMIT: '0' })).toThrow(
+      /TILL_ORG_MEMBERSHIP_LIMIT/,
+    );
   });
 });

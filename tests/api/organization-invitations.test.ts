@@ -8,8 +8,10 @@ import { addMember, createOrganization, signedInUser } from '../helpers/organiza
 
 const daemon = useTestDaemon();
 const user = (name?: string) => signedInUser(daemon(), name);
-const activeOf = async (client: TestClient) => (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
-const invite = (client: TestClient, body: Record<string, unknown>) => client.post('/api/auth/organization/invite-member', body);
+const activeOf = async (client: TestClient) =>
+  (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
+const invite = (client: TestClient, body: Record<string, unknown>) =>
+  client.post('/api/auth/organization/invite-member', body);
 const verify = (userId: string) => daemon().core.db('users').where({ id: userId }).update({ email_verified: true });
 
 describe('POST invite-member', () => {
@@ -64,7 +66,10 @@ describe('POST invite-member', () => {
     expect(wizard.status).toBe(400);
     expect(wizard.json).toEqual({ message: 'ROLE_NOT_FOUND: wizard' });
     const denied = await invite(member.client, { email: 'a@example.com', role: 'member', organizationId: org.id });
-    expect([denied.status, denied.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION']);
+    expect([denied.status, denied.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
+    ]);
     const ownerRole = await invite(admin.client, { email: 'a@example.com', role: 'owner', organizationId: org.id });
     expect([ownerRole.status, ownerRole.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE']);
     const already = await invite(owner.client, { email: member.email, role: 'member' });
@@ -81,8 +86,15 @@ describe('POST invite-member', () => {
     const now = daemon().clock.now();
     for (let i = 0; i < 100; i += 1) {
       await invitationsRepository(daemon().core.db).insert({
-        id: newAuthId(), organizationId: org.id, email: `bulk${i}@example.com`, role: 'member', teamId: null, status: 'pending',
-        inviterId: owner.user.id, expiresAt: new Date(now.getTime() + HOUR), createdAt: now,
+        id: newAuthId(),
+        organizationId: org.id,
+        email: `bulk${i}@example.com`,
+        role: 'member',
+        teamId: null,
+        status: 'pending',
+        inviterId: owner.user.id,
+        expiresAt: new Date(now.getTime() + HOUR),
+        createdAt: now,
       });
     }
     const refused = await invite(owner.client, { email: 'one-more@example.com', role: 'member' });
@@ -97,15 +109,27 @@ describe('accepting, rejecting and cancelling', () => {
     const invitee = await user();
     const invitation = (await invite(owner.client, { email: invitee.email.toUpperCase(), role: 'admin' })).json;
     const stranger = await user();
-    const notMine = await stranger.client.post('/api/auth/organization/accept-invitation', { invitationId: invitation.id });
+    const notMine = await stranger.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: invitation.id,
+    });
     expect([notMine.status, notMine.json.code]).toEqual([403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION']);
 
-    const accepted = await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: invitation.id });
+    const accepted = await invitee.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: invitation.id,
+    });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.json.invitation).toEqual({ ...invitation, status: 'accepted' });
-    expect(accepted.json.member).toEqual({ id: expect.any(String), organizationId: org.id, userId: invitee.user.id, role: 'admin', createdAt: expect.any(String) });
+    expect(accepted.json.member).toEqual({
+      id: expect.any(String),
+      organizationId: org.id,
+      userId: invitee.user.id,
+      role: 'admin',
+      createdAt: expect.any(String),
+    });
     expect(await activeOf(invitee.client)).toBe(org.id);
-    const twice = await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: invitation.id });
+    const twice = await invitee.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: invitation.id,
+    });
     expect([twice.status, twice.json.code]).toEqual([400, 'INVITATION_NOT_FOUND']);
   });
 
@@ -115,7 +139,9 @@ describe('accepting, rejecting and cancelling', () => {
     const invitee = await user();
     const invitation = (await invite(owner.client, { email: invitee.email, role: 'member' })).json;
     daemon().clock.advance(48 * HOUR);
-    const expired = await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: invitation.id });
+    const expired = await invitee.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: invitation.id,
+    });
     expect([expired.status, expired.json.code]).toEqual([400, 'INVITATION_NOT_FOUND']);
   });
 
@@ -137,7 +163,9 @@ describe('accepting, rejecting and cancelling', () => {
     const denied = await member.client.post('/api/auth/organization/cancel-invitation', { invitationId: second.id });
     expect([denied.status, denied.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION']);
     const outsider = await user();
-    const notMember = await outsider.client.post('/api/auth/organization/cancel-invitation', { invitationId: second.id });
+    const notMember = await outsider.client.post('/api/auth/organization/cancel-invitation', {
+      invitationId: second.id,
+    });
     expect([notMember.status, notMember.json.code]).toEqual([400, 'MEMBER_NOT_FOUND']);
     const canceled = await owner.client.post('/api/auth/organization/cancel-invitation', { invitationId: second.id });
     expect(canceled.json).toEqual({ ...second, status: 'canceled' });
@@ -156,7 +184,12 @@ describe('reading invitations', () => {
     const invitation = (await invite(owner.client, { email: invitee.email, role: 'member' })).json;
     const got = await invitee.client.get('/api/auth/organization/get-invitation', { query: { id: invitation.id } });
     expect(got.status).toBe(200);
-    expect(got.json).toEqual({ ...invitation, organizationName: 'Readers', organizationSlug: org.slug, inviterEmail: owner.email });
+    expect(got.json).toEqual({
+      ...invitation,
+      organizationName: 'Readers',
+      organizationSlug: org.slug,
+      inviterEmail: owner.email,
+    });
     const anonymous = new TestClient(daemon().url, { origin: daemon().url });
     const noSession = await anonymous.get('/api/auth/organization/get-invitation', { query: { id: invitation.id } });
     expect(noSession.status).toBe(401);
@@ -180,21 +213,35 @@ describe('reading invitations', () => {
     await invite(owner.client, { email: 'future-member@example.com', role: 'member' });
 
     const byOwner = await owner.client.get('/api/auth/organization/list-invitations');
-    expect(byOwner.json.map((i: { email: string }) => i.email)).toEqual(['future-owner@example.com', 'future-member@example.com']);
-    const byAdmin = await admin.client.get('/api/auth/organization/list-invitations', { query: { organizationId: org.id } });
+    expect(byOwner.json.map((i: { email: string }) => i.email)).toEqual([
+      'future-owner@example.com',
+      'future-member@example.com',
+    ]);
+    const byAdmin = await admin.client.get('/api/auth/organization/list-invitations', {
+      query: { organizationId: org.id },
+    });
     expect(byAdmin.json.map((i: { email: string }) => i.email)).toEqual(['future-member@example.com']);
-    const byMember = await member.client.get('/api/auth/organization/list-invitations', { query: { organizationId: org.id } });
+    const byMember = await member.client.get('/api/auth/organization/list-invitations', {
+      query: { organizationId: org.id },
+    });
     expect([byMember.status, byMember.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS']);
     const outsider = await user();
-    const notMember = await outsider.client.get('/api/auth/organization/list-invitations', { query: { organizationId: org.id } });
+    const notMember = await outsider.client.get('/api/auth/organization/list-invitations', {
+      query: { organizationId: org.id },
+    });
     expect(notMember.status).toBe(403);
-    expect(notMember.json).toEqual({ code: 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION', message: 'You are not a member of this organization' });
+    expect(notMember.json).toEqual({
+      code: 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION',
+      message: 'You are not a member of this organization',
+    });
     const noId = await outsider.client.get('/api/auth/organization/list-invitations');
     expect(noId.status).toBe(400);
     expect(noId.json).toEqual({ message: 'Organization ID is required' });
 
     expect((await owner.client.get('/api/auth/organization/get-full-organization')).json.invitations).toHaveLength(2);
-    const memberFull = await member.client.get('/api/auth/organization/get-full-organization', { query: { organizationId: org.id } });
+    const memberFull = await member.client.get('/api/auth/organization/get-full-organization', {
+      query: { organizationId: org.id },
+    });
     expect(memberFull.json.invitations).toEqual([]);
   });
 
@@ -225,14 +272,27 @@ describe('membership limit under concurrency', () => {
       const id = newAuthId();
       ids.push(id);
       await invitationsRepository(daemon().core.db).insert({
-        id, organizationId: org.id, email: invitee.email, role: 'member', teamId: null, status: 'pending',
-        inviterId: owner.user.id, expiresAt: new Date(now.getTime() + HOUR), createdAt: now,
+        id,
+        organizationId: org.id,
+        email: invitee.email,
+        role: 'member',
+        teamId: null,
+        status: 'pending',
+        inviterId: owner.user.id,
+        expiresAt: new Date(now.getTime() + HOUR),
+        createdAt: now,
       });
     }
-    const results = await Promise.all(invitees.map((invitee, i) => invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: ids[i] })));
+    const results = await Promise.all(
+      invitees.map((invitee, i) =>
+        invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: ids[i] }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const refused = results.filter((r) => r.status !== 200);
-    expect(refused.every((r) => r.status === 403 && r.json.code === 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED')).toBe(true);
+    expect(refused.every((r) => r.status === 403 && r.json.code === 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED')).toBe(
+      true,
+    );
     expect((await owner.client.get('/api/auth/organization/list-members')).json.total).toBe(100);
   });
 });

@@ -5,7 +5,8 @@ import { addMember, createOrganization, signedInUser } from '../helpers/organiza
 
 const daemon = useTestDaemon();
 const user = (name?: string) => signedInUser(daemon(), name);
-const activeOf = async (client: TestClient) => (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
+const activeOf = async (client: TestClient) =>
+  (await client.get('/api/auth/get-session')).json.session.activeOrganizationId;
 
 /** An organization with an owner, an admin and a plain member, all signed in. */
 async function team() {
@@ -18,8 +19,14 @@ async function team() {
   daemon().clock.advance(1000);
   const member = await user('Member');
   const memberId = await addMember(daemon(), org.id, member.user.id, 'member');
-  for (const who of [admin, member]) await who.client.post('/api/auth/organization/set-active', { organizationId: org.id });
-  return { org, owner: { ...owner, memberId: org.members[0]!.id }, admin: { ...admin, memberId: adminId }, member: { ...member, memberId } };
+  for (const who of [admin, member])
+    await who.client.post('/api/auth/organization/set-active', { organizationId: org.id });
+  return {
+    org,
+    owner: { ...owner, memberId: org.members[0]!.id },
+    admin: { ...admin, memberId: adminId },
+    member: { ...member, memberId },
+  };
 }
 
 describe('GET list-members and get-active-member', () => {
@@ -46,7 +53,9 @@ describe('GET list-members and get-active-member', () => {
     const outsider = await user();
     const none = await outsider.client.get('/api/auth/organization/list-members');
     expect([none.status, none.json.code]).toEqual([400, 'NO_ACTIVE_ORGANIZATION']);
-    const refused = await outsider.client.get('/api/auth/organization/list-members', { query: { organizationId: org.id } });
+    const refused = await outsider.client.get('/api/auth/organization/list-members', {
+      query: { organizationId: org.id },
+    });
     expect([refused.status, refused.json.code]).toEqual([403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION']);
     const noActive = await outsider.client.get('/api/auth/organization/get-active-member');
     expect([noActive.status, noActive.json.code]).toEqual([400, 'NO_ACTIVE_ORGANIZATION']);
@@ -56,39 +65,70 @@ describe('GET list-members and get-active-member', () => {
     const { admin } = await team();
     const active = await admin.client.get('/api/auth/organization/get-active-member');
     expect(active.status).toBe(200);
-    expect(active.json).toMatchObject({ id: admin.memberId, role: 'admin', user: { id: admin.user.id, name: 'Admin' } });
+    expect(active.json).toMatchObject({
+      id: admin.memberId,
+      role: 'admin',
+      user: { id: admin.user.id, name: 'Admin' },
+    });
   });
 });
 
 describe('POST update-member-role', () => {
   it('lets an admin change a member, and only an owner grant or change the owner role', async () => {
     const { owner, admin, member } = await team();
-    const changed = await admin.client.post('/api/auth/organization/update-member-role', { memberId: member.memberId, role: ['member', 'admin'] });
+    const changed = await admin.client.post('/api/auth/organization/update-member-role', {
+      memberId: member.memberId,
+      role: ['member', 'admin'],
+    });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.json).toMatchObject({ id: member.memberId, role: 'member,admin', userId: member.user.id });
 
-    const grant = await admin.client.post('/api/auth/organization/update-member-role', { memberId: member.memberId, role: 'owner' });
+    const grant = await admin.client.post('/api/auth/organization/update-member-role', {
+      memberId: member.memberId,
+      role: 'owner',
+    });
     expect([grant.status, grant.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER']);
-    const demote = await admin.client.post('/api/auth/organization/update-member-role', { memberId: owner.memberId, role: 'member' });
+    const demote = await admin.client.post('/api/auth/organization/update-member-role', {
+      memberId: owner.memberId,
+      role: 'member',
+    });
     expect([demote.status, demote.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER']);
-    const plain = await member.client.post('/api/auth/organization/update-member-role', { memberId: admin.memberId, role: 'member' });
+    const plain = await member.client.post('/api/auth/organization/update-member-role', {
+      memberId: admin.memberId,
+      role: 'member',
+    });
     expect(plain.status).toBe(200); // member,admin now holds member:update
 
-    const promoted = await owner.client.post('/api/auth/organization/update-member-role', { memberId: admin.memberId, role: 'owner' });
+    const promoted = await owner.client.post('/api/auth/organization/update-member-role', {
+      memberId: admin.memberId,
+      role: 'owner',
+    });
     expect(promoted.json.role).toBe('owner');
   });
 
   it('refuses to demote the last owner, unknown roles and members of other organizations', async () => {
     const { owner, member } = await team();
-    const last = await owner.client.post('/api/auth/organization/update-member-role', { memberId: owner.memberId, role: 'admin' });
+    const last = await owner.client.post('/api/auth/organization/update-member-role', {
+      memberId: owner.memberId,
+      role: 'admin',
+    });
     expect([last.status, last.json.code]).toEqual([400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER']);
-    const wizard = await owner.client.post('/api/auth/organization/update-member-role', { memberId: member.memberId, role: 'wizard' });
+    const wizard = await owner.client.post('/api/auth/organization/update-member-role', {
+      memberId: member.memberId,
+      role: 'wizard',
+    });
     expect(wizard.status).toBe(400);
     expect(wizard.json).toEqual({ code: 'ROLE_NOT_FOUND', message: 'ROLE_NOT_FOUND: wizard' });
-    const missing = await owner.client.post('/api/auth/organization/update-member-role', { memberId: 'nope', role: 'admin' });
+    const missing = await owner.client.post('/api/auth/organization/update-member-role', {
+      memberId: 'nope',
+      role: 'admin',
+    });
     expect([missing.status, missing.json.code]).toEqual([400, 'MEMBER_NOT_FOUND']);
     const other = await team();
-    const foreign = await owner.client.post('/api/auth/organization/update-member-role', { memberId: other.member.memberId, role: 'admin' });
+    const foreign = await owner.client.post('/api/auth/organization/update-member-role', {
+      memberId: other.member.memberId,
+      role: 'admin',
+    });
     expect([foreign.status, foreign.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER']);
   });
 });
@@ -97,7 +137,9 @@ describe('POST remove-member and leave', () => {
   it('removes by id or e-mail, answers the member with its user, and clears the removed member’s active organization', async () => {
     const { org, admin, member } = await team();
     expect(await activeOf(member.client)).toBe(org.id);
-    const removed = await admin.client.post('/api/auth/organization/remove-member', { memberIdOrEmail: member.email.toUpperCase() });
+    const removed = await admin.client.post('/api/auth/organization/remove-member', {
+      memberIdOrEmail: member.email.toUpperCase(),
+    });
     expect(removed.status, removed.text).toBe(200);
     expect(removed.json).toEqual({
       member: {
@@ -116,10 +158,17 @@ describe('POST remove-member and leave', () => {
 
   it('refuses members without permission (401), non-owners removing owners and the last owner', async () => {
     const { owner, admin, member } = await team();
-    const denied = await member.client.post('/api/auth/organization/remove-member', { memberIdOrEmail: admin.memberId });
+    const denied = await member.client.post('/api/auth/organization/remove-member', {
+      memberIdOrEmail: admin.memberId,
+    });
     expect([denied.status, denied.json.code]).toEqual([401, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER']);
-    const ownerByAdmin = await admin.client.post('/api/auth/organization/remove-member', { memberIdOrEmail: owner.memberId });
-    expect([ownerByAdmin.status, ownerByAdmin.json.code]).toEqual([400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER']);
+    const ownerByAdmin = await admin.client.post('/api/auth/organization/remove-member', {
+      memberIdOrEmail: owner.memberId,
+    });
+    expect([ownerByAdmin.status, ownerByAdmin.json.code]).toEqual([
+      400,
+      'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER',
+    ]);
     const self = await owner.client.post('/api/auth/organization/remove-member', { memberIdOrEmail: owner.memberId });
     expect([self.status, self.json.code]).toEqual([400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER']);
     const noOrg = await (await user()).client.post('/api/auth/organization/remove-member', { memberIdOrEmail: 'x' });
@@ -130,7 +179,11 @@ describe('POST remove-member and leave', () => {
     const { org, owner, member } = await team();
     const left = await member.client.post('/api/auth/organization/leave', { organizationId: org.id });
     expect(left.status, left.text).toBe(200);
-    expect(left.json).toMatchObject({ id: member.memberId, userId: member.user.id, user: { id: member.user.id, email: member.email } });
+    expect(left.json).toMatchObject({
+      id: member.memberId,
+      userId: member.user.id,
+      user: { id: member.user.id, email: member.email },
+    });
     expect(await activeOf(member.client)).toBeNull();
     const again = await member.client.post('/api/auth/organization/leave', { organizationId: org.id });
     expect([again.status, again.json.code]).toEqual([400, 'MEMBER_NOT_FOUND']);
@@ -151,7 +204,10 @@ describe('owner changes at the same time', () => {
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
     const listed = await owner.client.get('/api/auth/organization/list-members', { query: { organizationId: org.id } });
-    const survivor = listed.status === 200 ? listed : await second.client.get('/api/auth/organization/list-members', { query: { organizationId: org.id } });
+    const survivor =
+      listed.status === 200
+        ? listed
+        : await second.client.get('/api/auth/organization/list-members', { query: { organizationId: org.id } });
     expect(survivor.json.members.filter((m: { role: string }) => m.role === 'owner')).toHaveLength(1);
   });
 
@@ -162,7 +218,11 @@ describe('owner changes at the same time', () => {
     const results = await Promise.all([
       owner.client.post('/api/auth/organization/update-member-role', { memberId: owner.memberId, role: 'admin' }),
       second.client.post('/api/auth/organization/leave', { organizationId: org.id }),
-      owner.client.post('/api/auth/organization/update-member-role', { memberId: secondId, role: 'member', organizationId: org.id }),
+      owner.client.post('/api/auth/organization/update-member-role', {
+        memberId: secondId,
+        role: 'member',
+        organizationId: org.id,
+      }),
     ]);
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
     const roles = await daemon().core.db('members').where({ organization_id: org.id }).select('role');

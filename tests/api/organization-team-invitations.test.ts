@@ -8,7 +8,8 @@ const TEAMS = { allowCreate: true, limit: null, teams: true, allowRemovingAllTea
 describe('invitations into teams', () => {
   const daemon = useTestDaemon({ organizations: TEAMS });
   const user = (name?: string) => signedInUser(daemon(), name);
-  const invite = (client: TestClient, body: Record<string, unknown>) => client.post('/api/auth/organization/invite-member', body);
+  const invite = (client: TestClient, body: Record<string, unknown>) =>
+    client.post('/api/auth/organization/invite-member', body);
   const sessionOf = async (client: TestClient) => (await client.get('/api/auth/get-session')).json.session;
 
   async function setup() {
@@ -25,7 +26,9 @@ describe('invitations into teams', () => {
     const sent = await invite(owner.client, { email: invitee.email, role: 'member', teamId: second.id });
     expect(sent.status, sent.text).toBe(200);
     expect(sent.json.teamId).toBe(second.id);
-    const accepted = await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: sent.json.id });
+    const accepted = await invitee.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: sent.json.id,
+    });
     expect(accepted.status, accepted.text).toBe(200);
     expect(await sessionOf(invitee.client)).toMatchObject({ activeOrganizationId: org.id, activeTeamId: second.id });
     const teams = (await invitee.client.get('/api/auth/organization/list-user-teams')).json;
@@ -35,14 +38,20 @@ describe('invitations into teams', () => {
   it('stores several teams comma-separated and joins them all without an active team', async () => {
     const { owner, org, defaultTeam, second } = await setup();
     const invitee = await user();
-    const sent = await invite(owner.client, { email: invitee.email, role: 'member', teamId: [defaultTeam.id, second.id] });
+    const sent = await invite(owner.client, {
+      email: invitee.email,
+      role: 'member',
+      teamId: [defaultTeam.id, second.id],
+    });
     expect(sent.json.teamId).toBe(`${defaultTeam.id},${second.id}`);
     await invitee.client.post('/api/auth/organization/accept-invitation', { invitationId: sent.json.id });
     const session = await sessionOf(invitee.client);
     expect(session).toMatchObject({ activeOrganizationId: org.id, activeTeamId: null });
     const full = (await owner.client.get('/api/auth/organization/get-full-organization')).json;
     // Both teams share the test clock's creation time, so their order is not asserted.
-    const counts = Object.fromEntries(full.teams.map((team: { id: string; memberCount: number }) => [team.id, team.memberCount]));
+    const counts = Object.fromEntries(
+      full.teams.map((team: { id: string; memberCount: number }) => [team.id, team.memberCount]),
+    );
     expect(counts).toEqual({ [defaultTeam.id]: 2, [second.id]: 1 });
   });
 
@@ -70,17 +79,36 @@ describe('maximumMembersPerTeam', () => {
     const third = await signedInUser(daemon());
     const invitations = [];
     for (const invitee of [second, third]) {
-      invitations.push((await owner.client.post('/api/auth/organization/invite-member', { email: invitee.email, role: 'member', teamId: team.id })).json);
+      invitations.push(
+        (
+          await owner.client.post('/api/auth/organization/invite-member', {
+            email: invitee.email,
+            role: 'member',
+            teamId: team.id,
+          })
+        ).json,
+      );
     }
     // The owner is already in the default team, so one more fills it.
-    expect((await second.client.post('/api/auth/organization/accept-invitation', { invitationId: invitations[0].id })).status).toBe(200);
-    const full = await third.client.post('/api/auth/organization/accept-invitation', { invitationId: invitations[1].id });
+    expect(
+      (await second.client.post('/api/auth/organization/accept-invitation', { invitationId: invitations[0].id }))
+        .status,
+    ).toBe(200);
+    const full = await third.client.post('/api/auth/organization/accept-invitation', {
+      invitationId: invitations[1].id,
+    });
     expect([full.status, full.json.code]).toEqual([403, 'TEAM_MEMBER_LIMIT_REACHED']);
     // The refused accept changed nothing: the invitee is not a member and the invitation is still pending.
-    expect((await third.client.get('/api/auth/organization/get-invitation', { query: { id: invitations[1].id } })).json.status).toBe('pending');
+    expect(
+      (await third.client.get('/api/auth/organization/get-invitation', { query: { id: invitations[1].id } })).json
+        .status,
+    ).toBe('pending');
     const other = await signedInUser(daemon());
     await addMember(daemon(), org.id, other.user.id, 'member');
-    const added = await owner.client.post('/api/auth/organization/add-team-member', { teamId: team.id, userId: other.user.id });
+    const added = await owner.client.post('/api/auth/organization/add-team-member', {
+      teamId: team.id,
+      userId: other.user.id,
+    });
     expect([added.status, added.json.code]).toEqual([403, 'TEAM_MEMBER_LIMIT_REACHED']);
   });
 
@@ -92,10 +120,14 @@ describe('maximumMembersPerTeam', () => {
     const candidates = await Promise.all(Array.from({ length: 10 }, () => signedInUser(daemon())));
     for (const candidate of candidates) await addMember(daemon(), org.id, candidate.user.id, 'member');
     const results = await Promise.all(
-      candidates.map((candidate) => owner.client.post('/api/auth/organization/add-team-member', { teamId: team.id, userId: candidate.user.id })),
+      candidates.map((candidate) =>
+        owner.client.post('/api/auth/organization/add-team-member', { teamId: team.id, userId: candidate.user.id }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.json.code])).toEqual(Array(9).fill([403, 'TEAM_MEMBER_LIMIT_REACHED']));
+    expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.json.code])).toEqual(
+      Array(9).fill([403, 'TEAM_MEMBER_LIMIT_REACHED']),
+    );
     const full = (await owner.client.get('/api/auth/organization/get-full-organization')).json;
     expect(full.teams).toEqual([expect.objectContaining({ id: team.id, memberCount: 2 })]);
   });

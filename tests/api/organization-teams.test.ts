@@ -36,12 +36,22 @@ describe('teams turned on', () => {
 
   it('creates a default team named after the organization with the creator in it, and makes it active', async () => {
     const { owner, org, defaultTeam } = await setup();
-    expect(defaultTeam).toEqual({ id: expect.any(String), name: 'Teamed', organizationId: org.id, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(defaultTeam).toEqual({
+      id: expect.any(String),
+      name: 'Teamed',
+      organizationId: org.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const session = await sessionOf(owner.client);
     expect(session).toMatchObject({ activeOrganizationId: org.id, activeTeamId: defaultTeam.id });
     const members = await owner.client.get('/api/auth/organization/list-team-members');
-    expect(members.json).toEqual([{ id: expect.any(String), teamId: defaultTeam.id, userId: owner.user.id, createdAt: expect.any(String) }]);
-    expect((await owner.client.get('/api/auth/organization/get-full-organization')).json.teams).toEqual([{ ...defaultTeam, memberCount: 1 }]);
+    expect(members.json).toEqual([
+      { id: expect.any(String), teamId: defaultTeam.id, userId: owner.user.id, createdAt: expect.any(String) },
+    ]);
+    expect((await owner.client.get('/api/auth/organization/get-full-organization')).json.teams).toEqual([
+      { ...defaultTeam, memberCount: 1 },
+    ]);
     // With teams on the session always carries activeTeamId, null when unset, as Better Auth's does.
     const memberSession = await sessionOf((await setup()).member.client);
     expect(memberSession).toHaveProperty('activeTeamId', null);
@@ -53,19 +63,41 @@ describe('teams turned on', () => {
     expect(created.status, created.text).toBe(200);
     expect(created.json.name).toBe('Design');
     const denied = await member.client.post('/api/auth/organization/create-team', { name: 'Mine' });
-    expect([denied.status, denied.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION']);
+    expect([denied.status, denied.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION',
+    ]);
     const outsider = await user();
-    const notMember = await outsider.client.post('/api/auth/organization/create-team', { name: 'X', organizationId: created.json.organizationId });
-    expect([notMember.status, notMember.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION']);
+    const notMember = await outsider.client.post('/api/auth/organization/create-team', {
+      name: 'X',
+      organizationId: created.json.organizationId,
+    });
+    expect([notMember.status, notMember.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
+    ]);
     const noOrg = await outsider.client.post('/api/auth/organization/create-team', { name: 'X' });
     expect([noOrg.status, noOrg.json.code]).toEqual([400, 'NO_ACTIVE_ORGANIZATION']);
 
     daemon().clock.advance(1000);
-    const renamed = await owner.client.post('/api/auth/organization/update-team', { teamId: created.json.id, data: { name: 'Product' } });
-    expect(renamed.json).toMatchObject({ id: created.json.id, name: 'Product', updatedAt: daemon().clock.now().toISOString() });
-    const refused = await member.client.post('/api/auth/organization/update-team', { teamId: created.json.id, data: { name: 'No' } });
+    const renamed = await owner.client.post('/api/auth/organization/update-team', {
+      teamId: created.json.id,
+      data: { name: 'Product' },
+    });
+    expect(renamed.json).toMatchObject({
+      id: created.json.id,
+      name: 'Product',
+      updatedAt: daemon().clock.now().toISOString(),
+    });
+    const refused = await member.client.post('/api/auth/organization/update-team', {
+      teamId: created.json.id,
+      data: { name: 'No' },
+    });
     expect([refused.status, refused.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM']);
-    const missing = await owner.client.post('/api/auth/organization/update-team', { teamId: 'nope', data: { name: 'No' } });
+    const missing = await owner.client.post('/api/auth/organization/update-team', {
+      teamId: 'nope',
+      data: { name: 'No' },
+    });
     expect([missing.status, missing.json.code]).toEqual([400, 'TEAM_NOT_FOUND']);
   });
 
@@ -78,7 +110,10 @@ describe('teams turned on', () => {
     expect([last.status, last.json.code]).toEqual([400, 'UNABLE_TO_REMOVE_LAST_TEAM']);
     const other = (await owner.client.post('/api/auth/organization/create-team', { name: 'Other' })).json;
     const denied = await member.client.post('/api/auth/organization/remove-team', { teamId: other.id });
-    expect([denied.status, denied.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION']);
+    expect([denied.status, denied.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION',
+    ]);
     const removed = await owner.client.post('/api/auth/organization/remove-team', { teamId: other.id });
     expect(removed.json).toEqual({ message: 'Team removed successfully.' });
     const again = await owner.client.post('/api/auth/organization/remove-team', { teamId: other.id });
@@ -89,14 +124,28 @@ describe('teams turned on', () => {
     const { owner, org, member, defaultTeam } = await setup();
     const notInTeam = await member.client.post('/api/auth/organization/set-active-team', { teamId: defaultTeam.id });
     expect([notInTeam.status, notInTeam.json.code]).toEqual([403, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM']);
-    const denied = await member.client.post('/api/auth/organization/add-team-member', { teamId: defaultTeam.id, userId: member.user.id });
+    const denied = await member.client.post('/api/auth/organization/add-team-member', {
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+    });
     expect([denied.status, denied.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER']);
     const outsider = await user();
-    const notOrgMember = await owner.client.post('/api/auth/organization/add-team-member', { teamId: defaultTeam.id, userId: outsider.user.id });
+    const notOrgMember = await owner.client.post('/api/auth/organization/add-team-member', {
+      teamId: defaultTeam.id,
+      userId: outsider.user.id,
+    });
     expect([notOrgMember.status, notOrgMember.json.code]).toEqual([400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION']);
 
-    const added = await owner.client.post('/api/auth/organization/add-team-member', { teamId: defaultTeam.id, userId: member.user.id });
-    expect(added.json).toEqual({ id: expect.any(String), teamId: defaultTeam.id, userId: member.user.id, createdAt: expect.any(String) });
+    const added = await owner.client.post('/api/auth/organization/add-team-member', {
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+    });
+    expect(added.json).toEqual({
+      id: expect.any(String),
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+      createdAt: expect.any(String),
+    });
     const set = await member.client.post('/api/auth/organization/set-active-team', { teamId: defaultTeam.id });
     expect(set.status).toBe(200);
     expect(set.json.id).toBe(defaultTeam.id);
@@ -105,13 +154,28 @@ describe('teams turned on', () => {
     expect((await member.client.get('/api/auth/organization/list-user-teams')).json).toEqual([defaultTeam]);
     expect((await member.client.get('/api/auth/organization/list-team-members')).json).toHaveLength(2);
 
-    const memberRemoves = await member.client.post('/api/auth/organization/remove-team-member', { teamId: defaultTeam.id, userId: owner.user.id });
-    expect([memberRemoves.status, memberRemoves.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER']);
-    const removed = await owner.client.post('/api/auth/organization/remove-team-member', { teamId: defaultTeam.id, userId: member.user.id, organizationId: org.id });
+    const memberRemoves = await member.client.post('/api/auth/organization/remove-team-member', {
+      teamId: defaultTeam.id,
+      userId: owner.user.id,
+    });
+    expect([memberRemoves.status, memberRemoves.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER',
+    ]);
+    const removed = await owner.client.post('/api/auth/organization/remove-team-member', {
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+      organizationId: org.id,
+    });
     expect(removed.json).toEqual({ message: 'Team member removed successfully.' });
-    const twice = await owner.client.post('/api/auth/organization/remove-team-member', { teamId: defaultTeam.id, userId: member.user.id });
+    const twice = await owner.client.post('/api/auth/organization/remove-team-member', {
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+    });
     expect([twice.status, twice.json.code]).toEqual([400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM']);
-    const notMember = await member.client.get('/api/auth/organization/list-team-members', { query: { teamId: defaultTeam.id } });
+    const notMember = await member.client.get('/api/auth/organization/list-team-members', {
+      query: { teamId: defaultTeam.id },
+    });
     expect([notMember.status, notMember.json.code]).toEqual([400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM']);
   });
 
@@ -122,8 +186,13 @@ describe('teams turned on', () => {
     expect([noTeam.status, noTeam.json.code]).toEqual([400, 'YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM']);
     const noOrg = await outsider.client.post('/api/auth/organization/set-active-team', { teamId: 'x' });
     expect([noOrg.status, noOrg.json.code]).toEqual([400, 'NO_ACTIVE_ORGANIZATION']);
-    const listRefused = await outsider.client.get('/api/auth/organization/list-teams', { query: { organizationId: org.id } });
-    expect([listRefused.status, listRefused.json.code]).toEqual([403, 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION']);
+    const listRefused = await outsider.client.get('/api/auth/organization/list-teams', {
+      query: { organizationId: org.id },
+    });
+    expect([listRefused.status, listRefused.json.code]).toEqual([
+      403,
+      'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION',
+    ]);
     const own = await createOrganization(outsider.client);
     const unknownTeam = await outsider.client.post('/api/auth/organization/set-active-team', { teamId: 'nope' });
     expect([unknownTeam.status, unknownTeam.json.code]).toEqual([400, 'TEAM_NOT_FOUND']);
@@ -135,9 +204,16 @@ describe('teams turned on', () => {
 
   it('takes a removed member out of the organization’s teams', async () => {
     const { owner, member, defaultTeam } = await setup();
-    await owner.client.post('/api/auth/organization/add-team-member', { teamId: defaultTeam.id, userId: member.user.id });
+    await owner.client.post('/api/auth/organization/add-team-member', {
+      teamId: defaultTeam.id,
+      userId: member.user.id,
+    });
     await owner.client.post('/api/auth/organization/remove-member', { memberIdOrEmail: member.email });
-    expect((await owner.client.get('/api/auth/organization/list-team-members')).json.map((m: { userId: string }) => m.userId)).toEqual([owner.user.id]);
+    expect(
+      (await owner.client.get('/api/auth/organization/list-team-members')).json.map(
+        (m: { userId: string }) => m.userId,
+      ),
+    ).toEqual([owner.user.id]);
   });
 });
 

@@ -12,7 +12,9 @@ describe('GET /api/auth/ok and /api/auth/error', () => {
   });
 
   it('shows the error code and a Return to Application link', async () => {
-    const response = await new TestClient(daemon().url).get('/api/auth/error', { query: { error: 'state_not_found', error_description: 'The state <b>expired</b>' } });
+    const response = await new TestClient(daemon().url).get('/api/auth/error', {
+      query: { error: 'state_not_found', error_description: 'The state <b>expired</b>' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).toContain('<code>state_not_found</code>');
@@ -20,8 +22,10 @@ describe('GET /api/auth/ok and /api/auth/error', () => {
     expect(response.text).toContain(`<a href="${daemon().url}/">Return to Application</a>`);
   });
 
-  it('shows UNKNOWN for a code with characters outside [A-Za-z0-9_\'-]', async () => {
-    const response = await new TestClient(daemon().url).get('/api/auth/error', { query: { error: '<script>alert(1)</script>' } });
+  it("shows UNKNOWN for a code with characters outside [A-Za-z0-9_'-]", async () => {
+    const response = await new TestClient(daemon().url).get('/api/auth/error', {
+      query: { error: '<script>alert(1)</script>' },
+    });
     expect(response.text).toContain('<code>UNKNOWN</code>');
     expect(response.text).not.toContain('<script>');
   });

@@ -60,7 +60,9 @@ describe.each(MAIL_MODES)('password reset (%s)', (mode) => {
     const h = harness();
     const { email } = await member(h);
     await new TestClient(h.daemon.url).post('/api/auth/request-password-reset', { email, redirectTo: '/reset' });
-    const token = /\/reset-password\/([A-Za-z0-9]+)\?/.exec(linkIn((await h.latest(email)).text, '/reset-password/'))![1]!;
+    const token = /\/reset-password\/([A-Za-z0-9]+)\?/.exec(
+      linkIn((await h.latest(email)).text, '/reset-password/'),
+    )![1]!;
     const rows = await h.daemon.core.db('verifications').where('identifier', 'like', 'reset-password:%');
     expect(rows.map((row: { identifier: string }) => row.identifier)).toContain(`reset-password:${sha256Hex(token)}`);
     expect(JSON.stringify(rows)).not.toContain(token);
@@ -89,7 +91,10 @@ describe.each(MAIL_MODES)('password reset (%s)', (mode) => {
     const unknown = uniqueEmail('nobody');
     const verificationsBefore = await h.daemon.core.db('verifications').count({ n: '*' });
     const mailsBefore = await h.count();
-    const forUnknown = await anonymous.post('/api/auth/request-password-reset', { email: unknown, redirectTo: '/reset' });
+    const forUnknown = await anonymous.post('/api/auth/request-password-reset', {
+      email: unknown,
+      redirectTo: '/reset',
+    });
     expect(await h.count()).toBe(mailsBefore);
     expect(await h.daemon.core.db('verifications').count({ n: '*' })).toEqual(verificationsBefore);
     const forKnown = await anonymous.post('/api/auth/request-password-reset', { email, redirectTo: '/reset' });
@@ -106,7 +111,9 @@ describe.each(MAIL_MODES)('password reset (%s)', (mode) => {
     const { email } = await member(h);
     const anonymous = new TestClient(h.daemon.url);
     await anonymous.post('/api/auth/forget-password', { email, redirectTo: '/reset' });
-    const token = /\/reset-password\/([A-Za-z0-9]+)\?/.exec(linkIn((await h.latest(email)).text, '/reset-password/'))![1]!;
+    const token = /\/reset-password\/([A-Za-z0-9]+)\?/.exec(
+      linkIn((await h.latest(email)).text, '/reset-password/'),
+    )![1]!;
     const short = await anonymous.post(`/api/auth/reset-password?token=${token}`, { newPassword: 'short' });
     expect(short.status).toBe(400);
     expect(short.json).toEqual({ code: 'PASSWORD_TOO_SHORT', message: 'Password too short' });
@@ -123,13 +130,18 @@ describe.each(MAIL_MODES)('password reset (%s)', (mode) => {
     const letter = await h.latest(email);
     expect(letter.text).not.toContain('/reset-password/');
     const token = /till password reset --token ([A-Za-z0-9]{24})/.exec(letter.text)![1]!;
-    expect((await new TestClient(h.daemon.url).post('/api/auth/reset-password', { newPassword: NEW_PASSWORD, token })).json).toEqual({ status: true });
+    expect(
+      (await new TestClient(h.daemon.url).post('/api/auth/reset-password', { newPassword: NEW_PASSWORD, token })).json,
+    ).toEqual({ status: true });
   });
 
   it('refuses a redirect target off the trusted origins, and sends a bare link to the error page', async () => {
     const h = harness();
     const anonymous = new TestClient(h.daemon.url);
-    const refused = await anonymous.post('/api/auth/request-password-reset', { email: uniqueEmail(), redirectTo: 'https://evil.example/' });
+    const refused = await anonymous.post('/api/auth/request-password-reset', {
+      email: uniqueEmail(),
+      redirectTo: 'https://evil.example/',
+    });
     expect(refused.status).toBe(403);
     expect(refused.json).toEqual({ code: 'INVALID_REDIRECT_URL', message: 'Invalid redirectURL' });
     const bare = await anonymous.get('/api/auth/reset-password/whatever?callbackURL=');

@@ -6,7 +6,9 @@ import { DEFAULT_PASSWORD, TestClient, signUpUser, uniqueEmail } from '../helper
 describe('origin and CSRF rules', () => {
   let daemon: TestDaemon;
   beforeAll(async () => {
-    daemon = await startTestDaemon({ trustedOrigins: ['https://app.example.com', 'https://*.tenant.example.com', 'myapp://'] });
+    daemon = await startTestDaemon({
+      trustedOrigins: ['https://app.example.com', 'https://*.tenant.example.com', 'myapp://'],
+    });
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -30,7 +32,11 @@ describe('origin and CSRF rules', () => {
     for (const origin of ['https://app.example.com', 'https://shop.tenant.example.com']) {
       expect((await noOrigin.withOrigin(origin).post('/api/auth/update-user', { name: 'x' })).status, origin).toBe(200);
     }
-    const viaReferer = await noOrigin.post('/api/auth/update-user', { name: 'y' }, { headers: { referer: `${daemon.url}/settings/profile` } });
+    const viaReferer = await noOrigin.post(
+      '/api/auth/update-user',
+      { name: 'y' },
+      { headers: { referer: `${daemon.url}/settings/profile` } },
+    );
     expect(viaReferer.status).toBe(200);
   });
 
@@ -45,7 +51,9 @@ describe('origin and CSRF rules', () => {
     const { email } = await signUpUser(new TestClient(daemon.url, { origin: daemon.url }));
     const body = { email, password: DEFAULT_PASSWORD };
     expect((await new TestClient(daemon.url).post('/api/auth/sign-in/email', body)).status).toBe(200);
-    const browserNoOrigin = await new TestClient(daemon.url).post('/api/auth/sign-in/email', body, { headers: { 'sec-fetch-mode': 'cors' } });
+    const browserNoOrigin = await new TestClient(daemon.url).post('/api/auth/sign-in/email', body, {
+      headers: { 'sec-fetch-mode': 'cors' },
+    });
     expect(browserNoOrigin.status).toBe(403);
     expect(browserNoOrigin.json.code).toBe('MISSING_OR_NULL_ORIGIN');
     const crossSiteNavigation = await new TestClient(daemon.url).post('/api/auth/sign-in/email', body, {
@@ -56,9 +64,16 @@ describe('origin and CSRF rules', () => {
       code: 'CROSS_SITE_NAVIGATION_LOGIN_BLOCKED',
       message: 'Cross-site navigation login blocked. This request appears to be a CSRF attack.',
     });
-    const untrusted = await new TestClient(daemon.url, { origin: 'https://evil.example' }).post('/api/auth/sign-in/email', body);
+    const untrusted = await new TestClient(daemon.url, { origin: 'https://evil.example' }).post(
+      '/api/auth/sign-in/email',
+      body,
+    );
     expect(untrusted.json.code).toBe('INVALID_ORIGIN');
-    const bearerScript = await new TestClient(daemon.url).post('/api/auth/sign-up/email', { name: 'S', email: uniqueEmail(), password: DEFAULT_PASSWORD });
+    const bearerScript = await new TestClient(daemon.url).post('/api/auth/sign-up/email', {
+      name: 'S',
+      email: uniqueEmail(),
+      password: DEFAULT_PASSWORD,
+    });
     expect(bearerScript.status).toBe(200);
   });
 
@@ -76,15 +91,33 @@ describe('origin and CSRF rules', () => {
       'http://malicious.com?.tenant.example.com',
     ];
     for (const callbackURL of vectors) {
-      const response = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, callbackURL });
+      const response = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', {
+        email,
+        password: DEFAULT_PASSWORD,
+        callbackURL,
+      });
       expect(response.status, callbackURL).toBe(403);
       expect(response.json, callbackURL).toEqual({ code: 'INVALID_CALLBACK_URL', message: 'Invalid callbackURL' });
     }
-    for (const callbackURL of ['/dashboard?x=1', '/a+b/c', 'https://app.example.com/welcome', `${daemon.url}/home`, 'myapp://callback']) {
-      const response = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, callbackURL });
+    for (const callbackURL of [
+      '/dashboard?x=1',
+      '/a+b/c',
+      'https://app.example.com/welcome',
+      `${daemon.url}/home`,
+      'myapp://callback',
+    ]) {
+      const response = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', {
+        email,
+        password: DEFAULT_PASSWORD,
+        callbackURL,
+      });
       expect(response.status, callbackURL).toBe(200);
     }
-    const nonString = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, callbackURL: 42 });
+    const nonString = await new TestClient(daemon.url, { origin: daemon.url }).post('/api/auth/sign-in/email', {
+      email,
+      password: DEFAULT_PASSWORD,
+      callbackURL: 42,
+    });
     expect(nonString.status).toBe(403);
     expect(nonString.json).toEqual({ code: 'INVALID_CALLBACK_URL', message: 'Invalid callbackURL: expected a string' });
   });
@@ -101,7 +134,11 @@ describe('cookies on an https base URL', () => {
 
   it('uses the __Secure- prefix and the Secure flag', async () => {
     const c = new TestClient(daemon.url, { origin: 'https://till.example.com' });
-    const response = await c.post('/api/auth/sign-up/email', { name: 'S', email: uniqueEmail(), password: DEFAULT_PASSWORD });
+    const response = await c.post('/api/auth/sign-up/email', {
+      name: 'S',
+      email: uniqueEmail(),
+      password: DEFAULT_PASSWORD,
+    });
     const cookie = response.setCookies[0]!;
     expect(cookie).toMatch(/^__Secure-better-auth\.session_token=/);
     expect(cookie).toMatch(/; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
@@ -122,7 +159,8 @@ describe('rate limiting', () => {
     const { email } = await signUpUser(new TestClient(daemon.url, { origin: daemon.url }));
     daemon.clock.advance(10 * SECOND);
     const c = new TestClient(daemon.url, { origin: daemon.url });
-    for (let i = 0; i < 3; i++) expect((await c.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await c.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD })).status).toBe(200);
     const limited = await c.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD });
     expect(limited.status).toBe(429);
     expect(limited.json).toEqual({ message: 'Too many requests. Please try again later.' });
@@ -149,16 +187,38 @@ describe('rate limiting', () => {
     for (let i = 0; i < 5; i++) {
       // Step past the per-address window each time: only the account cap is under test.
       daemon.clock.advance(10 * SECOND);
-      expect((await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email, password: 'wrong password!' })).status).toBe(401);
-      expect((await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email: unknown, password: 'wrong password!' })).status).toBe(401);
+      expect(
+        (await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email, password: 'wrong password!' }))
+          .status,
+      ).toBe(401);
+      expect(
+        (
+          await new TestClient(daemon.url).post('/api/auth/sign-in/email', {
+            email: unknown,
+            password: 'wrong password!',
+          })
+        ).status,
+      ).toBe(401);
     }
     daemon.clock.advance(10 * SECOND);
-    const capped = await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD });
+    const capped = await new TestClient(daemon.url).post('/api/auth/sign-in/email', {
+      email,
+      password: DEFAULT_PASSWORD,
+    });
     expect(capped.status).toBe(429);
     expect(Number(capped.headers['x-retry-after'])).toBeGreaterThan(0);
     daemon.clock.advance(10 * SECOND);
-    expect((await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email: unknown, password: 'wrong password!' })).status).toBe(429);
+    expect(
+      (
+        await new TestClient(daemon.url).post('/api/auth/sign-in/email', {
+          email: unknown,
+          password: 'wrong password!',
+        })
+      ).status,
+    ).toBe(429);
     daemon.clock.advance(HOUR);
-    expect((await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD })).status).toBe(200);
+    expect(
+      (await new TestClient(daemon.url).post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD })).status,
+    ).toBe(200);
   });
 });

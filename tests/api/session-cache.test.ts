@@ -48,7 +48,9 @@ describe('in-memory session cache', () => {
     const { a } = await signedInTwice();
     const token = a.cookies.get('better-auth.session_token')!;
     await a.post('/api/auth/sign-out');
-    const replay = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+    const replay = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(replay.text).toBe('null');
   });
 
@@ -74,7 +76,11 @@ describe('in-memory session cache', () => {
 
   it('forgets every session when a password change revokes the others', async () => {
     const { a, b } = await signedInTwice();
-    await a.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'fresh password 123', revokeOtherSessions: true });
+    await a.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'fresh password 123',
+      revokeOtherSessions: true,
+    });
     expect((await b.get('/api/auth/get-session')).text).toBe('null');
     expect((await a.get('/api/auth/get-session')).json).not.toBeNull();
   });

@@ -6,7 +6,8 @@ import { DEFAULT_PASSWORD, TestClient, signUpUser } from '../helpers/http.js';
 const daemon = useTestDaemon();
 const client = () => new TestClient(daemon().url, { origin: daemon().url });
 
-const sessionCookie = (setCookies: string[]) => setCookies.find((value) => value.startsWith('better-auth.session_token='));
+const sessionCookie = (setCookies: string[]) =>
+  setCookies.find((value) => value.startsWith('better-auth.session_token='));
 
 describe('GET /api/auth/get-session', () => {
   it('answers a literal null without a session, with no-store caching headers', async () => {
@@ -49,12 +50,18 @@ describe('GET /api/auth/get-session', () => {
   it('accepts Authorization: Bearer with the raw token or the signed cookie value', async () => {
     const c = client();
     const { token, user } = await signUpUser(c);
-    const raw = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+    const raw = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(raw.json.user.id).toBe(user.id);
     const signed = c.cookies.get('better-auth.session_token')!;
-    const viaSigned = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${signed}` } });
+    const viaSigned = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${signed}` },
+    });
     expect(viaSigned.json.user.id).toBe(user.id);
-    const bogus = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: 'Bearer nope' } });
+    const bogus = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(bogus.text).toBe('null');
   });
 
@@ -113,7 +120,9 @@ describe('sign-out and session lists', () => {
     const out = await c.post('/api/auth/sign-out');
     expect(out.json).toEqual({ success: true });
     expect(out.setCookies.filter((value) => /Max-Age=0/.test(value))).toHaveLength(3);
-    const replay = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${token}` } });
+    const replay = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(replay.text).toBe('null');
     expect((await client().post('/api/auth/sign-out')).json).toEqual({ success: true });
   });
@@ -151,7 +160,9 @@ describe('sign-out and session lists', () => {
     await signUpUser(a);
     expect((await a.post('/api/auth/revoke-session', { token: victimToken })).json).toEqual({ status: true });
     expect((await a.post('/api/auth/revoke-session', { token: 'unknown' })).json).toEqual({ status: true });
-    const victim = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${victimToken}` } });
+    const victim = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${victimToken}` },
+    });
     expect(victim.json.session.token).toBe(victimToken);
   });
 
@@ -192,7 +203,12 @@ describe('sign-out and session lists', () => {
       ['POST', '/api/auth/change-password'],
       ['POST', '/api/auth/verify-password'],
     ] as const) {
-      const body = { '/api/auth/revoke-session': { token: 'x' }, '/api/auth/update-user': { name: 'x' }, '/api/auth/change-password': { currentPassword: 'a', newPassword: 'b'.repeat(8) }, '/api/auth/verify-password': { password: 'x' } }[path as string];
+      const body = {
+        '/api/auth/revoke-session': { token: 'x' },
+        '/api/auth/update-user': { name: 'x' },
+        '/api/auth/change-password': { currentPassword: 'a', newPassword: 'b'.repeat(8) },
+        '/api/auth/verify-password': { password: 'x' },
+      }[path as string];
       const response = method === 'GET' ? await anonymous.get(path) : await anonymous.post(path, body ?? {});
       expect(response.status, path).toBe(401);
       expect(response.json, path).toEqual({ code: 'UNAUTHORIZED', message: 'Unauthorized' });

@@ -18,7 +18,10 @@ describe('POST /api/auth/sign-in/email', () => {
 
   it('matches the address case-insensitively', async () => {
     const { email } = await signUpUser(client());
-    const response = await client().post('/api/auth/sign-in/email', { email: email.toUpperCase(), password: DEFAULT_PASSWORD });
+    const response = await client().post('/api/auth/sign-in/email', {
+      email: email.toUpperCase(),
+      password: DEFAULT_PASSWORD,
+    });
     expect(response.status).toBe(200);
   });
 
@@ -30,7 +33,11 @@ describe('POST /api/auth/sign-in/email', () => {
 
   it('with a callbackURL answers redirect:true, url and a Location header', async () => {
     const { email } = await signUpUser(client());
-    const response = await client().post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, callbackURL: '/dashboard?tab=1' });
+    const response = await client().post('/api/auth/sign-in/email', {
+      email,
+      password: DEFAULT_PASSWORD,
+      callbackURL: '/dashboard?tab=1',
+    });
     expect(response.status).toBe(200);
     expect(response.json.redirect).toBe(true);
     expect(response.json.url).toBe('/dashboard?tab=1');
@@ -51,12 +58,20 @@ describe('POST /api/auth/sign-in/email', () => {
       expect(answer.json).toEqual({ code: 'INVALID_EMAIL_OR_PASSWORD', message: 'Invalid email or password' });
       expect(answer.setCookies).toEqual([]);
     }
-    const headerNames = answers.map((answer) => Object.keys(answer.headers).filter((name) => name !== 'date').sort().join(','));
+    const headerNames = answers.map((answer) =>
+      Object.keys(answer.headers)
+        .filter((name) => name !== 'date')
+        .sort()
+        .join(','),
+    );
     expect(new Set(headerNames).size).toBe(1);
   });
 
   it('refuses a string that is not an e-mail with INVALID_EMAIL', async () => {
-    const response = await client().post('/api/auth/sign-in/email', { email: 'not-an-email', password: DEFAULT_PASSWORD });
+    const response = await client().post('/api/auth/sign-in/email', {
+      email: 'not-an-email',
+      password: DEFAULT_PASSWORD,
+    });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({ code: 'INVALID_EMAIL', message: 'Invalid email' });
   });
@@ -71,12 +86,19 @@ describe('POST /api/auth/sign-in/email', () => {
     const emoji = '🔐'.repeat(20) + 'é'.repeat(20);
     const { email: email2 } = await signUpUser(client(), { password: emoji });
     expect((await client().post('/api/auth/sign-in/email', { email: email2, password: emoji })).status).toBe(200);
-    expect((await client().post('/api/auth/sign-in/email', { email: email2, password: '🔐'.repeat(20) + 'e'.repeat(20) })).status).toBe(401);
+    expect(
+      (await client().post('/api/auth/sign-in/email', { email: email2, password: '🔐'.repeat(20) + 'e'.repeat(20) }))
+        .status,
+    ).toBe(401);
   });
 
   it('with rememberMe false sets no Max-Age and a dont_remember cookie', async () => {
     const { email } = await signUpUser(client());
-    const response = await client().post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD, rememberMe: false });
+    const response = await client().post('/api/auth/sign-in/email', {
+      email,
+      password: DEFAULT_PASSWORD,
+      rememberMe: false,
+    });
     const session = response.setCookies.find((value) => value.startsWith('better-auth.session_token='))!;
     expect(session).not.toMatch(/Max-Age/);
     expect(response.setCookies.some((value) => value.startsWith('better-auth.dont_remember='))).toBe(true);

@@ -9,7 +9,12 @@ describe('POST /api/auth/sign-up/email', () => {
   it('creates the user, signs them in and sets the session cookie', async () => {
     const c = client();
     const email = uniqueEmail();
-    const response = await c.post('/api/auth/sign-up/email', { name: 'Ada Lovelace', email, password: DEFAULT_PASSWORD, image: 'https://example.com/a.png' });
+    const response = await c.post('/api/auth/sign-up/email', {
+      name: 'Ada Lovelace',
+      email,
+      password: DEFAULT_PASSWORD,
+      image: 'https://example.com/a.png',
+    });
     expect(response.status).toBe(200);
     expect(response.json.token).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(response.json.user).toEqual({
@@ -33,14 +38,25 @@ describe('POST /api/auth/sign-up/email', () => {
     const email = uniqueEmail('MiXeD');
     const first = await client().post('/api/auth/sign-up/email', { name: 'A', email, password: DEFAULT_PASSWORD });
     expect(first.json.user.email).toBe(email.toLowerCase());
-    const second = await client().post('/api/auth/sign-up/email', { name: 'B', email: email.toUpperCase(), password: DEFAULT_PASSWORD });
+    const second = await client().post('/api/auth/sign-up/email', {
+      name: 'B',
+      email: email.toUpperCase(),
+      password: DEFAULT_PASSWORD,
+    });
     expect(second.status).toBe(422);
-    expect(second.json).toEqual({ code: 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL', message: 'User already exists. Use another email.' });
+    expect(second.json).toEqual({
+      code: 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL',
+      message: 'User already exists. Use another email.',
+    });
   });
 
   it('gives exactly one account to concurrent sign-ups with one address', async () => {
     const email = uniqueEmail('race');
-    const results = await Promise.all(Array.from({ length: 5 }, () => client().post('/api/auth/sign-up/email', { name: 'R', email, password: DEFAULT_PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        client().post('/api/auth/sign-up/email', { name: 'R', email, password: DEFAULT_PASSWORD }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 422)).toHaveLength(4);
     const rows = await daemon().core.db('users').where({ email }).count({ n: '*' });
@@ -48,14 +64,28 @@ describe('POST /api/auth/sign-up/email', () => {
   });
 
   it('enforces the password length bounds (8 to 128 characters)', async () => {
-    const short = await client().post('/api/auth/sign-up/email', { name: 'S', email: uniqueEmail(), password: '1234567' });
+    const short = await client().post('/api/auth/sign-up/email', {
+      name: 'S',
+      email: uniqueEmail(),
+      password: '1234567',
+    });
     expect(short.status).toBe(400);
     expect(short.json).toEqual({ code: 'PASSWORD_TOO_SHORT', message: 'Password too short' });
-    const long = await client().post('/api/auth/sign-up/email', { name: 'L', email: uniqueEmail(), password: 'x'.repeat(129) });
+    const long = await client().post('/api/auth/sign-up/email', {
+      name: 'L',
+      email: uniqueEmail(),
+      password: 'x'.repeat(129),
+    });
     expect(long.status).toBe(400);
     expect(long.json).toEqual({ code: 'PASSWORD_TOO_LONG', message: 'Password too long' });
-    expect((await client().post('/api/auth/sign-up/email', { name: 'E', email: uniqueEmail(), password: '12345678' })).status).toBe(200);
-    expect((await client().post('/api/auth/sign-up/email', { name: 'M', email: uniqueEmail(), password: 'y'.repeat(128) })).status).toBe(200);
+    expect(
+      (await client().post('/api/auth/sign-up/email', { name: 'E', email: uniqueEmail(), password: '12345678' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await client().post('/api/auth/sign-up/email', { name: 'M', email: uniqueEmail(), password: 'y'.repeat(128) }))
+        .status,
+    ).toBe(200);
   });
 
   it('writes nothing when it refuses', async () => {
@@ -67,8 +97,22 @@ describe('POST /api/auth/sign-up/email', () => {
 
   it('validates e-mail syntax per spec: 254 characters in all, 64 in the local part, a real domain', async () => {
     const local64 = 'a'.repeat(64);
-    expect((await client().post('/api/auth/sign-up/email', { name: 'x', email: `${local64}@example.com`, password: DEFAULT_PASSWORD })).status).toBe(200);
-    for (const email of [`${'a'.repeat(65)}@example.com`, `a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(60)}.com`, 'a@localhost', 'not-an-email', 'a@b.c1']) {
+    expect(
+      (
+        await client().post('/api/auth/sign-up/email', {
+          name: 'x',
+          email: `${local64}@example.com`,
+          password: DEFAULT_PASSWORD,
+        })
+      ).status,
+    ).toBe(200);
+    for (const email of [
+      `${'a'.repeat(65)}@example.com`,
+      `a@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(60)}.com`,
+      'a@localhost',
+      'not-an-email',
+      'a@b.c1',
+    ]) {
       const response = await client().post('/api/auth/sign-up/email', { name: 'x', email, password: DEFAULT_PASSWORD });
       expect(response.status, email).toBe(400);
       expect(response.json, email).toEqual({ code: 'VALIDATION_ERROR', message: '[body.email] Invalid email address' });

@@ -20,7 +20,13 @@ const client = () => new TestClient(daemon.url, { origin: daemon.url });
 const callbackPrefix = () => `${daemon.url}/api/auth/callback/idp`;
 
 function account(overrides: Partial<IdpAccount> = {}): IdpAccount {
-  return { sub: `sub-${randomBytes(6).toString('hex')}`, email: uniqueEmail('linked'), email_verified: true, name: 'Linked Person', ...overrides };
+  return {
+    sub: `sub-${randomBytes(6).toString('hex')}`,
+    email: uniqueEmail('linked'),
+    email_verified: true,
+    name: 'Linked Person',
+    ...overrides,
+  };
 }
 
 /** Runs a redirect flow (sign-in or link) through the IdP and answers the daemon's final redirect. */
@@ -44,7 +50,12 @@ describe('link-social, list-accounts, unlink-account', () => {
     const c = client();
     const { email, user } = await signUpUser(c);
     const who = account({ email });
-    const done = await viaIdp(c, '/api/auth/link-social', { callbackURL: '/settings', errorCallbackURL: '/link-error' }, who);
+    const done = await viaIdp(
+      c,
+      '/api/auth/link-social',
+      { callbackURL: '/settings', errorCallbackURL: '/link-error' },
+      who,
+    );
     expect(done.status).toBe(302);
     expect(done.headers.location).toBe('/settings');
     expect(done.setCookies.some((cookie) => cookie.includes('session_token'))).toBe(false);
@@ -70,8 +81,12 @@ describe('link-social, list-accounts, unlink-account', () => {
     const c = client();
     await signUpUser(c);
     const urls = { callbackURL: '/settings', errorCallbackURL: '/link-error' };
-    expect((await viaIdp(c, '/api/auth/link-social', urls, taken.who)).headers.location).toBe('/link-error?error=account_already_linked_to_different_user');
-    expect((await viaIdp(c, '/api/auth/link-social', urls, account())).headers.location).toBe('/link-error?error=email_does_not_match');
+    expect((await viaIdp(c, '/api/auth/link-social', urls, taken.who)).headers.location).toBe(
+      '/link-error?error=account_already_linked_to_different_user',
+    );
+    expect((await viaIdp(c, '/api/auth/link-social', urls, account())).headers.location).toBe(
+      '/link-error?error=email_does_not_match',
+    );
   });
 
   it('links with an ID token, and refuses one whose identity belongs to someone else', async () => {
@@ -114,12 +129,22 @@ describe('get-access-token, refresh-token, account-info', () => {
     const { c, accountRowId } = await socialUser();
     const token = await c.post('/api/auth/get-access-token', { accountId: accountRowId });
     expect(token.status).toBe(200);
-    expect(token.json).toEqual({ accessToken: expect.any(String), accessTokenExpiresAt: expect.any(String), scopes: expect.arrayContaining(['openid']), idToken: expect.any(String) });
+    expect(token.json).toEqual({
+      accessToken: expect.any(String),
+      accessTokenExpiresAt: expect.any(String),
+      scopes: expect.arrayContaining(['openid']),
+      idToken: expect.any(String),
+    });
     const password = client();
     await signUpUser(password);
     const credentialId = (await password.get('/api/auth/list-accounts')).json[0].id;
-    expect((await password.post('/api/auth/get-access-token', { accountId: credentialId })).json.code).toBe('PROVIDER_NOT_SUPPORTED');
-    expect((await c.post('/api/auth/get-access-token', { providerId: 'idp' })).json).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining('[body]') });
+    expect((await password.post('/api/auth/get-access-token', { accountId: credentialId })).json.code).toBe(
+      'PROVIDER_NOT_SUPPORTED',
+    );
+    expect((await c.post('/api/auth/get-access-token', { providerId: 'idp' })).json).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining('[body]'),
+    });
     const anonymous = await client().post('/api/auth/get-access-token', { accountId: accountRowId });
     expect(anonymous.status).toBe(401);
     expect(anonymous.text).toBe('');
@@ -142,9 +167,16 @@ describe('get-access-token, refresh-token, account-info', () => {
     const before = (await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json;
     const refreshed = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
     expect(refreshed.status).toBe(200);
-    expect(refreshed.json).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), providerId: 'idp', accountId: who.sub });
+    expect(refreshed.json).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      providerId: 'idp',
+      accountId: who.sub,
+    });
     expect(refreshed.json.accessToken).not.toBe(before.accessToken);
-    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(refreshed.json.accessToken);
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(
+      refreshed.json.accessToken,
+    );
   });
 
   it('without a refresh token: refresh-token says REFRESH_TOKEN_NOT_FOUND; without any token: ACCESS_TOKEN_NOT_FOUND', async () => {
@@ -152,9 +184,20 @@ describe('get-access-token, refresh-token, account-info', () => {
     const c = client();
     const who = account();
     const idToken = await obtainIdToken(idp, who, 'n', callbackPrefix());
-    expect((await c.post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token: idToken, nonce: 'n', accessToken: 'client-held' } })).status).toBe(200);
+    expect(
+      (
+        await c.post('/api/auth/sign-in/social', {
+          provider: 'idp',
+          idToken: { token: idToken, nonce: 'n', accessToken: 'client-held' },
+        })
+      ).status,
+    ).toBe(200);
     const accountRowId = (await c.get('/api/auth/list-accounts')).json[0].id as string;
-    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json).toEqual({ accessToken: 'client-held', scopes: [], idToken });
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json).toEqual({
+      accessToken: 'client-held',
+      scopes: [],
+      idToken,
+    });
     const refresh = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
     expect(refresh.status).toBe(400);
     expect(refresh.json).toEqual({ code: 'REFRESH_TOKEN_NOT_FOUND', message: 'Refresh token not found' });
@@ -183,7 +226,9 @@ describe('get-access-token, refresh-token, account-info', () => {
     const refused = await c.post('/api/auth/refresh-token', { accountId: accountRowId });
     expect(refused.status).toBe(400);
     expect(refused.json).toEqual({ code: 'FAILED_TO_REFRESH_ACCESS_TOKEN', message: 'Failed to refresh access token' });
-    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(first.json.accessToken);
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(
+      first.json.accessToken,
+    );
   });
 
   it('account-info refuses credential accounts (PROVIDER_NOT_CONFIGURED) and unknown ones', async () => {
@@ -192,9 +237,14 @@ describe('get-access-token, refresh-token, account-info', () => {
     const credentialId = (await c.get('/api/auth/list-accounts')).json[0].id;
     const info = await c.get(`/api/auth/account-info?accountId=${credentialId}`);
     expect(info.status).toBe(400);
-    expect(info.json).toEqual({ code: 'PROVIDER_NOT_CONFIGURED', message: 'Account is not associated with a configured social provider.' });
+    expect(info.json).toEqual({
+      code: 'PROVIDER_NOT_CONFIGURED',
+      message: 'Account is not associated with a configured social provider.',
+    });
     expect((await c.get('/api/auth/account-info?accountId=nope')).json.code).toBe('ACCOUNT_NOT_FOUND');
-    expect((await c.post('/api/auth/refresh-token', { accountId: credentialId })).json.code).toBe('PROVIDER_NOT_SUPPORTED');
+    expect((await c.post('/api/auth/refresh-token', { accountId: credentialId })).json.code).toBe(
+      'PROVIDER_NOT_SUPPORTED',
+    );
   });
 
   // Moves the daemon's clock, so it runs last.
@@ -203,7 +253,9 @@ describe('get-access-token, refresh-token, account-info', () => {
     const first = (await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json;
     const remaining = new Date(first.accessTokenExpiresAt).getTime() - daemon.clock.now().getTime();
     daemon.clock.advance(remaining - 5_001);
-    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(first.accessToken);
+    expect((await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json.accessToken).toBe(
+      first.accessToken,
+    );
     daemon.clock.advance(2);
     const second = (await c.post('/api/auth/get-access-token', { accountId: accountRowId })).json;
     expect(second.accessToken).not.toBe(first.accessToken);

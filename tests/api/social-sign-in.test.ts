@@ -4,7 +4,15 @@ import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { OAuthConfig } from '../../src/core/config/index.js';
 import { startTestDaemon, TEST_SECRET, type TestDaemon } from '../helpers/daemon.js';
 import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
-import { followUntil, IDP_CLIENT_ID, IDP_CLIENT_SECRET, obtainIdToken, startIdp, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
+import {
+  followUntil,
+  IDP_CLIENT_ID,
+  IDP_CLIENT_SECRET,
+  obtainIdToken,
+  startIdp,
+  type Idp,
+  type IdpAccount,
+} from '../helpers/oidc-idp.js';
 
 let idp: Idp;
 let daemon: TestDaemon;
@@ -15,7 +23,13 @@ function oauthConfig(overrides: Partial<OAuthConfig> = {}): OAuthConfig {
     providers: [
       { id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET },
       // Explicit endpoints and no JWKS: a provider that cannot verify ID tokens.
-      { id: 'plain', clientId: 'x', clientSecret: 'y', authorizationEndpoint: `${idp.issuer}/auth`, tokenEndpoint: `${idp.issuer}/token` },
+      {
+        id: 'plain',
+        clientId: 'x',
+        clientSecret: 'y',
+        authorizationEndpoint: `${idp.issuer}/auth`,
+        tokenEndpoint: `${idp.issuer}/token`,
+      },
     ],
     trustedProviders: [],
     disableSignUp: false,
@@ -28,7 +42,10 @@ beforeAll(async () => {
   idp = await startIdp();
   // The IdP signs with the real time, so the daemon's clock starts there.
   daemon = await startTestDaemon({ oauth: oauthConfig() }, { clock: new ManualClock(new Date()) });
-  closed = await startTestDaemon({ oauth: oauthConfig({ disableSignUp: true }) }, { clock: new ManualClock(new Date()) });
+  closed = await startTestDaemon(
+    { oauth: oauthConfig({ disableSignUp: true }) },
+    { clock: new ManualClock(new Date()) },
+  );
   await idp.configure([`${daemon.url}/api/auth/callback/idp`, `${closed.url}/api/auth/callback/idp`]);
 });
 
@@ -41,10 +58,17 @@ afterAll(async () => {
 const client = (target = daemon) => new TestClient(target.url);
 
 /** A cookie value signed as the daemon signs its cookies (the test knows the secret). */
-const signedCookie = (value: string) => encodeURIComponent(`${value}.${createHmac('sha256', TEST_SECRET).update(value).digest('base64')}`);
+const signedCookie = (value: string) =>
+  encodeURIComponent(`${value}.${createHmac('sha256', TEST_SECRET).update(value).digest('base64')}`);
 
 function account(overrides: Partial<IdpAccount> = {}): IdpAccount {
-  return { sub: `sub-${randomBytes(6).toString('hex')}`, email: uniqueEmail('social'), email_verified: true, name: 'Social Person', ...overrides };
+  return {
+    sub: `sub-${randomBytes(6).toString('hex')}`,
+    email: uniqueEmail('social'),
+    email_verified: true,
+    name: 'Social Person',
+    ...overrides,
+  };
 }
 
 const URLS = { callbackURL: '/dashboard', newUserCallbackURL: '/welcome', errorCallbackURL: '/oops' };
@@ -79,7 +103,10 @@ describe('POST /api/auth/sign-in/social (redirect flow)', () => {
     expect(state).toMatch(/^[A-Za-z0-9]{32}$/);
     const cookie = response.setCookies.find((value) => value.startsWith('better-auth.state='))!;
     expect(cookie).toMatch(/Max-Age=300; Path=\/; HttpOnly; SameSite=Lax/);
-    const row = await daemon.core.db('verifications').where({ identifier: `auth-state:${state}` }).first();
+    const row = await daemon.core
+      .db('verifications')
+      .where({ identifier: `auth-state:${state}` })
+      .first();
     const stored = JSON.parse(row.value);
     expect(stored.codeVerifier).toMatch(/^v1\./);
     expect(new Date(row.expires_at).getTime() - daemon.clock.now().getTime()).toBe(10 * 60 * 1000);
@@ -92,9 +119,15 @@ describe('POST /api/auth/sign-in/social (redirect flow)', () => {
   });
 
   it('refuses unknown providers and untrusted callback URLs', async () => {
-    expect((await client().post('/api/auth/sign-in/social', { provider: 'nope' })).json).toEqual({ code: 'PROVIDER_NOT_FOUND', message: 'Provider not found' });
+    expect((await client().post('/api/auth/sign-in/social', { provider: 'nope' })).json).toEqual({
+      code: 'PROVIDER_NOT_FOUND',
+      message: 'Provider not found',
+    });
     expect((await client().post('/api/auth/sign-in/social', { provider: 'github' })).status).toBe(404);
-    const bad = await client().post('/api/auth/sign-in/social', { provider: 'idp', callbackURL: 'https://evil.example/' });
+    const bad = await client().post('/api/auth/sign-in/social', {
+      provider: 'idp',
+      callbackURL: 'https://evil.example/',
+    });
     expect(bad.status).toBe(403);
     expect(bad.json.code).toBe('INVALID_CALLBACK_URL');
   });
@@ -107,9 +140,16 @@ describe('GET /api/auth/callback/:id', () => {
     const done = await signInThroughIdp(c, who);
     expect(done.status).toBe(302);
     expect(done.headers.location).toBe('/welcome');
-    expect(done.setCookies.some((cookie) => cookie.startsWith('better-auth.state=;') && cookie.includes('Max-Age=0'))).toBe(true);
+    expect(
+      done.setCookies.some((cookie) => cookie.startsWith('better-auth.state=;') && cookie.includes('Max-Age=0')),
+    ).toBe(true);
     const session = await c.get('/api/auth/get-session');
-    expect(session.json.user).toMatchObject({ email: who.email, name: 'Social Person', emailVerified: true, image: 'https://img.example/p.png' });
+    expect(session.json.user).toMatchObject({
+      email: who.email,
+      name: 'Social Person',
+      emailVerified: true,
+      image: 'https://img.example/p.png',
+    });
     const row = await daemon.core.db('accounts').where({ provider_id: 'idp', account_id: who.sub }).first();
     expect(row.user_id).toBe(session.json.user.id);
     expect(row.access_token).toMatch(/^v1\./);
@@ -193,7 +233,9 @@ describe('GET /api/auth/callback/:id', () => {
     const c = client();
     const start = await c.post('/api/auth/sign-in/social', { provider: 'idp', ...URLS });
     const state = new URL(start.json.url).searchParams.get('state')!;
-    const done = await c.get(`/api/auth/callback/idp?state=${state}&error=access_denied&error_description=User%20said%20no`);
+    const done = await c.get(
+      `/api/auth/callback/idp?state=${state}&error=access_denied&error_description=User%20said%20no`,
+    );
     expect(done.headers.location).toBe('/oops?error=access_denied&error_description=User+said+no');
   });
 
@@ -201,10 +243,14 @@ describe('GET /api/auth/callback/:id', () => {
     const c = client();
     let start = await c.post('/api/auth/sign-in/social', { provider: 'idp', ...URLS });
     let state = new URL(start.json.url).searchParams.get('state')!;
-    expect((await c.get(`/api/auth/callback/idp?state=${state}&code=bogus`)).headers.location).toBe('/oops?error=invalid_code');
+    expect((await c.get(`/api/auth/callback/idp?state=${state}&code=bogus`)).headers.location).toBe(
+      '/oops?error=invalid_code',
+    );
     start = await c.post('/api/auth/sign-in/social', { provider: 'idp', ...URLS });
     state = new URL(start.json.url).searchParams.get('state')!;
-    expect((await c.get(`/api/auth/callback/plain?state=${state}&code=x`)).headers.location).toBe('/oops?error=oauth_provider_not_found');
+    expect((await c.get(`/api/auth/callback/plain?state=${state}&code=x`)).headers.location).toBe(
+      '/oops?error=oauth_provider_not_found',
+    );
   });
 
   it('form_post callbacks become a GET with the posted fields', async () => {
@@ -220,20 +266,30 @@ describe('GET /api/auth/callback/:id', () => {
     const c = client();
     const { callbackUrl } = await throughIdp(c, account());
     daemon.clock.advance(10 * 60 * 1000 + 1);
-    expect((await c.get(callbackUrl)).headers.location).toBe(`${daemon.url}/api/auth/error?error=please_restart_the_process`);
+    expect((await c.get(callbackUrl)).headers.location).toBe(
+      `${daemon.url}/api/auth/error?error=please_restart_the_process`,
+    );
   });
 });
 
 describe('POST /api/auth/sign-in/social with an ID token', () => {
-  const idTokenFor = (who: IdpAccount, nonce: string) => obtainIdToken(idp, who, nonce, `${daemon.url}/api/auth/callback/idp`);
+  const idTokenFor = (who: IdpAccount, nonce: string) =>
+    obtainIdToken(idp, who, nonce, `${daemon.url}/api/auth/callback/idp`);
 
   it('verifies the token against the JWKS and signs in', async () => {
     const who = account();
     const token = await idTokenFor(who, 'nonce-1');
     const c = client();
-    const response = await c.post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token, nonce: 'nonce-1', accessToken: 'at', expiresAt: Date.now() + 3600_000 } });
+    const response = await c.post('/api/auth/sign-in/social', {
+      provider: 'idp',
+      idToken: { token, nonce: 'nonce-1', accessToken: 'at', expiresAt: Date.now() + 3600_000 },
+    });
     expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ redirect: false, token: expect.stringMatching(/^[A-Za-z0-9]{32}$/), user: { email: who.email, emailVerified: true } });
+    expect(response.json).toMatchObject({
+      redirect: false,
+      token: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      user: { email: who.email, emailVerified: true },
+    });
     expect((await c.get('/api/auth/get-session')).json.user.email).toBe(who.email);
     const row = await daemon.core.db('accounts').where({ provider_id: 'idp', account_id: who.sub }).first();
     expect(daemon.core.secretBox.open(row.access_token, `accounts.access_token:${row.id}`)).toBe('at');
@@ -241,12 +297,17 @@ describe('POST /api/auth/sign-in/social with an ID token', () => {
 
   it('refuses a wrong nonce, a tampered token and a provider without ID-token support', async () => {
     const token = await idTokenFor(account(), 'nonce-2');
-    const wrongNonce = await client().post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token, nonce: 'other' } });
+    const wrongNonce = await client().post('/api/auth/sign-in/social', {
+      provider: 'idp',
+      idToken: { token, nonce: 'other' },
+    });
     expect(wrongNonce.status).toBe(401);
     expect(wrongNonce.json.code).toBe('INVALID_TOKEN');
     const [header, payload, signature] = token.split('.');
     const tampered = `${header}.${payload}.${signature!.slice(0, -4)}AAAA`;
-    expect((await client().post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token: tampered } })).json.code).toBe('INVALID_TOKEN');
+    expect(
+      (await client().post('/api/auth/sign-in/social', { provider: 'idp', idToken: { token: tampered } })).json.code,
+    ).toBe('INVALID_TOKEN');
     const plain = await client().post('/api/auth/sign-in/social', { provider: 'plain', idToken: { token } });
     expect(plain.status).toBe(404);
     expect(plain.json.code).toBe('ID_TOKEN_NOT_SUPPORTED');

@@ -43,12 +43,17 @@ describe('POST /api/auth/change-password', () => {
     const { email, user } = await signUpUser(c);
     const other = client();
     await other.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD });
-    const response = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'a brand new password' });
+    const response = await c.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'a brand new password',
+    });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ token: null, user });
     expect((await other.get('/api/auth/get-session')).json).not.toBeNull();
     expect((await client().post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD })).status).toBe(401);
-    expect((await client().post('/api/auth/sign-in/email', { email, password: 'a brand new password' })).status).toBe(200);
+    expect((await client().post('/api/auth/sign-in/email', { email, password: 'a brand new password' })).status).toBe(
+      200,
+    );
   });
 
   it('with revokeOtherSessions ends every session and issues a new one', async () => {
@@ -56,27 +61,45 @@ describe('POST /api/auth/change-password', () => {
     const { email, token: oldToken } = await signUpUser(c);
     const other = client();
     await other.post('/api/auth/sign-in/email', { email, password: DEFAULT_PASSWORD });
-    const response = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'another new password', revokeOtherSessions: true });
+    const response = await c.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'another new password',
+      revokeOtherSessions: true,
+    });
     expect(response.json.token).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(response.json.token).not.toBe(oldToken);
     expect((await other.get('/api/auth/get-session')).text).toBe('null');
     expect((await c.get('/api/auth/get-session')).json.session.token).toBe(response.json.token);
-    const stale = await new TestClient(daemon().url).get('/api/auth/get-session', { headers: { authorization: `Bearer ${oldToken}` } });
+    const stale = await new TestClient(daemon().url).get('/api/auth/get-session', {
+      headers: { authorization: `Bearer ${oldToken}` },
+    });
     expect(stale.text).toBe('null');
   });
 
   it('refuses a wrong current password, a bad new one, and a user without a password', async () => {
     const c = client();
     const { user } = await signUpUser(c);
-    const wrong = await c.post('/api/auth/change-password', { currentPassword: 'not it at all', newPassword: 'whatever works' });
+    const wrong = await c.post('/api/auth/change-password', {
+      currentPassword: 'not it at all',
+      newPassword: 'whatever works',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.json).toEqual({ code: 'INVALID_PASSWORD', message: 'Invalid password' });
-    const short = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'short' });
+    const short = await c.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'short',
+    });
     expect(short.json.code).toBe('PASSWORD_TOO_SHORT');
-    const long = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'l'.repeat(129) });
+    const long = await c.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'l'.repeat(129),
+    });
     expect(long.json.code).toBe('PASSWORD_TOO_LONG');
     await daemon().core.db('accounts').where({ user_id: user.id }).del();
-    const none = await c.post('/api/auth/change-password', { currentPassword: DEFAULT_PASSWORD, newPassword: 'whatever works' });
+    const none = await c.post('/api/auth/change-password', {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'whatever works',
+    });
     expect(none.status).toBe(400);
     expect(none.json).toEqual({ code: 'CREDENTIAL_ACCOUNT_NOT_FOUND', message: 'Credential account not found' });
   });
@@ -106,15 +129,22 @@ describe('set-password', () => {
     const c = client();
     const { email, user } = await signUpUser(c);
     await daemon().core.db('accounts').where({ user_id: user.id }).del();
-    const admin = new TestClient(daemon().url, { headers: { authorization: `Bearer ${adminToken(daemon().config.secret)}` } });
+    const admin = new TestClient(daemon().url, {
+      headers: { authorization: `Bearer ${adminToken(daemon().config.secret)}` },
+    });
     const set = await admin.post('/api/admin/set-password', { email, newPassword: 'set by the operator' });
     expect(set.status).toBe(200);
     expect(set.json.user.id).toBe(user.id);
-    expect((await client().post('/api/auth/sign-in/email', { email, password: 'set by the operator' })).status).toBe(200);
+    expect((await client().post('/api/auth/sign-in/email', { email, password: 'set by the operator' })).status).toBe(
+      200,
+    );
     const again = await admin.post('/api/admin/set-password', { userId: user.id, newPassword: 'set by the operator' });
     expect(again.status).toBe(400);
     expect(again.json).toEqual({ code: 'PASSWORD_ALREADY_SET', message: 'User already has a password set' });
-    const unknown = await admin.post('/api/admin/set-password', { email: 'nobody@example.com', newPassword: 'set by the operator' });
+    const unknown = await admin.post('/api/admin/set-password', {
+      email: 'nobody@example.com',
+      newPassword: 'set by the operator',
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe('USER_NOT_FOUND');
   });
@@ -124,10 +154,13 @@ describe('set-password', () => {
     await signUpUser(c);
     const response = await c.post('/api/admin/set-password', { email: 'x@example.com', newPassword: 'whatever works' });
     expect(response.status).toBe(401);
-    const wrong = await new TestClient(daemon().url, { headers: { authorization: 'Bearer till_admin_wrong' } }).post('/api/admin/set-password', {
-      email: 'x@example.com',
-      newPassword: 'whatever works',
-    });
+    const wrong = await new TestClient(daemon().url, { headers: { authorization: 'Bearer till_admin_wrong' } }).post(
+      '/api/admin/set-password',
+      {
+        email: 'x@example.com',
+        newPassword: 'whatever works',
+      },
+    );
     expect(wrong.status).toBe(401);
   });
 });

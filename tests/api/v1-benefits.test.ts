@@ -13,33 +13,52 @@ async function bodies(merchant: Merchant): Promise<Record<string, Record<string,
   const file = await downloadableFile(merchant.organization.id);
   return {
     custom: { type: 'custom', description: 'Private Slack', properties: { note: 'Join at example.com' } },
-    discord: { type: 'discord', description: 'Discord role', properties: { guild_token: '123456789012345678', role_id: '876543210987654321', kick_member: true } },
-    github_repository: { type: 'github_repository', description: 'Repo access', properties: { repository_owner: 'acme', repository_name: 'private_repo', permission: 'pull' } },
+    discord: {
+      type: 'discord',
+      description: 'Discord role',
+      properties: { guild_token: '123456789012345678', role_id: '876543210987654321', kick_member: true },
+    },
+    github_repository: {
+      type: 'github_repository',
+      description: 'Repo access',
+      properties: { repository_owner: 'acme', repository_name: 'private_repo', permission: 'pull' },
+    },
     downloadables: { type: 'downloadables', description: 'E-book', properties: { files: [file] } },
     license_keys: {
       type: 'license_keys',
       description: 'License',
-      properties: { prefix: 'ACME', expires: { ttl: 1, timeframe: 'year' }, activations: { limit: 3, enable_customer_admin: true }, limit_usage: 100 },
+      properties: {
+        prefix: 'ACME',
+        expires: { ttl: 1, timeframe: 'year' },
+        activations: { limit: 3, enable_customer_admin: true },
+        limit_usage: 100,
+      },
     },
-    meter_credit: { type: 'meter_credit', description: 'API credits', properties: { units: 1000, rollover: false, meter_id: METER } },
+    meter_credit: {
+      type: 'meter_credit',
+      description: 'API credits',
+      properties: { units: 1000, rollover: false, meter_id: METER },
+    },
   };
 }
 
 /** A downloadable file row as the files module writes it once uploaded. */
 async function downloadableFile(organizationId: string, service = 'downloadable'): Promise<string> {
   const id = randomUUID();
-  await daemon().core.db('files').insert({
-    id,
-    organization_id: organizationId,
-    name: 'book.pdf',
-    path: `${organizationId}/${id}/book.pdf`,
-    mime_type: 'application/pdf',
-    size: 1024,
-    service,
-    upload_id: randomUUID(),
-    is_uploaded: true,
-    created_at: daemon().clock.now(),
-  });
+  await daemon()
+    .core.db('files')
+    .insert({
+      id,
+      organization_id: organizationId,
+      name: 'book.pdf',
+      path: `${organizationId}/${id}/book.pdf`,
+      mime_type: 'application/pdf',
+      size: 1024,
+      service,
+      upload_id: randomUUID(),
+      is_uploaded: true,
+      created_at: daemon().clock.now(),
+    });
   return id;
 }
 
@@ -72,23 +91,44 @@ describe('POST /v1/benefits/', () => {
     });
 
     const discord = await create(merchant, all.discord!);
-    expect(discord.properties).toEqual({ guild_id: '123456789012345678', guild_token: '123456789012345678', role_id: '876543210987654321', kick_member: true });
+    expect(discord.properties).toEqual({
+      guild_id: '123456789012345678',
+      guild_token: '123456789012345678',
+      role_id: '876543210987654321',
+      kick_member: true,
+    });
     const github = await create(merchant, all.github_repository!);
-    expect(github.properties).toEqual({ repository_owner: 'acme', repository_name: 'private_repo', permission: 'pull' });
+    expect(github.properties).toEqual({
+      repository_owner: 'acme',
+      repository_name: 'private_repo',
+      permission: 'pull',
+    });
     const downloadables = await create(merchant, all.downloadables!);
     const file = (all.downloadables!.properties as { files: string[] }).files[0]!;
     expect(downloadables.properties).toEqual({ files: [file], archived: { [file]: false } });
     const license = await create(merchant, all.license_keys!);
-    expect(license.properties).toEqual({ prefix: 'ACME', expires: { ttl: 1, timeframe: 'year' }, activations: { limit: 3, enable_customer_admin: true }, limit_usage: 100 });
+    expect(license.properties).toEqual({
+      prefix: 'ACME',
+      expires: { ttl: 1, timeframe: 'year' },
+      activations: { limit: 3, enable_customer_admin: true },
+      limit_usage: 100,
+    });
     const bare = await create(merchant, { type: 'license_keys', description: 'Bare license', properties: {} });
     expect(bare.properties).toEqual({ prefix: null, expires: null, activations: null, limit_usage: null });
     const meter = await create(merchant, all.meter_credit!);
     expect(meter.properties).toEqual({ units: 1000, rollover: false, meter_id: METER });
-    const note = await create(merchant, { type: 'custom', description: 'No note', properties: {}, metadata: { tier: 'gold', seats: 3, vip: true } });
+    const note = await create(merchant, {
+      type: 'custom',
+      description: 'No note',
+      properties: {},
+      metadata: { tier: 'gold', seats: 3, vip: true },
+    });
     expect(note.properties).toEqual({ note: null });
     expect(note.metadata).toEqual({ tier: 'gold', seats: 3, vip: true });
 
-    const events = await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id, type: 'benefit.created' });
+    const events = await daemon()
+      .core.db('outbox_events')
+      .where({ organization_id: merchant.organization.id, type: 'benefit.created' });
     expect(events).toHaveLength(8);
     expect(JSON.parse(events.find((event) => JSON.parse(event.payload).id === created.id).payload)).toEqual(created);
   });
@@ -109,27 +149,127 @@ describe('POST /v1/benefits/', () => {
 
   const invalid: Array<[string, Record<string, unknown>, Array<string | number>]> = [
     ['an unknown type', { type: 'feature_flag', description: 'Flag', properties: {} }, ['body', 'type']],
-    ['a description under 3 characters', { type: 'custom', description: 'ab', properties: {} }, ['body', 'description']],
-    ['a description over 42 characters', { type: 'custom', description: 'x'.repeat(43), properties: {} }, ['body', 'description']],
+    [
+      'a description under 3 characters',
+      { type: 'custom', description: 'ab', properties: {} },
+      ['body', 'description'],
+    ],
+    [
+      'a description over 42 characters',
+      { type: 'custom', description: 'x'.repeat(43), properties: {} },
+      ['body', 'description'],
+    ],
     ['no properties', { type: 'custom', description: 'Custom' }, ['body', 'properties']],
-    ['an unknown top-level field', { type: 'custom', description: 'Custom', properties: {}, selectable: false }, ['body', 'selectable']],
-    ['an unknown property', { type: 'custom', description: 'Custom', properties: { note: 'x', colour: 'red' } }, ['body', 'properties', 'colour']],
-    ['nested metadata', { type: 'custom', description: 'Custom', properties: {}, metadata: { deep: { a: 1 } } }, ['body', 'metadata', 'deep']],
-    ['a metadata key over 40 characters', { type: 'custom', description: 'Custom', properties: {}, metadata: { ['k'.repeat(41)]: 1 } }, ['body', 'metadata', 'k'.repeat(41)]],
-    ['an unknown visibility', { type: 'custom', description: 'Custom', properties: {}, visibility: 'secret' }, ['body', 'visibility']],
-    ['a discord guild token that is not an id', { type: 'discord', description: 'Discord', properties: { guild_token: 'abc', role_id: '876543210987654321', kick_member: false } }, ['body', 'properties', 'guild_token']],
-    ['a discord benefit without kick_member', { type: 'discord', description: 'Discord', properties: { guild_token: '123456789012345678', role_id: '876543210987654321' } }, ['body', 'properties', 'kick_member']],
-    ['an unknown repository permission', { type: 'github_repository', description: 'Repo', properties: { repository_owner: 'acme', repository_name: 'repo', permission: 'write' } }, ['body', 'properties', 'permission']],
-    ['an over-long repository name', { type: 'github_repository', description: 'Repo', properties: { repository_owner: 'acme', repository_name: 'r'.repeat(101), permission: 'push' } }, ['body', 'properties', 'repository_name']],
-    ['no files', { type: 'downloadables', description: 'Files', properties: { files: [] } }, ['body', 'properties', 'files']],
-    ['a file id that is not a UUID', { type: 'downloadables', description: 'Files', properties: { files: ['nope'] } }, ['body', 'properties', 'files', 0]],
-    ['an unknown expiry timeframe', { type: 'license_keys', description: 'License', properties: { expires: { ttl: 1, timeframe: 'week' } } }, ['body', 'properties', 'expires', 'timeframe']],
-    ['a zero ttl', { type: 'license_keys', description: 'License', properties: { expires: { ttl: 0, timeframe: 'day' } } }, ['body', 'properties', 'expires', 'ttl']],
-    ['a negative activation limit', { type: 'license_keys', description: 'License', properties: { activations: { limit: -1, enable_customer_admin: false } } }, ['body', 'properties', 'activations', 'limit']],
-    ['a fractional usage limit', { type: 'license_keys', description: 'License', properties: { limit_usage: 1.5 } }, ['body', 'properties', 'limit_usage']],
-    ['a usage limit over 32 bits', { type: 'license_keys', description: 'License', properties: { limit_usage: 2 ** 31 } }, ['body', 'properties', 'limit_usage']],
-    ['zero meter units', { type: 'meter_credit', description: 'Credits', properties: { units: 0, rollover: true, meter_id: METER } }, ['body', 'properties', 'units']],
-    ['a meter id that is not a UUID', { type: 'meter_credit', description: 'Credits', properties: { units: 5, rollover: true, meter_id: 'meter' } }, ['body', 'properties', 'meter_id']],
+    [
+      'an unknown top-level field',
+      { type: 'custom', description: 'Custom', properties: {}, selectable: false },
+      ['body', 'selectable'],
+    ],
+    [
+      'an unknown property',
+      { type: 'custom', description: 'Custom', properties: { note: 'x', colour: 'red' } },
+      ['body', 'properties', 'colour'],
+    ],
+    [
+      'nested metadata',
+      { type: 'custom', description: 'Custom', properties: {}, metadata: { deep: { a: 1 } } },
+      ['body', 'metadata', 'deep'],
+    ],
+    [
+      'a metadata key over 40 characters',
+      { type: 'custom', description: 'Custom', properties: {}, metadata: { ['k'.repeat(41)]: 1 } },
+      ['body', 'metadata', 'k'.repeat(41)],
+    ],
+    [
+      'an unknown visibility',
+      { type: 'custom', description: 'Custom', properties: {}, visibility: 'secret' },
+      ['body', 'visibility'],
+    ],
+    [
+      'a discord guild token that is not an id',
+      {
+        type: 'discord',
+        description: 'Discord',
+        properties: { guild_token: 'abc', role_id: '876543210987654321', kick_member: false },
+      },
+      ['body', 'properties', 'guild_token'],
+    ],
+    [
+      'a discord benefit without kick_member',
+      {
+        type: 'discord',
+        description: 'Discord',
+        properties: { guild_token: '123456789012345678', role_id: '876543210987654321' },
+      },
+      ['body', 'properties', 'kick_member'],
+    ],
+    [
+      'an unknown repository permission',
+      {
+        type: 'github_repository',
+        description: 'Repo',
+        properties: { repository_owner: 'acme', repository_name: 'repo', permission: 'write' },
+      },
+      ['body', 'properties', 'permission'],
+    ],
+    [
+      'an over-long repository name',
+      {
+        type: 'github_repository',
+        description: 'Repo',
+        properties: { repository_owner: 'acme', repository_name: 'r'.repeat(101), permission: 'push' },
+      },
+      ['body', 'properties', 'repository_name'],
+    ],
+    [
+      'no files',
+      { type: 'downloadables', description: 'Files', properties: { files: [] } },
+      ['body', 'properties', 'files'],
+    ],
+    [
+      'a file id that is not a UUID',
+      { type: 'downloadables', description: 'Files', properties: { files: ['nope'] } },
+      ['body', 'properties', 'files', 0],
+    ],
+    [
+      'an unknown expiry timeframe',
+      { type: 'license_keys', description: 'License', properties: { expires: { ttl: 1, timeframe: 'week' } } },
+      ['body', 'properties', 'expires', 'timeframe'],
+    ],
+    [
+      'a zero ttl',
+      { type: 'license_keys', description: 'License', properties: { expires: { ttl: 0, timeframe: 'day' } } },
+      ['body', 'properties', 'expires', 'ttl'],
+    ],
+    [
+      'a negative activation limit',
+      {
+        type: 'license_keys',
+        description: 'License',
+        properties: { activations: { limit: -1, enable_customer_admin: false } },
+      },
+      ['body', 'properties', 'activations', 'limit'],
+    ],
+    [
+      'a fractional usage limit',
+      { type: 'license_keys', description: 'License', properties: { limit_usage: 1.5 } },
+      ['body', 'properties', 'limit_usage'],
+    ],
+    [
+      'a usage limit over 32 bits',
+      { type: 'license_keys', description: 'License', properties: { limit_usage: 2 ** 31 } },
+      ['body', 'properties', 'limit_usage'],
+    ],
+    [
+      'zero meter units',
+      { type: 'meter_credit', description: 'Credits', properties: { units: 0, rollover: true, meter_id: METER } },
+      ['body', 'properties', 'units'],
+    ],
+    [
+      'a meter id that is not a UUID',
+      { type: 'meter_credit', description: 'Credits', properties: { units: 5, rollover: true, meter_id: 'meter' } },
+      ['body', 'properties', 'meter_id'],
+    ],
   ];
 
   it.each(invalid)('answers 422 with the field’s loc for %s', async (_name, body, loc) => {
@@ -146,14 +286,22 @@ describe('POST /v1/benefits/', () => {
     const mine = await downloadableFile(a.organization.id);
     const theirs = await downloadableFile(b.organization.id);
     const media = await downloadableFile(a.organization.id, 'product_media');
-    const response = await a.api.post('/v1/benefits/', { type: 'downloadables', description: 'Files', properties: { files: [mine, theirs, media, randomUUID()] } });
+    const response = await a.api.post('/v1/benefits/', {
+      type: 'downloadables',
+      description: 'Files',
+      properties: { files: [mine, theirs, media, randomUUID()] },
+    });
     expect(response.status).toBe(422);
     expect(response.json.detail.map((issue: { loc: unknown }) => issue.loc)).toEqual([
       ['body', 'properties', 'files', 1],
       ['body', 'properties', 'files', 2],
       ['body', 'properties', 'files', 3],
     ]);
-    const ok = await a.api.post('/v1/benefits/', { type: 'downloadables', description: 'Files', properties: { files: [mine], archived: { [mine]: true } } });
+    const ok = await a.api.post('/v1/benefits/', {
+      type: 'downloadables',
+      description: 'Files',
+      properties: { files: [mine], archived: { [mine]: true } },
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.properties).toEqual({ files: [mine], archived: { [mine]: true } });
   });
@@ -180,7 +328,10 @@ describe('GET /v1/benefits/', () => {
     expect(second.json.items.map((item: { id: string }) => item.id)).toEqual(ids.slice(0, 2).reverse());
 
     const byType = await merchant.api.get('/v1/benefits/?type=license_keys&type=meter_credit');
-    expect(byType.json.items.map((item: { type: string }) => item.type).sort()).toEqual(['license_keys', 'meter_credit']);
+    expect(byType.json.items.map((item: { type: string }) => item.type).sort()).toEqual([
+      'license_keys',
+      'meter_credit',
+    ]);
     const sdkStyle = await merchant.api.get('/v1/benefits/', { query: { type_filter: 'discord' } });
     expect(sdkStyle.json.items.map((item: { type: string }) => item.type)).toEqual(['discord']);
     const search = await merchant.api.get('/v1/benefits/', { query: { query: 'REPO' } });
@@ -188,7 +339,14 @@ describe('GET /v1/benefits/', () => {
     const wildcard = await merchant.api.get('/v1/benefits/', { query: { query: '%' } });
     expect(wildcard.json.pagination.total_count).toBe(0);
     const sorted = await merchant.api.get('/v1/benefits/', { query: { sorting: 'description' } });
-    expect(sorted.json.items.map((item: { description: string }) => item.description)).toEqual(['API credits', 'Discord role', 'E-book', 'License', 'Private Slack', 'Repo access']);
+    expect(sorted.json.items.map((item: { description: string }) => item.description)).toEqual([
+      'API credits',
+      'Discord role',
+      'E-book',
+      'License',
+      'Private Slack',
+      'Repo access',
+    ]);
     const excluded = await merchant.api.get(`/v1/benefits/?exclude_id=${ids[0]}&exclude_id=${ids[1]}`);
     expect(excluded.json.pagination.total_count).toBe(4);
     const byId = await merchant.api.get('/v1/benefits/', { query: { id: ids[3]! } });
@@ -214,7 +372,9 @@ describe('GET /v1/benefits/', () => {
     expect(response.json.error).toBe('NotPermitted');
     const reader = await createMerchant(daemon(), { scopes: ['benefits:read'] });
     expect((await reader.api.get('/v1/benefits/')).status).toBe(200);
-    expect((await reader.api.post('/v1/benefits/', { type: 'custom', description: 'Nope', properties: {} })).status).toBe(403);
+    expect(
+      (await reader.api.post('/v1/benefits/', { type: 'custom', description: 'Nope', properties: {} })).status,
+    ).toBe(403);
   });
 });
 
@@ -234,10 +394,21 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
 
   it('updates description, metadata, visibility and properties; records benefit.updated', async () => {
     const merchant = await createMerchant(daemon());
-    const created = await create(merchant, { type: 'license_keys', description: 'License', properties: { prefix: 'OLD' }, metadata: { a: 1 } });
+    const created = await create(merchant, {
+      type: 'license_keys',
+      description: 'License',
+      properties: { prefix: 'OLD' },
+      metadata: { a: 1 },
+    });
     daemon().clock.advance(60_000);
     const updated = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
-      body: { type: 'license_keys', description: 'Pro license', metadata: { b: 'two' }, visibility: 'private', properties: { activations: { limit: 2, enable_customer_admin: false } } },
+      body: {
+        type: 'license_keys',
+        description: 'Pro license',
+        metadata: { b: 'two' },
+        visibility: 'private',
+        properties: { activations: { limit: 2, enable_customer_admin: false } },
+      },
     });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json).toMatchObject({
@@ -246,7 +417,12 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
       visibility: 'private',
       modified_at: new Date(Date.parse(created.created_at) + 60_000).toISOString(),
       created_at: created.created_at,
-      properties: { prefix: null, expires: null, activations: { limit: 2, enable_customer_admin: false }, limit_usage: null },
+      properties: {
+        prefix: null,
+        expires: null,
+        activations: { limit: 2, enable_customer_admin: false },
+        limit_usage: null,
+      },
     });
     expect((await merchant.api.get(`/v1/benefits/${created.id}`)).json).toEqual(updated.json);
 
@@ -255,22 +431,32 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
     expect(same.json.description).toBe('Pro license');
     expect(same.json.properties).toEqual(updated.json.properties);
 
-    const events = await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id, type: 'benefit.updated' });
+    const events = await daemon()
+      .core.db('outbox_events')
+      .where({ organization_id: merchant.organization.id, type: 'benefit.updated' });
     expect(events).toHaveLength(2);
   });
 
   it('refuses a change of type, invalid properties for the type, and unknown fields', async () => {
     const merchant = await createMerchant(daemon());
     const created = await create(merchant, { type: 'custom', description: 'Stay custom', properties: {} });
-    const typeChange = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, { body: { type: 'meter_credit', properties: { units: 1, rollover: false, meter_id: METER } } });
+    const typeChange = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
+      body: { type: 'meter_credit', properties: { units: 1, rollover: false, meter_id: METER } },
+    });
     expect(typeChange.status).toBe(422);
     expect(typeChange.json.detail[0].loc).toEqual(['body', 'type']);
-    const badProps = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, { body: { type: 'custom', properties: { note: 5 } } });
+    const badProps = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
+      body: { type: 'custom', properties: { note: 5 } },
+    });
     expect(badProps.status).toBe(422);
     expect(badProps.json.detail[0].loc).toEqual(['body', 'properties', 'note']);
-    const noType = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, { body: { description: 'Typeless' } });
+    const noType = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
+      body: { description: 'Typeless' },
+    });
     expect(noType.status).toBe(422);
-    const extra = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, { body: { type: 'custom', deletable: false } });
+    const extra = await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
+      body: { type: 'custom', deletable: false },
+    });
     expect(extra.status).toBe(422);
     expect(extra.json.detail[0].loc).toEqual(['body', 'deletable']);
     expect((await merchant.api.get(`/v1/benefits/${created.id}`)).json).toEqual(created);
@@ -284,7 +470,13 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
     expect(deleted.text).toBe('');
     expect((await merchant.api.get(`/v1/benefits/${created.id}`)).status).toBe(404);
     expect((await merchant.api.get('/v1/benefits/')).json.pagination.total_count).toBe(0);
-    expect((await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, { body: { type: 'custom', description: 'Back' } })).status).toBe(404);
+    expect(
+      (
+        await merchant.api.call('PATCH', `/v1/benefits/${created.id}`, {
+          body: { type: 'custom', description: 'Back' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await merchant.api.call('DELETE', `/v1/benefits/${created.id}`)).status).toBe(404);
     const row = await daemon().core.db('benefits').where({ id: created.id }).first();
     expect(row.deleted_at).not.toBeNull();
@@ -305,7 +497,13 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
     const created = await create(merchant, { type: 'custom', description: 'On a product', properties: {} });
     const db = daemon().core.db;
     const productId = randomUUID();
-    await db('products').insert({ id: productId, organization_id: merchant.organization.id, name: 'Pro', metadata: '{}', created_at: daemon().clock.now() });
+    await db('products').insert({
+      id: productId,
+      organization_id: merchant.organization.id,
+      name: 'Pro',
+      metadata: '{}',
+      created_at: daemon().clock.now(),
+    });
     await db('product_benefits').insert({ product_id: productId, benefit_id: created.id, order: 0 });
     const refused = await merchant.api.call('DELETE', `/v1/benefits/${created.id}`);
     expect(refused.status).toBe(403);
@@ -320,7 +518,9 @@ describe('GET, PATCH and DELETE /v1/benefits/{id}', () => {
   it('lists no grants yet, in ListResource shape, after authorizing', async () => {
     const merchant = await createMerchant(daemon());
     const created = await create(merchant, { type: 'custom', description: 'Granted', properties: {} });
-    const grants = await merchant.api.get(`/v1/benefits/${created.id}/grants`, { query: { is_granted: 'true', page: '1', limit: '5' } });
+    const grants = await merchant.api.get(`/v1/benefits/${created.id}/grants`, {
+      query: { is_granted: 'true', page: '1', limit: '5' },
+    });
     expect(grants.status).toBe(200);
     expect(grants.json).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
     expect((await merchant.api.get(`/v1/benefits/${randomUUID()}/grants`)).status).toBe(404);
@@ -334,7 +534,10 @@ describe('tenancy and roles', () => {
     const theirs = await create(b, { type: 'custom', description: 'B’s benefit', properties: { note: 'secret' } });
     expect((await a.api.get(`/v1/benefits/${theirs.id}`)).status).toBe(404);
     expect((await a.api.get(`/v1/benefits/${theirs.id}/grants`)).status).toBe(404);
-    expect((await a.api.call('PATCH', `/v1/benefits/${theirs.id}`, { body: { type: 'custom', description: 'Hijacked' } })).status).toBe(404);
+    expect(
+      (await a.api.call('PATCH', `/v1/benefits/${theirs.id}`, { body: { type: 'custom', description: 'Hijacked' } }))
+        .status,
+    ).toBe(404);
     expect((await a.api.call('DELETE', `/v1/benefits/${theirs.id}`)).status).toBe(404);
     // A's own session is no better placed than A's token.
     expect((await a.session.call('DELETE', `/v1/benefits/${theirs.id}`)).status).toBe(404);
@@ -350,8 +553,15 @@ describe('tenancy and roles', () => {
     expect((await asMember.get('/v1/benefits/')).json.pagination.total_count).toBe(1);
     expect((await asMember.get(`/v1/benefits/${created.id}`)).status).toBe(200);
     for (const response of [
-      await asMember.post('/v1/benefits/', { type: 'custom', description: 'By member', properties: {}, organization_id: merchant.organization.id }),
-      await asMember.call('PATCH', `/v1/benefits/${created.id}`, { body: { type: 'custom', description: 'By member' } }),
+      await asMember.post('/v1/benefits/', {
+        type: 'custom',
+        description: 'By member',
+        properties: {},
+        organization_id: merchant.organization.id,
+      }),
+      await asMember.call('PATCH', `/v1/benefits/${created.id}`, {
+        body: { type: 'custom', description: 'By member' },
+      }),
       await asMember.call('DELETE', `/v1/benefits/${created.id}`),
     ]) {
       expect(response.status).toBe(403);
@@ -365,9 +575,27 @@ describe('OpenAPI document', () => {
   it('describes the benefit and custom field operations with Polar’s schema names', async () => {
     const { api } = await createMerchant(daemon());
     const document = (await api.get('/v1/openapi.json')).json;
-    for (const path of ['/v1/benefits/', '/v1/benefits/{id}', '/v1/benefits/{id}/grants', '/v1/custom-fields/', '/v1/custom-fields/{id}']) expect(document.paths[path]).toBeDefined();
+    for (const path of [
+      '/v1/benefits/',
+      '/v1/benefits/{id}',
+      '/v1/benefits/{id}/grants',
+      '/v1/custom-fields/',
+      '/v1/custom-fields/{id}',
+    ])
+      expect(document.paths[path]).toBeDefined();
     expect(Object.keys(document.paths['/v1/benefits/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
-    for (const name of ['Benefit', 'BenefitLicenseKeys', 'BenefitLicenseKeysCreate', 'BenefitDiscordCreateProperties', 'ListResource_Benefit_', 'ListResource_BenefitGrant_', 'CustomField', 'CustomFieldSelect', 'CustomFieldCreateSelect', 'ListResource_CustomField_']) {
+    for (const name of [
+      'Benefit',
+      'BenefitLicenseKeys',
+      'BenefitLicenseKeysCreate',
+      'BenefitDiscordCreateProperties',
+      'ListResource_Benefit_',
+      'ListResource_BenefitGrant_',
+      'CustomField',
+      'CustomFieldSelect',
+      'CustomFieldCreateSelect',
+      'ListResource_CustomField_',
+    ]) {
       expect(document.components.schemas[name], name).toBeDefined();
     }
   });

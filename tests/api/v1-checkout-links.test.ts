@@ -47,7 +47,16 @@ describe('POST /v1/checkout-links/', () => {
       discount_id: discount.id,
       seats: null,
       organization_id: organization.id,
-      products: [expect.objectContaining({ id: second.id, name: 'Second', prices: [expect.objectContaining({ price_amount: 1500 })], benefits: [], medias: [] }), expect.objectContaining({ id: first.id })],
+      products: [
+        expect.objectContaining({
+          id: second.id,
+          name: 'Second',
+          prices: [expect.objectContaining({ price_amount: 1500 })],
+          benefits: [],
+          medias: [],
+        }),
+        expect.objectContaining({ id: first.id }),
+      ],
       discount: expect.objectContaining({ id: discount.id, code: 'LINK10', basis_points: 2500 }),
       url: `${daemon().url}/v1/checkout-links/${link.client_secret}/redirect`,
     });
@@ -59,11 +68,30 @@ describe('POST /v1/checkout-links/', () => {
   it('takes Polar’s deprecated product_id and product_price_id shapes', async () => {
     const { api } = await createMerchant(daemon());
     const product = await createProduct(api);
-    const byProduct = await createLink(api, { product_id: product.id, allow_discount_codes: false, require_billing_address: true });
-    expect(byProduct).toMatchObject({ products: [expect.objectContaining({ id: product.id })], allow_discount_codes: false, require_billing_address: true });
-    const byPrice = await createLink(api, { product_price_id: product.prices[0]!.id, trial_interval: 'week', trial_interval_count: 2 });
-    expect(byPrice).toMatchObject({ products: [expect.objectContaining({ id: product.id })], trial_interval: 'week', trial_interval_count: 2 });
-    const unknownPrice = await api.post('/v1/checkout-links/', { payment_processor: 'stripe', product_price_id: crypto.randomUUID() });
+    const byProduct = await createLink(api, {
+      product_id: product.id,
+      allow_discount_codes: false,
+      require_billing_address: true,
+    });
+    expect(byProduct).toMatchObject({
+      products: [expect.objectContaining({ id: product.id })],
+      allow_discount_codes: false,
+      require_billing_address: true,
+    });
+    const byPrice = await createLink(api, {
+      product_price_id: product.prices[0]!.id,
+      trial_interval: 'week',
+      trial_interval_count: 2,
+    });
+    expect(byPrice).toMatchObject({
+      products: [expect.objectContaining({ id: product.id })],
+      trial_interval: 'week',
+      trial_interval_count: 2,
+    });
+    const unknownPrice = await api.post('/v1/checkout-links/', {
+      payment_processor: 'stripe',
+      product_price_id: crypto.randomUUID(),
+    });
     expect(unknownPrice.json.detail[0].loc).toEqual(['body', 'product_price_id']);
   });
 
@@ -75,10 +103,18 @@ describe('POST /v1/checkout-links/', () => {
     ['another payment processor', { payment_processor: 'paypal', products: ['x'] }, ['body', 'payment_processor']],
     ['a javascript: success URL', { products: ['x'], success_url: 'javascript:alert(1)' }, ['body', 'success_url']],
     ['a relative success URL', { products: ['x'], success_url: '/thanks' }, ['body', 'success_url']],
-    ['an over-long success URL', { products: ['x'], success_url: `https://example.com/${'a'.repeat(2100)}` }, ['body', 'success_url']],
+    [
+      'an over-long success URL',
+      { products: ['x'], success_url: `https://example.com/${'a'.repeat(2100)}` },
+      ['body', 'success_url'],
+    ],
     ['an over-long label', { products: ['x'], label: 'l'.repeat(257) }, ['body', 'label']],
     ['nested metadata', { products: ['x'], metadata: { a: { b: 1 } } }, ['body', 'metadata', 'a']],
-    ['a 1001-day trial', { products: ['x'], trial_interval: 'day', trial_interval_count: 1001 }, ['body', 'trial_interval_count']],
+    [
+      'a 1001-day trial',
+      { products: ['x'], trial_interval: 'day', trial_interval_count: 1001 },
+      ['body', 'trial_interval_count'],
+    ],
     ['seats (not in Till)', { products: ['x'], seats: 3 }, ['body', 'seats']],
   ])('refuses %s with a 422 at the field', async (_label, fields, loc) => {
     const { api } = await createMerchant(daemon());
@@ -119,7 +155,11 @@ describe('GET /v1/checkout-links/', () => {
     const p1 = await createProduct(merchant.api);
     const p2 = await createProduct(merchant.api);
     const links = [];
-    for (const [label, products] of [['b', [p1.id]], ['a', [p2.id]], ['c', [p1.id, p2.id]]] as const) {
+    for (const [label, products] of [
+      ['b', [p1.id]],
+      ['a', [p2.id]],
+      ['c', [p1.id, p2.id]],
+    ] as const) {
       links.push(await createLink(merchant.api, { label, products }));
       daemon().clock.advance(1000);
     }
@@ -127,11 +167,15 @@ describe('GET /v1/checkout-links/', () => {
     const all = await merchant.api.get('/v1/checkout-links/');
     expect(all.json.items.map((link: { label: string }) => link.label)).toEqual(['b', 'a', 'c']);
     expect(all.json.pagination).toEqual({ total_count: 3, max_page: 1 });
-    const byProduct = await merchant.api.get('/v1/checkout-links/', { query: { product_id: p2.id, sorting: '-label' } });
+    const byProduct = await merchant.api.get('/v1/checkout-links/', {
+      query: { product_id: p2.id, sorting: '-label' },
+    });
     expect(byProduct.json.items.map((link: { label: string }) => link.label)).toEqual(['c', 'a']);
     const page = await merchant.api.get('/v1/checkout-links/', { query: { limit: '2', page: '2' } });
     expect(page.json.items.map((link: { id: string }) => link.id)).toEqual([links[2].id]);
-    expect((await merchant.api.get('/v1/checkout-links/', { query: { organization_id: other.organization.id } })).json.items).toEqual([]);
+    expect(
+      (await merchant.api.get('/v1/checkout-links/', { query: { organization_id: other.organization.id } })).json.items,
+    ).toEqual([]);
   });
 });
 
@@ -141,13 +185,34 @@ describe('PATCH and DELETE /v1/checkout-links/{id}', () => {
     const p1 = await createProduct(api);
     const p2 = await createProduct(api);
     const discount = await createDiscount(api);
-    const link = await createLink(api, { products: [p1.id], discount_id: discount.id, success_url: 'https://a.example/ok', label: 'Old' });
+    const link = await createLink(api, {
+      products: [p1.id],
+      discount_id: discount.id,
+      success_url: 'https://a.example/ok',
+      label: 'Old',
+    });
     daemon().clock.advance(5000);
     const updated = await api.call('PATCH', `/v1/checkout-links/${link.id}`, {
-      body: { products: [p2.id, p1.id], discount_id: null, success_url: null, label: 'New', allow_discount_codes: false, require_billing_address: null, metadata: { k: 'v' } },
+      body: {
+        products: [p2.id, p1.id],
+        discount_id: null,
+        success_url: null,
+        label: 'New',
+        allow_discount_codes: false,
+        require_billing_address: null,
+        metadata: { k: 'v' },
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.json).toMatchObject({ discount_id: null, discount: null, success_url: null, label: 'New', allow_discount_codes: false, require_billing_address: false, metadata: { k: 'v' } });
+    expect(updated.json).toMatchObject({
+      discount_id: null,
+      discount: null,
+      success_url: null,
+      label: 'New',
+      allow_discount_codes: false,
+      require_billing_address: false,
+      metadata: { k: 'v' },
+    });
     expect(updated.json.products.map((p: { id: string }) => p.id)).toEqual([p2.id, p1.id]);
     expect(updated.json.modified_at).toBe(daemon().clock.now().toISOString());
     expect(updated.json.client_secret).toBe(link.client_secret);
@@ -155,10 +220,15 @@ describe('PATCH and DELETE /v1/checkout-links/{id}', () => {
 
     const archived = await createProduct(api);
     await archiveProduct(api, archived.id);
-    const refused = await api.call('PATCH', `/v1/checkout-links/${link.id}`, { body: { products: [p1.id, archived.id] } });
+    const refused = await api.call('PATCH', `/v1/checkout-links/${link.id}`, {
+      body: { products: [p1.id, archived.id] },
+    });
     expect(refused.json.detail[0].loc).toEqual(['body', 'products', 1]);
     expect((await api.call('PATCH', `/v1/checkout-links/${link.id}`, { body: { products: [] } })).status).toBe(422);
-    expect((await api.call('PATCH', `/v1/checkout-links/${link.id}`, { body: { discount_id: crypto.randomUUID() } })).json.detail[0].loc).toEqual(['body', 'discount_id']);
+    expect(
+      (await api.call('PATCH', `/v1/checkout-links/${link.id}`, { body: { discount_id: crypto.randomUUID() } })).json
+        .detail[0].loc,
+    ).toEqual(['body', 'discount_id']);
   });
 
   it('drops a deleted discount from its links', async () => {
@@ -184,7 +254,9 @@ describe('PATCH and DELETE /v1/checkout-links/{id}', () => {
     const b = await createMerchant(daemon());
     const theirs = await createLink(b.api, { products: [(await createProduct(b.api)).id], label: 'B' });
     expect((await a.api.get(`/v1/checkout-links/${theirs.id}`)).status).toBe(404);
-    expect((await a.api.call('PATCH', `/v1/checkout-links/${theirs.id}`, { body: { label: 'hijacked' } })).status).toBe(404);
+    expect((await a.api.call('PATCH', `/v1/checkout-links/${theirs.id}`, { body: { label: 'hijacked' } })).status).toBe(
+      404,
+    );
     expect((await a.api.call('DELETE', `/v1/checkout-links/${theirs.id}`)).status).toBe(404);
     expect((await b.api.get(`/v1/checkout-links/${theirs.id}`)).json).toEqual(theirs);
 
@@ -202,7 +274,10 @@ describe('PATCH and DELETE /v1/checkout-links/{id}', () => {
     }
     const noScope = await createMerchant(daemon(), { scopes: ['checkout_links:read', 'products:write'] });
     const ownProduct = await createProduct(noScope.api);
-    expect((await noScope.api.post('/v1/checkout-links/', { payment_processor: 'stripe', products: [ownProduct.id] })).status).toBe(403);
+    expect(
+      (await noScope.api.post('/v1/checkout-links/', { payment_processor: 'stripe', products: [ownProduct.id] }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -245,10 +320,25 @@ describe('OpenAPI document', () => {
   it('describes the discount and checkout link operations with Polar’s schema names', async () => {
     const { api } = await createMerchant(daemon());
     const document = (await api.get('/v1/openapi.json')).json;
-    for (const path of ['/v1/discounts/', '/v1/discounts/{id}', '/v1/checkout-links/', '/v1/checkout-links/{id}', '/v1/checkout-links/{client_secret}/redirect']) {
+    for (const path of [
+      '/v1/discounts/',
+      '/v1/discounts/{id}',
+      '/v1/checkout-links/',
+      '/v1/checkout-links/{id}',
+      '/v1/checkout-links/{client_secret}/redirect',
+    ]) {
       expect(document.paths, path).toHaveProperty([path]);
     }
-    for (const schema of ['Discount', 'DiscountFixedOnceForeverDuration', 'DiscountPercentageRepeatDuration', 'DiscountCreate', 'DiscountUpdate', 'CheckoutLink', 'CheckoutLinkCreate', 'CheckoutLinkProduct']) {
+    for (const schema of [
+      'Discount',
+      'DiscountFixedOnceForeverDuration',
+      'DiscountPercentageRepeatDuration',
+      'DiscountCreate',
+      'DiscountUpdate',
+      'CheckoutLink',
+      'CheckoutLinkCreate',
+      'CheckoutLinkProduct',
+    ]) {
       expect(document.components.schemas, schema).toHaveProperty([schema]);
     }
   });

@@ -13,11 +13,32 @@ async function create(merchant: Merchant, body: Record<string, unknown>) {
 }
 
 const FIELDS: Array<Record<string, unknown>> = [
-  { type: 'text', slug: 'company', name: 'Company', properties: { form_label: 'Company name', form_placeholder: 'Acme Inc.', textarea: false, min_length: 2, max_length: 80 } },
+  {
+    type: 'text',
+    slug: 'company',
+    name: 'Company',
+    properties: {
+      form_label: 'Company name',
+      form_placeholder: 'Acme Inc.',
+      textarea: false,
+      min_length: 2,
+      max_length: 80,
+    },
+  },
   { type: 'number', slug: 'seats', name: 'Seats', properties: { ge: 1, le: 500, form_help_text: 'How many people?' } },
   { type: 'date', slug: 'start_date', name: 'Start date', properties: { ge: 1767225600 } },
   { type: 'checkbox', slug: 'terms', name: 'Terms', properties: { form_label: 'I accept the terms' } },
-  { type: 'select', slug: 'size', name: 'Size', properties: { options: [{ value: 's', label: 'Small' }, { value: 'm', label: 'Medium' }] } },
+  {
+    type: 'select',
+    slug: 'size',
+    name: 'Size',
+    properties: {
+      options: [
+        { value: 's', label: 'Small' },
+        { value: 'm', label: 'Medium' },
+      ],
+    },
+  },
 ];
 
 describe('POST /v1/custom-fields/', () => {
@@ -38,7 +59,13 @@ describe('POST /v1/custom-fields/', () => {
         properties: body.properties,
       });
     }
-    const withMetadata = await create(merchant, { type: 'checkbox', slug: 'newsletter', name: 'Newsletter', properties: {}, metadata: { source: 'cli', weight: 1.5 } });
+    const withMetadata = await create(merchant, {
+      type: 'checkbox',
+      slug: 'newsletter',
+      name: 'Newsletter',
+      properties: {},
+      metadata: { source: 'cli', weight: 1.5 },
+    });
     expect(withMetadata.metadata).toEqual({ source: 'cli', weight: 1.5 });
   });
 
@@ -48,10 +75,14 @@ describe('POST /v1/custom-fields/', () => {
     await create(a, FIELDS[0]!);
     const duplicate = await a.api.post('/v1/custom-fields/', { ...FIELDS[3], slug: 'company' });
     expect(duplicate.status).toBe(422);
-    expect(duplicate.json.detail).toEqual([{ loc: ['body', 'slug'], msg: 'Custom field with this slug already exists.', type: 'value_error' }]);
+    expect(duplicate.json.detail).toEqual([
+      { loc: ['body', 'slug'], msg: 'Custom field with this slug already exists.', type: 'value_error' },
+    ]);
     await create(b, FIELDS[0]!);
     // Two creations of one slug at once: the unique index lets exactly one through.
-    const raced = await Promise.all([1, 2, 3].map(() => a.api.post('/v1/custom-fields/', { ...FIELDS[1], slug: 'raced' })));
+    const raced = await Promise.all(
+      [1, 2, 3].map(() => a.api.post('/v1/custom-fields/', { ...FIELDS[1], slug: 'raced' })),
+    );
     expect(raced.map((response) => response.status).sort()).toEqual([201, 422, 422]);
   });
 
@@ -61,19 +92,81 @@ describe('POST /v1/custom-fields/', () => {
     ['a slug with spaces', { type: 'text', slug: 'my field', name: 'Field', properties: {} }, ['body', 'slug']],
     ['an empty name', { type: 'text', slug: 'field', name: '', properties: {} }, ['body', 'name']],
     ['an over-long name', { type: 'text', slug: 'field', name: 'n'.repeat(101), properties: {} }, ['body', 'name']],
-    ['an empty form label', { type: 'text', slug: 'field', name: 'Field', properties: { form_label: '' } }, ['body', 'properties', 'form_label']],
-    ['a negative min_length', { type: 'text', slug: 'field', name: 'Field', properties: { min_length: -1 } }, ['body', 'properties', 'min_length']],
-    ['max_length under min_length', { type: 'text', slug: 'field', name: 'Field', properties: { min_length: 5, max_length: 2 } }, ['body', 'properties', 'max_length']],
-    ['a textarea that is not a boolean', { type: 'text', slug: 'field', name: 'Field', properties: { textarea: 'yes' } }, ['body', 'properties', 'textarea']],
-    ['a fractional number bound', { type: 'number', slug: 'field', name: 'Field', properties: { ge: 0.5 } }, ['body', 'properties', 'ge']],
-    ['le under ge', { type: 'number', slug: 'field', name: 'Field', properties: { ge: 10, le: 1 } }, ['body', 'properties', 'le']],
-    ['a date bound over 32 bits', { type: 'date', slug: 'field', name: 'Field', properties: { le: 2 ** 31 } }, ['body', 'properties', 'le']],
-    ['a select without options', { type: 'select', slug: 'field', name: 'Field', properties: { options: [] } }, ['body', 'properties', 'options']],
-    ['a select option without label', { type: 'select', slug: 'field', name: 'Field', properties: { options: [{ value: 'a' }] } }, ['body', 'properties', 'options', 0, 'label']],
-    ['duplicate option values', { type: 'select', slug: 'field', name: 'Field', properties: { options: [{ value: 'a', label: 'A' }, { value: 'a', label: 'B' }] } }, ['body', 'properties', 'options', 1, 'value']],
-    ['a property of another type', { type: 'checkbox', slug: 'field', name: 'Field', properties: { options: [{ value: 'a', label: 'A' }] } }, ['body', 'properties', 'options']],
-    ['nested metadata', { type: 'checkbox', slug: 'field', name: 'Field', properties: {}, metadata: { deep: [1] } }, ['body', 'metadata', 'deep']],
-    ['an unknown field', { type: 'checkbox', slug: 'field', name: 'Field', properties: {}, required: true }, ['body', 'required']],
+    [
+      'an empty form label',
+      { type: 'text', slug: 'field', name: 'Field', properties: { form_label: '' } },
+      ['body', 'properties', 'form_label'],
+    ],
+    [
+      'a negative min_length',
+      { type: 'text', slug: 'field', name: 'Field', properties: { min_length: -1 } },
+      ['body', 'properties', 'min_length'],
+    ],
+    [
+      'max_length under min_length',
+      { type: 'text', slug: 'field', name: 'Field', properties: { min_length: 5, max_length: 2 } },
+      ['body', 'properties', 'max_length'],
+    ],
+    [
+      'a textarea that is not a boolean',
+      { type: 'text', slug: 'field', name: 'Field', properties: { textarea: 'yes' } },
+      ['body', 'properties', 'textarea'],
+    ],
+    [
+      'a fractional number bound',
+      { type: 'number', slug: 'field', name: 'Field', properties: { ge: 0.5 } },
+      ['body', 'properties', 'ge'],
+    ],
+    [
+      'le under ge',
+      { type: 'number', slug: 'field', name: 'Field', properties: { ge: 10, le: 1 } },
+      ['body', 'properties', 'le'],
+    ],
+    [
+      'a date bound over 32 bits',
+      { type: 'date', slug: 'field', name: 'Field', properties: { le: 2 ** 31 } },
+      ['body', 'properties', 'le'],
+    ],
+    [
+      'a select without options',
+      { type: 'select', slug: 'field', name: 'Field', properties: { options: [] } },
+      ['body', 'properties', 'options'],
+    ],
+    [
+      'a select option without label',
+      { type: 'select', slug: 'field', name: 'Field', properties: { options: [{ value: 'a' }] } },
+      ['body', 'properties', 'options', 0, 'label'],
+    ],
+    [
+      'duplicate option values',
+      {
+        type: 'select',
+        slug: 'field',
+        name: 'Field',
+        properties: {
+          options: [
+            { value: 'a', label: 'A' },
+            { value: 'a', label: 'B' },
+          ],
+        },
+      },
+      ['body', 'properties', 'options', 1, 'value'],
+    ],
+    [
+      'a property of another type',
+      { type: 'checkbox', slug: 'field', name: 'Field', properties: { options: [{ value: 'a', label: 'A' }] } },
+      ['body', 'properties', 'options'],
+    ],
+    [
+      'nested metadata',
+      { type: 'checkbox', slug: 'field', name: 'Field', properties: {}, metadata: { deep: [1] } },
+      ['body', 'metadata', 'deep'],
+    ],
+    [
+      'an unknown field',
+      { type: 'checkbox', slug: 'field', name: 'Field', properties: {}, required: true },
+      ['body', 'required'],
+    ],
   ];
 
   it.each(invalid)('answers 422 with the field’s loc for %s', async (_name, body, loc) => {
@@ -97,7 +190,13 @@ describe('GET /v1/custom-fields/', () => {
 
     const all = await merchant.api.get('/v1/custom-fields/');
     expect(all.status).toBe(200);
-    expect(all.json.items.map((item: { slug: string }) => item.slug)).toEqual(['company', 'seats', 'size', 'start_date', 'terms']);
+    expect(all.json.items.map((item: { slug: string }) => item.slug)).toEqual([
+      'company',
+      'seats',
+      'size',
+      'start_date',
+      'terms',
+    ]);
     expect(all.json.pagination).toEqual({ total_count: 5, max_page: 1 });
     const paged = await merchant.api.get('/v1/custom-fields/', { query: { limit: '2', page: '3' } });
     expect(paged.json.items.map((item: { slug: string }) => item.slug)).toEqual(['terms']);
@@ -135,7 +234,13 @@ describe('GET, PATCH and DELETE /v1/custom-fields/{id}', () => {
 
     daemon().clock.advance(5000);
     const updated = await merchant.api.call('PATCH', `/v1/custom-fields/${created.id}`, {
-      body: { type: 'select', slug: 'tshirt-size', name: 'T-shirt size', metadata: { v: 2 }, properties: { options: [{ value: 'l', label: 'Large' }] } },
+      body: {
+        type: 'select',
+        slug: 'tshirt-size',
+        name: 'T-shirt size',
+        metadata: { v: 2 },
+        properties: { options: [{ value: 'l', label: 'Large' }] },
+      },
     });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json).toMatchObject({
@@ -146,7 +251,9 @@ describe('GET, PATCH and DELETE /v1/custom-fields/{id}', () => {
       modified_at: new Date(Date.parse(created.created_at) + 5000).toISOString(),
     });
     expect((await merchant.api.get(`/v1/custom-fields/${created.id}`)).json).toEqual(updated.json);
-    const nameOnly = await merchant.api.call('PATCH', `/v1/custom-fields/${created.id}`, { body: { type: 'select', name: 'Size' } });
+    const nameOnly = await merchant.api.call('PATCH', `/v1/custom-fields/${created.id}`, {
+      body: { type: 'select', name: 'Size' },
+    });
     expect(nameOnly.json).toMatchObject({ slug: 'tshirt-size', name: 'Size', properties: updated.json.properties });
 
     const deleted = await merchant.api.call('DELETE', `/v1/custom-fields/${created.id}`);
@@ -161,13 +268,19 @@ describe('GET, PATCH and DELETE /v1/custom-fields/{id}', () => {
     const merchant = await createMerchant(daemon());
     const text = await create(merchant, FIELDS[0]!);
     await create(merchant, FIELDS[1]!);
-    const typeChange = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, { body: { type: 'number', name: 'Now a number' } });
+    const typeChange = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, {
+      body: { type: 'number', name: 'Now a number' },
+    });
     expect(typeChange.status).toBe(422);
     expect(typeChange.json.detail[0].loc).toEqual(['body', 'type']);
-    const taken = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, { body: { type: 'text', slug: 'seats' } });
+    const taken = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, {
+      body: { type: 'text', slug: 'seats' },
+    });
     expect(taken.status).toBe(422);
     expect(taken.json.detail[0].loc).toEqual(['body', 'slug']);
-    const badProps = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, { body: { type: 'text', properties: { max_length: -3 } } });
+    const badProps = await merchant.api.call('PATCH', `/v1/custom-fields/${text.id}`, {
+      body: { type: 'text', properties: { max_length: -3 } },
+    });
     expect(badProps.status).toBe(422);
     expect(badProps.json.detail[0].loc).toEqual(['body', 'properties', 'max_length']);
     expect((await merchant.api.get(`/v1/custom-fields/${text.id}`)).json).toEqual(text);
@@ -178,8 +291,19 @@ describe('GET, PATCH and DELETE /v1/custom-fields/{id}', () => {
     const field = await create(merchant, FIELDS[3]!);
     const db = daemon().core.db;
     const productId = randomUUID();
-    await db('products').insert({ id: productId, organization_id: merchant.organization.id, name: 'Pro', metadata: '{}', created_at: daemon().clock.now() });
-    await db('product_custom_fields').insert({ product_id: productId, custom_field_id: field.id, order: 0, required: true });
+    await db('products').insert({
+      id: productId,
+      organization_id: merchant.organization.id,
+      name: 'Pro',
+      metadata: '{}',
+      created_at: daemon().clock.now(),
+    });
+    await db('product_custom_fields').insert({
+      product_id: productId,
+      custom_field_id: field.id,
+      order: 0,
+      required: true,
+    });
     expect((await merchant.api.call('DELETE', `/v1/custom-fields/${field.id}`)).status).toBe(204);
     expect(await db('product_custom_fields').where({ product_id: productId })).toEqual([]);
   });
@@ -200,9 +324,14 @@ describe('tenancy and roles', () => {
     const b = await createMerchant(daemon());
     const theirs = await create(b, FIELDS[0]!);
     expect((await a.api.get(`/v1/custom-fields/${theirs.id}`)).status).toBe(404);
-    expect((await a.api.call('PATCH', `/v1/custom-fields/${theirs.id}`, { body: { type: 'text', name: 'Hijacked' } })).status).toBe(404);
+    expect(
+      (await a.api.call('PATCH', `/v1/custom-fields/${theirs.id}`, { body: { type: 'text', name: 'Hijacked' } }))
+        .status,
+    ).toBe(404);
     expect((await a.api.call('DELETE', `/v1/custom-fields/${theirs.id}`)).status).toBe(404);
-    expect((await a.api.get('/v1/custom-fields/', { query: { organization_id: b.organization.id } })).json.items).toEqual([]);
+    expect(
+      (await a.api.get('/v1/custom-fields/', { query: { organization_id: b.organization.id } })).json.items,
+    ).toEqual([]);
     expect((await b.api.get(`/v1/custom-fields/${theirs.id}`)).json).toEqual(theirs);
   });
 

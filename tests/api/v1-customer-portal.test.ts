@@ -35,17 +35,46 @@ describe('customer portal: orders, subscriptions, benefit grants', () => {
     expect(orders.status, orders.text).toBe(200);
     expect(orders.json.pagination).toEqual({ total_count: 2, max_page: 1 });
     const [latest, first] = orders.json.items;
-    expect(latest).toMatchObject({ id: subscribed.order.id, billing_reason: 'subscription_create', product: { id: monthly.id, organization: { id: merchant.organization.id } }, subscription: { id: subscribed.subscriptionId } });
-    expect(first).toMatchObject({ id: bought.order.id, status: 'paid', product: { name: 'E-book', prices: [expect.objectContaining({ id: once.prices[0]!.id })], benefits: [], medias: [] } });
+    expect(latest).toMatchObject({
+      id: subscribed.order.id,
+      billing_reason: 'subscription_create',
+      product: { id: monthly.id, organization: { id: merchant.organization.id } },
+      subscription: { id: subscribed.subscriptionId },
+    });
+    expect(first).toMatchObject({
+      id: bought.order.id,
+      status: 'paid',
+      product: {
+        name: 'E-book',
+        prices: [expect.objectContaining({ id: once.prices[0]!.id })],
+        benefits: [],
+        medias: [],
+      },
+    });
     expect(first).not.toHaveProperty('metadata');
     expect(first).not.toHaveProperty('customer');
-    expect(first.product.organization.customer_portal_settings).toEqual({ usage: { show: true }, subscription: { update_seats: true, update_plan: true }, customer: { allow_email_change: true } });
-    expect((await client.get('/v1/customer-portal/orders/?product_billing_type=recurring')).json.items.map((o: { id: string }) => o.id)).toEqual([subscribed.order.id]);
+    expect(first.product.organization.customer_portal_settings).toEqual({
+      usage: { show: true },
+      subscription: { update_seats: true, update_plan: true },
+      customer: { allow_email_change: true },
+    });
+    expect(
+      (await client.get('/v1/customer-portal/orders/?product_billing_type=recurring')).json.items.map(
+        (o: { id: string }) => o.id,
+      ),
+    ).toEqual([subscribed.order.id]);
     expect((await client.get(`/v1/customer-portal/orders/${bought.order.id}`)).json.id).toBe(bought.order.id);
 
     const subscriptions = await client.get('/v1/customer-portal/subscriptions/');
     expect(subscriptions.json.items).toHaveLength(1);
-    expect(subscriptions.json.items[0]).toMatchObject({ id: subscribed.subscriptionId, status: 'active', product: { id: monthly.id }, prices: [expect.any(Object)], meters: [], pending_update: null });
+    expect(subscriptions.json.items[0]).toMatchObject({
+      id: subscribed.subscriptionId,
+      status: 'active',
+      product: { id: monthly.id },
+      prices: [expect.any(Object)],
+      meters: [],
+      pending_update: null,
+    });
     expect(subscriptions.json.items[0]).not.toHaveProperty('customer');
     expect((await client.get('/v1/customer-portal/subscriptions/?active=false')).json.items).toEqual([]);
 
@@ -64,13 +93,23 @@ describe('customer portal: orders, subscriptions, benefit grants', () => {
     expect(canceled.status, canceled.text).toBe(200);
     expect(canceled.json).toMatchObject({ cancel_at_period_end: true, status: 'active' });
     expect((await client.call('DELETE', path)).json.error).toBe('AlreadyCanceledSubscription');
-    const reason = await client.call('PATCH', path, { body: { cancellation_reason: 'unused', cancellation_comment: 'Never opened it' } });
-    expect(reason.json).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: 'unused', customer_cancellation_comment: 'Never opened it' });
+    const reason = await client.call('PATCH', path, {
+      body: { cancellation_reason: 'unused', cancellation_comment: 'Never opened it' },
+    });
+    expect(reason.json).toMatchObject({
+      cancel_at_period_end: true,
+      customer_cancellation_reason: 'unused',
+      customer_cancellation_comment: 'Never opened it',
+    });
     const uncanceled = await client.call('PATCH', path, { body: { cancel_at_period_end: false } });
     expect(uncanceled.json).toMatchObject({ cancel_at_period_end: false, customer_cancellation_reason: null });
-    const again = await client.call('PATCH', path, { body: { cancel_at_period_end: true, cancellation_reason: 'too_expensive' } });
+    const again = await client.call('PATCH', path, {
+      body: { cancel_at_period_end: true, cancellation_reason: 'too_expensive' },
+    });
     expect(again.json).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: 'too_expensive' });
-    const types = (await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id')).map((row) => row.type);
+    const types = (
+      await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id')
+    ).map((row) => row.type);
     expect(types.filter((type) => type === 'subscription.canceled')).toHaveLength(2);
     expect(types).toContain('subscription.uncanceled');
     expect((await client.call('PATCH', path, { body: { cancel_at_period_end: 'yes' } })).status).toBe(422);
@@ -83,12 +122,16 @@ describe('customer portal: orders, subscriptions, benefit grants', () => {
     const alice = await purchase(daemon(), merchant, product.id);
     const bob = await purchase(daemon(), merchant, product.id);
     const asBob = portal(await sessionFor(merchant, bob.customerId));
-    expect((await asBob.get('/v1/customer-portal/orders/')).json.items.map((o: { id: string }) => o.id)).toEqual([bob.order.id]);
+    expect((await asBob.get('/v1/customer-portal/orders/')).json.items.map((o: { id: string }) => o.id)).toEqual([
+      bob.order.id,
+    ]);
     for (const response of [
       await asBob.get(`/v1/customer-portal/orders/${alice.order.id}`),
       await asBob.get(`/v1/customer-portal/subscriptions/${alice.subscriptionId}`),
       await asBob.call('DELETE', `/v1/customer-portal/subscriptions/${alice.subscriptionId}`),
-      await asBob.call('PATCH', `/v1/customer-portal/subscriptions/${alice.subscriptionId}`, { body: { cancel_at_period_end: true } }),
+      await asBob.call('PATCH', `/v1/customer-portal/subscriptions/${alice.subscriptionId}`, {
+        body: { cancel_at_period_end: true },
+      }),
     ]) {
       expect(response.status).toBe(404);
       expect(response.json.error).toBe('ResourceNotFound');
@@ -96,7 +139,11 @@ describe('customer portal: orders, subscriptions, benefit grants', () => {
     expect((await merchant.api.get(`/v1/subscriptions/${alice.subscriptionId}`)).json.cancel_at_period_end).toBe(false);
 
     // The checkout's own customer session token works in the portal right away.
-    expect((await portal(alice.customerSessionToken).get('/v1/customer-portal/subscriptions/')).json.items.map((s: { id: string }) => s.id)).toEqual([alice.subscriptionId]);
+    expect(
+      (await portal(alice.customerSessionToken).get('/v1/customer-portal/subscriptions/')).json.items.map(
+        (s: { id: string }) => s.id,
+      ),
+    ).toEqual([alice.subscriptionId]);
     for (const client of [new TestClient(daemon().url), portal('till_cst_unknown'), merchant.api]) {
       const response = await client.get('/v1/customer-portal/orders/');
       expect(response.status).toBe(401);

@@ -36,7 +36,14 @@ describe('/v1/customers', () => {
       billing_name: 'Ada',
       external_id: 'usr_1',
       organization_id: merchant.organization.id,
-      billing_address: { line1: '1 Main St', line2: null, city: 'Albany', state: 'US-NY', postal_code: '12207', country: 'US' },
+      billing_address: {
+        line1: '1 Main St',
+        line2: null,
+        city: 'Albany',
+        state: 'US-NY',
+        postal_code: '12207',
+        country: 'US',
+      },
       tax_id: ['911144442', 'us_ein'],
       metadata: { plan: 'gold', seats: 3, beta: true },
       deleted_at: null,
@@ -57,7 +64,12 @@ describe('/v1/customers', () => {
     await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, { body: { name: 'Renamed' } });
     await merchant.api.call('DELETE', `/v1/customers/${customer.id}`);
     expect((await outbox(merchant.organization.id)).map((event) => event.type)).toEqual([
-      'customer.created', 'customer.state_changed', 'customer.updated', 'customer.state_changed', 'customer.deleted', 'customer.state_changed',
+      'customer.created',
+      'customer.state_changed',
+      'customer.updated',
+      'customer.state_changed',
+      'customer.deleted',
+      'customer.state_changed',
     ]);
   });
 
@@ -68,7 +80,10 @@ describe('/v1/customers', () => {
       [{}, ['body', 'email']],
       [{ email: uniqueEmail(), billing_address: { country: 'XX' } }, ['body', 'billing_address', 'country']],
       [{ email: uniqueEmail(), billing_address: { country: 'RU' } }, ['body', 'billing_address', 'country']],
-      [{ email: uniqueEmail(), billing_address: { country: 'US', state: 'Narnia' } }, ['body', 'billing_address', 'state']],
+      [
+        { email: uniqueEmail(), billing_address: { country: 'US', state: 'Narnia' } },
+        ['body', 'billing_address', 'state'],
+      ],
       [{ email: uniqueEmail(), name: 'x'.repeat(257) }, ['body', 'name']],
       [{ email: uniqueEmail(), external_id: 'x'.repeat(257) }, ['body', 'external_id']],
       [{ email: uniqueEmail(), metadata: { nested: { deep: 1 } } }, ['body', 'metadata', 'nested']],
@@ -83,7 +98,10 @@ describe('/v1/customers', () => {
     for (const [body, loc] of cases) {
       const response = await merchant.api.post('/v1/customers/', body);
       expect(response.status, JSON.stringify(body)).toBe(422);
-      expect(response.json.detail.map((issue: { loc: unknown }) => issue.loc), JSON.stringify(body)).toContainEqual(loc);
+      expect(
+        response.json.detail.map((issue: { loc: unknown }) => issue.loc),
+        JSON.stringify(body),
+      ).toContainEqual(loc);
     }
     expect((await merchant.api.get('/v1/customers/')).json.pagination.total_count).toBe(0);
   });
@@ -96,7 +114,10 @@ describe('/v1/customers', () => {
     expect(again.status).toBe(422);
     expect(again.json.detail).toEqual([
       expect.objectContaining({ loc: ['body', 'email'], msg: 'A customer with this email address already exists.' }),
-      expect.objectContaining({ loc: ['body', 'external_id'], msg: 'A customer with this external ID already exists.' }),
+      expect.objectContaining({
+        loc: ['body', 'external_id'],
+        msg: 'A customer with this external ID already exists.',
+      }),
     ]);
     const other = await createMerchant(daemon());
     await createCustomer(other, { email, external_id: 'ext-1' });
@@ -105,14 +126,18 @@ describe('/v1/customers', () => {
   it('creates exactly one customer when the same e-mail address is created concurrently', async () => {
     const merchant = await createMerchant(daemon());
     const email = uniqueEmail('race');
-    const responses = await Promise.all(Array.from({ length: 8 }, () => merchant.api.post('/v1/customers/', { email })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => merchant.api.post('/v1/customers/', { email })),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     for (const response of responses.filter((r) => r.status !== 201)) {
       expect(response.status).toBe(422);
       expect(response.json.detail[0].loc).toEqual(['body', 'email']);
     }
     expect((await merchant.api.get('/v1/customers/', { query: { email } })).json.pagination.total_count).toBe(1);
-    expect((await outbox(merchant.organization.id)).filter((event) => event.type === 'customer.created')).toHaveLength(1);
+    expect((await outbox(merchant.organization.id)).filter((event) => event.type === 'customer.created')).toHaveLength(
+      1,
+    );
   });
 
   it('gets, updates and deletes by id and by external id', async () => {
@@ -122,22 +147,39 @@ describe('/v1/customers', () => {
     expect((await merchant.api.get('/v1/customers/external/ext-a')).json).toEqual(customer);
 
     const newEmail = uniqueEmail('changed');
-    const updated = await merchant.api.call('PATCH', '/v1/customers/external/ext-a', { body: { email: newEmail, name: null, metadata: { a: 1 } } });
+    const updated = await merchant.api.call('PATCH', '/v1/customers/external/ext-a', {
+      body: { email: newEmail, name: null, metadata: { a: 1 } },
+    });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.json).toMatchObject({ email: newEmail, name: null, metadata: { a: 1 }, external_id: 'ext-a', email_verified: false });
+    expect(updated.json).toMatchObject({
+      email: newEmail,
+      name: null,
+      metadata: { a: 1 },
+      external_id: 'ext-a',
+      email_verified: false,
+    });
     expect(updated.json.modified_at).not.toBeNull();
     // The external route has no external_id field at all.
-    expect((await merchant.api.call('PATCH', '/v1/customers/external/ext-a', { body: { external_id: 'x' } })).status).toBe(422);
+    expect(
+      (await merchant.api.call('PATCH', '/v1/customers/external/ext-a', { body: { external_id: 'x' } })).status,
+    ).toBe(422);
 
     const team = await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, { body: { type: 'team' } });
     expect(team.json.type).toBe('team');
-    const downgrade = await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, { body: { type: 'individual' } });
+    const downgrade = await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, {
+      body: { type: 'individual' },
+    });
     expect(downgrade.status).toBe(422);
     expect(downgrade.json.detail[0].loc).toEqual(['body', 'type']);
 
     const state = await merchant.api.get(`/v1/customers/${customer.id}/state`);
     expect(state.status).toBe(200);
-    expect(state.json).toMatchObject({ id: customer.id, active_subscriptions: [], granted_benefits: [], active_meters: [] });
+    expect(state.json).toMatchObject({
+      id: customer.id,
+      active_subscriptions: [],
+      granted_benefits: [],
+      active_meters: [],
+    });
     expect((await merchant.api.get('/v1/customers/external/ext-a/state')).json.id).toBe(customer.id);
 
     expect((await merchant.api.call('DELETE', '/v1/customers/external/ext-a')).status).toBe(204);
@@ -151,14 +193,28 @@ describe('/v1/customers', () => {
     const other = await createCustomer(merchant, { external_id: 'taken' });
     const duplicate = await merchant.api.call('PATCH', `/v1/customers/${first.id}`, { body: { external_id: 'taken' } });
     expect(duplicate.status).toBe(422);
-    expect(duplicate.json.detail[0]).toMatchObject({ loc: ['body', 'external_id'], msg: 'A customer with this external ID already exists.' });
+    expect(duplicate.json.detail[0]).toMatchObject({
+      loc: ['body', 'external_id'],
+      msg: 'A customer with this external ID already exists.',
+    });
     const set = await merchant.api.call('PATCH', `/v1/customers/${first.id}`, { body: { external_id: 'mine' } });
     expect(set.json.external_id).toBe('mine');
-    expect((await merchant.api.call('PATCH', `/v1/customers/${first.id}`, { body: { external_id: 'mine' } })).status).toBe(200);
+    expect(
+      (await merchant.api.call('PATCH', `/v1/customers/${first.id}`, { body: { external_id: 'mine' } })).status,
+    ).toBe(200);
     for (const externalId of ['changed', null]) {
-      const changed = await merchant.api.call('PATCH', `/v1/customers/${other.id}`, { body: { external_id: externalId } });
+      const changed = await merchant.api.call('PATCH', `/v1/customers/${other.id}`, {
+        body: { external_id: externalId },
+      });
       expect(changed.status).toBe(422);
-      expect(changed.json.detail).toEqual([{ loc: ['body', 'external_id'], msg: 'Customer external ID cannot be updated.', type: 'value_error', input: externalId }]);
+      expect(changed.json.detail).toEqual([
+        {
+          loc: ['body', 'external_id'],
+          msg: 'Customer external ID cannot be updated.',
+          type: 'value_error',
+          input: externalId,
+        },
+      ]);
     }
     expect((await merchant.api.get(`/v1/customers/${other.id}`)).json.external_id).toBe('taken');
   });
@@ -184,7 +240,9 @@ describe('/v1/customers', () => {
     expect((await merchant.api.call('DELETE', `/v1/customers/${customer.id}`)).status).toBe(204);
     expect((await merchant.api.call('DELETE', `/v1/customers/${customer.id}`)).status).toBe(404);
     expect((await merchant.api.get(`/v1/customers/${customer.id}/state`)).status).toBe(404);
-    expect((await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, { body: { name: 'x' } })).status).toBe(404);
+    expect((await merchant.api.call('PATCH', `/v1/customers/${customer.id}`, { body: { name: 'x' } })).status).toBe(
+      404,
+    );
     expect((await merchant.api.get('/v1/customers/')).json.pagination.total_count).toBe(0);
     const reborn = await createCustomer(merchant, { email, external_id: 'again' });
     expect(reborn.id).not.toBe(customer.id);
@@ -196,8 +254,14 @@ describe('/v1/customers', () => {
 
   it('anonymizes on request, keeping the external id', async () => {
     const merchant = await createMerchant(daemon());
-    const customer = await createCustomer(merchant, { name: 'Private Person', external_id: 'keep', billing_address: { country: 'DE' } });
-    expect((await merchant.api.call('DELETE', `/v1/customers/${customer.id}`, { query: { anonymize: 'true' } })).status).toBe(204);
+    const customer = await createCustomer(merchant, {
+      name: 'Private Person',
+      external_id: 'keep',
+      billing_address: { country: 'DE' },
+    });
+    expect(
+      (await merchant.api.call('DELETE', `/v1/customers/${customer.id}`, { query: { anonymize: 'true' } })).status,
+    ).toBe(204);
     const row = await daemon().core.db('customers').where({ id: customer.id }).first();
     expect(row).toMatchObject({ name: null, billing_address: null, external_id: 'keep' });
     expect(row.email).toMatch(/@anonymized\.invalid$/);
@@ -205,12 +269,25 @@ describe('/v1/customers', () => {
 
   it('lists with filters, search, metadata, sorting and pages', async () => {
     const merchant = await createMerchant(daemon());
-    const alice = await createCustomer(merchant, { email: uniqueEmail('alice'), name: 'Alice Smith', metadata: { tier: 'pro', seats: 5 } });
+    const alice = await createCustomer(merchant, {
+      email: uniqueEmail('alice'),
+      name: 'Alice Smith',
+      metadata: { tier: 'pro', seats: 5 },
+    });
     daemon().clock.advance(1000);
-    const bob = await createCustomer(merchant, { email: uniqueEmail('bob'), name: 'Bob Jones', metadata: { tier: 'free', beta: true } });
+    const bob = await createCustomer(merchant, {
+      email: uniqueEmail('bob'),
+      name: 'Bob Jones',
+      metadata: { tier: 'free', beta: true },
+    });
     daemon().clock.advance(1000);
-    const carol = await createCustomer(merchant, { email: uniqueEmail('carol'), name: '100%_Carol', metadata: { tier: 'pro' } });
-    const ids = async (query: Record<string, string>) => (await merchant.api.get('/v1/customers/', { query })).json.items.map((c: { id: string }) => c.id);
+    const carol = await createCustomer(merchant, {
+      email: uniqueEmail('carol'),
+      name: '100%_Carol',
+      metadata: { tier: 'pro' },
+    });
+    const ids = async (query: Record<string, string>) =>
+      (await merchant.api.get('/v1/customers/', { query })).json.items.map((c: { id: string }) => c.id);
 
     expect(await ids({})).toEqual([carol.id, bob.id, alice.id]);
     expect(await ids({ sorting: 'created_at' })).toEqual([alice.id, bob.id, carol.id]);
@@ -247,7 +324,9 @@ describe('/v1/customers', () => {
       expect(response.status).toBe(404);
       expect(response.json).toEqual({ error: 'ResourceNotFound', detail: 'Not found' });
     }
-    expect((await a.api.get('/v1/customers/', { query: { organization_id: b.organization.id } })).json.items).toEqual([]);
+    expect((await a.api.get('/v1/customers/', { query: { organization_id: b.organization.id } })).json.items).toEqual(
+      [],
+    );
     expect((await a.api.post('/v1/customer-sessions/', { customer_id: theirs.id })).status).toBe(422);
     expect((await b.api.get(`/v1/customers/${theirs.id}`)).json).toEqual(theirs);
   });
@@ -283,10 +362,18 @@ describe('/v1/customer-sessions and the customer portal', () => {
   it('creates a session by id or external id whose token opens the portal API for one hour', async () => {
     const merchant = await createMerchant(daemon());
     const customer = await createCustomer(merchant, { external_id: 'portal-user', name: 'Paula' });
-    const created = await merchant.api.post('/v1/customer-sessions/', { customer_id: customer.id, return_url: 'https://shop.example/account' });
+    const created = await merchant.api.post('/v1/customer-sessions/', {
+      customer_id: customer.id,
+      return_url: 'https://shop.example/account',
+    });
     expect(created.status, created.text).toBe(201);
     const session = created.json;
-    expect(session).toMatchObject({ customer_id: customer.id, customer, return_url: 'https://shop.example/account', modified_at: null });
+    expect(session).toMatchObject({
+      customer_id: customer.id,
+      customer,
+      return_url: 'https://shop.example/account',
+      modified_at: null,
+    });
     expect(session.token).toMatch(/^till_cst_[A-Za-z0-9]{43}$/);
     expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(3_600_000);
     const url = new URL(session.customer_portal_url);
@@ -302,14 +389,32 @@ describe('/v1/customer-sessions and the customer portal', () => {
     const portal = bearerClient(daemon(), session.token);
     const me = await portal.get('/v1/customer-portal/customers/me');
     expect(me.status).toBe(200);
-    expect(me.json).toMatchObject({ id: customer.id, email: customer.email, name: 'Paula', billing_name: 'Paula', oauth_accounts: {}, type: 'individual' });
+    expect(me.json).toMatchObject({
+      id: customer.id,
+      email: customer.email,
+      name: 'Paula',
+      billing_name: 'Paula',
+      oauth_accounts: {},
+      type: 'individual',
+    });
 
     const updated = await portal.call('PATCH', '/v1/customer-portal/customers/me', {
-      body: { billing_name: 'Paula GmbH', billing_address: { line1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country: 'DE' }, tax_id: 'DE123456789' },
+      body: {
+        billing_name: 'Paula GmbH',
+        billing_address: { line1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country: 'DE' },
+        tax_id: 'DE123456789',
+      },
     });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.json).toMatchObject({ billing_name: 'Paula GmbH', tax_id: ['DE123456789', 'eu_vat'], billing_address: { country: 'DE', city: 'Berlin' } });
-    expect((await merchant.api.get(`/v1/customers/${customer.id}`)).json).toMatchObject({ name: 'Paula', billing_name: 'Paula GmbH' });
+    expect(updated.json).toMatchObject({
+      billing_name: 'Paula GmbH',
+      tax_id: ['DE123456789', 'eu_vat'],
+      billing_address: { country: 'DE', city: 'Berlin' },
+    });
+    expect((await merchant.api.get(`/v1/customers/${customer.id}`)).json).toMatchObject({
+      name: 'Paula',
+      billing_name: 'Paula GmbH',
+    });
     const badTax = await portal.call('PATCH', '/v1/customer-portal/customers/me', { body: { tax_id: 'nope' } });
     expect(badTax.status).toBe(422);
     expect(badTax.json.detail[0].loc).toEqual(['body', 'tax_id']);
@@ -328,14 +433,25 @@ describe('/v1/customer-sessions and the customer portal', () => {
     const merchant = await createMerchant(daemon());
     expect((await bearerClient(daemon(), 'till_cst_unknown').get('/v1/customer-portal/customers/me')).status).toBe(401);
     expect((await new TestClient(daemon().url).get('/v1/customer-portal/customers/me')).status).toBe(401);
-    const missing = await merchant.api.post('/v1/customer-sessions/', { customer_id: '00000000-0000-4000-8000-000000000000' });
+    const missing = await merchant.api.post('/v1/customer-sessions/', {
+      customer_id: '00000000-0000-4000-8000-000000000000',
+    });
     expect(missing.status).toBe(422);
     expect(missing.json.detail[0]).toMatchObject({ loc: ['body', 'customer_id'], msg: 'Customer does not exist.' });
     const neither = await merchant.api.post('/v1/customer-sessions/', {});
     expect(neither.status).toBe(422);
     expect(neither.json.detail[0].loc).toEqual(['body', 'customer_id']);
-    expect((await merchant.api.post('/v1/customer-sessions/', { external_customer_id: 'nobody' })).json.detail[0].loc).toEqual(['body', 'external_customer_id']);
-    expect((await merchant.api.post('/v1/customer-sessions/', { external_customer_id: 'x', return_url: 'javascript:alert(1)' })).json.detail[0].loc).toEqual(['body', 'return_url']);
+    expect(
+      (await merchant.api.post('/v1/customer-sessions/', { external_customer_id: 'nobody' })).json.detail[0].loc,
+    ).toEqual(['body', 'external_customer_id']);
+    expect(
+      (
+        await merchant.api.post('/v1/customer-sessions/', {
+          external_customer_id: 'x',
+          return_url: 'javascript:alert(1)',
+        })
+      ).json.detail[0].loc,
+    ).toEqual(['body', 'return_url']);
 
     const customer = await createCustomer(merchant);
     const session = (await merchant.api.post('/v1/customer-sessions/', { customer_id: customer.id })).json;

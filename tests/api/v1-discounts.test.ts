@@ -21,7 +21,14 @@ const redeemNow = (id: string, at = daemon().clock.now()) =>
 describe('POST /v1/discounts/', () => {
   it('creates the four variants in Polar’s shapes', async () => {
     const { api, organization } = await createMerchant(daemon());
-    const fixedOnce = await api.post('/v1/discounts/', { name: '5 off', type: 'fixed', amount: 500, currency: 'usd', duration: 'once', code: 'FIVE' });
+    const fixedOnce = await api.post('/v1/discounts/', {
+      name: '5 off',
+      type: 'fixed',
+      amount: 500,
+      currency: 'usd',
+      duration: 'once',
+      code: 'FIVE',
+    });
     expect(fixedOnce.status).toBe(201);
     expect(fixedOnce.json).toEqual({
       id: expect.any(String),
@@ -43,10 +50,34 @@ describe('POST /v1/discounts/', () => {
       organization_id: organization.id,
       products: [],
     });
-    const fixedRepeat = await api.post('/v1/discounts/', { name: 'Multi', type: 'fixed', amounts: { eur: 400, usd: 450 }, duration: 'repeating', duration_in_months: 3 });
-    expect(fixedRepeat.json).toMatchObject({ type: 'fixed', amount: 450, currency: 'usd', amounts: { eur: 400, usd: 450 }, duration: 'repeating', duration_in_months: 3 });
-    const percentForever = await api.post('/v1/discounts/', { name: 'Quarter', type: 'percentage', basis_points: 2500, duration: 'forever', metadata: { campaign: 'fall', tier: 2, on: true } });
-    expect(percentForever.json).toMatchObject({ type: 'percentage', basis_points: 2500, duration: 'forever', metadata: { campaign: 'fall', tier: 2, on: true } });
+    const fixedRepeat = await api.post('/v1/discounts/', {
+      name: 'Multi',
+      type: 'fixed',
+      amounts: { eur: 400, usd: 450 },
+      duration: 'repeating',
+      duration_in_months: 3,
+    });
+    expect(fixedRepeat.json).toMatchObject({
+      type: 'fixed',
+      amount: 450,
+      currency: 'usd',
+      amounts: { eur: 400, usd: 450 },
+      duration: 'repeating',
+      duration_in_months: 3,
+    });
+    const percentForever = await api.post('/v1/discounts/', {
+      name: 'Quarter',
+      type: 'percentage',
+      basis_points: 2500,
+      duration: 'forever',
+      metadata: { campaign: 'fall', tier: 2, on: true },
+    });
+    expect(percentForever.json).toMatchObject({
+      type: 'percentage',
+      basis_points: 2500,
+      duration: 'forever',
+      metadata: { campaign: 'fall', tier: 2, on: true },
+    });
     expect(percentForever.json).not.toHaveProperty('duration_in_months');
     expect(percentForever.json).not.toHaveProperty('amount');
     const percentRepeat = await api.post('/v1/discounts/', {
@@ -59,7 +90,13 @@ describe('POST /v1/discounts/', () => {
       ends_at: '2027-01-01T00:00:00Z',
       max_redemptions: 100,
     });
-    expect(percentRepeat.json).toMatchObject({ basis_points: 10_000, duration_in_months: 6, starts_at: '2026-11-30T23:00:00.000Z', ends_at: '2027-01-01T00:00:00.000Z', max_redemptions: 100 });
+    expect(percentRepeat.json).toMatchObject({
+      basis_points: 10_000,
+      duration_in_months: 6,
+      starts_at: '2026-11-30T23:00:00.000Z',
+      ends_at: '2027-01-01T00:00:00.000Z',
+      max_redemptions: 100,
+    });
     const got = await api.get(`/v1/discounts/${percentRepeat.json.id}`);
     expect(got.json).toEqual(percentRepeat.json);
   });
@@ -69,42 +106,119 @@ describe('POST /v1/discounts/', () => {
     const b = await createMerchant(daemon());
     const own = await createProduct(a.api, { name: 'Own product' });
     const foreign = await createProduct(b.api, { name: 'Foreign product' });
-    const created = await a.api.post('/v1/discounts/', { name: 'Own only', type: 'percentage', basis_points: 1000, duration: 'once', products: [own.id] });
+    const created = await a.api.post('/v1/discounts/', {
+      name: 'Own only',
+      type: 'percentage',
+      basis_points: 1000,
+      duration: 'once',
+      products: [own.id],
+    });
     expect(created.status).toBe(201);
-    expect(created.json.products).toEqual([expect.objectContaining({ id: own.id, name: 'Own product', is_archived: false, organization_id: a.organization.id })]);
+    expect(created.json.products).toEqual([
+      expect.objectContaining({
+        id: own.id,
+        name: 'Own product',
+        is_archived: false,
+        organization_id: a.organization.id,
+      }),
+    ]);
     expect(created.json.products[0]).not.toHaveProperty('prices');
 
-    const refused = await a.api.post('/v1/discounts/', { name: 'Theirs', type: 'percentage', basis_points: 1000, duration: 'once', products: [own.id, foreign.id] });
+    const refused = await a.api.post('/v1/discounts/', {
+      name: 'Theirs',
+      type: 'percentage',
+      basis_points: 1000,
+      duration: 'once',
+      products: [own.id, foreign.id],
+    });
     expect(refused.status).toBe(422);
-    expect(refused.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'products', 1], msg: 'Product not found.' })]);
+    expect(refused.json.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'products', 1], msg: 'Product not found.' }),
+    ]);
     const unknown = await a.api.call('PATCH', `/v1/discounts/${created.json.id}`, { body: { products: [foreign.id] } });
     expect(unknown.status).toBe(422);
     expect(unknown.json.detail[0].loc).toEqual(['body', 'products', 0]);
-    expect((await a.api.get(`/v1/discounts/${created.json.id}`)).json.products.map((p: { id: string }) => p.id)).toEqual([own.id]);
+    expect(
+      (await a.api.get(`/v1/discounts/${created.json.id}`)).json.products.map((p: { id: string }) => p.id),
+    ).toEqual([own.id]);
   });
 
   it.each([
-    ['basis points above 100%', { type: 'percentage', basis_points: 10_001, duration: 'once' }, ['body', 'basis_points']],
+    [
+      'basis points above 100%',
+      { type: 'percentage', basis_points: 10_001, duration: 'once' },
+      ['body', 'basis_points'],
+    ],
     ['zero basis points', { type: 'percentage', basis_points: 0, duration: 'once' }, ['body', 'basis_points']],
-    ['a fraction of a basis point', { type: 'percentage', basis_points: 12.5, duration: 'once' }, ['body', 'basis_points']],
+    [
+      'a fraction of a basis point',
+      { type: 'percentage', basis_points: 12.5, duration: 'once' },
+      ['body', 'basis_points'],
+    ],
     ['a negative amount', { type: 'fixed', amount: -1, currency: 'usd', duration: 'once' }, ['body', 'amount']],
     ['a fixed discount without an amount', { type: 'fixed', duration: 'once' }, ['body', 'amount']],
     ['an unknown currency', { type: 'fixed', amount: 100, currency: 'USD', duration: 'once' }, ['body', 'currency']],
-    ['repeating without months', { type: 'percentage', basis_points: 100, duration: 'repeating' }, ['body', 'duration_in_months']],
-    ['1000 months', { type: 'percentage', basis_points: 100, duration: 'repeating', duration_in_months: 1000 }, ['body', 'duration_in_months']],
+    [
+      'repeating without months',
+      { type: 'percentage', basis_points: 100, duration: 'repeating' },
+      ['body', 'duration_in_months'],
+    ],
+    [
+      '1000 months',
+      { type: 'percentage', basis_points: 100, duration: 'repeating', duration_in_months: 1000 },
+      ['body', 'duration_in_months'],
+    ],
     ['an unknown duration', { type: 'percentage', basis_points: 100, duration: 'weekly' }, ['body', 'duration']],
     ['an unknown type', { type: 'bogo', duration: 'once' }, ['body', 'type']],
     ['no type', { basis_points: 100, duration: 'once' }, ['body', 'type']],
-    ['a code with punctuation', { type: 'percentage', basis_points: 100, duration: 'once', code: 'SAVE-10' }, ['body', 'code']],
+    [
+      'a code with punctuation',
+      { type: 'percentage', basis_points: 100, duration: 'once', code: 'SAVE-10' },
+      ['body', 'code'],
+    ],
     ['a two-letter code', { type: 'percentage', basis_points: 100, duration: 'once', code: 'AB' }, ['body', 'code']],
-    ['a 257-character code', { type: 'percentage', basis_points: 100, duration: 'once', code: 'A'.repeat(257) }, ['body', 'code']],
+    [
+      'a 257-character code',
+      { type: 'percentage', basis_points: 100, duration: 'once', code: 'A'.repeat(257) },
+      ['body', 'code'],
+    ],
     ['an empty name', { type: 'percentage', basis_points: 100, duration: 'once', name: '' }, ['body', 'name']],
-    ['a 257-character name', { type: 'percentage', basis_points: 100, duration: 'once', name: 'n'.repeat(257) }, ['body', 'name']],
-    ['ends before it starts', { type: 'percentage', basis_points: 100, duration: 'once', starts_at: '2027-01-02T00:00:00Z', ends_at: '2027-01-01T00:00:00Z' }, ['body', 'ends_at']],
-    ['a date without an offset', { type: 'percentage', basis_points: 100, duration: 'once', starts_at: 'next tuesday' }, ['body', 'starts_at']],
-    ['zero max redemptions', { type: 'percentage', basis_points: 100, duration: 'once', max_redemptions: 0 }, ['body', 'max_redemptions']],
-    ['nested metadata', { type: 'percentage', basis_points: 100, duration: 'once', metadata: { deep: { er: 1 } } }, ['body', 'metadata', 'deep']],
-    ['an unknown field', { type: 'percentage', basis_points: 100, duration: 'once', max_redemptions_per_customer: 1 }, ['body', 'max_redemptions_per_customer']],
+    [
+      'a 257-character name',
+      { type: 'percentage', basis_points: 100, duration: 'once', name: 'n'.repeat(257) },
+      ['body', 'name'],
+    ],
+    [
+      'ends before it starts',
+      {
+        type: 'percentage',
+        basis_points: 100,
+        duration: 'once',
+        starts_at: '2027-01-02T00:00:00Z',
+        ends_at: '2027-01-01T00:00:00Z',
+      },
+      ['body', 'ends_at'],
+    ],
+    [
+      'a date without an offset',
+      { type: 'percentage', basis_points: 100, duration: 'once', starts_at: 'next tuesday' },
+      ['body', 'starts_at'],
+    ],
+    [
+      'zero max redemptions',
+      { type: 'percentage', basis_points: 100, duration: 'once', max_redemptions: 0 },
+      ['body', 'max_redemptions'],
+    ],
+    [
+      'nested metadata',
+      { type: 'percentage', basis_points: 100, duration: 'once', metadata: { deep: { er: 1 } } },
+      ['body', 'metadata', 'deep'],
+    ],
+    [
+      'an unknown field',
+      { type: 'percentage', basis_points: 100, duration: 'once', max_redemptions_per_customer: 1 },
+      ['body', 'max_redemptions_per_customer'],
+    ],
   ])('refuses %s with a 422 at the field', async (_label, fields, loc) => {
     const { api } = await createMerchant(daemon());
     const response = await api.post('/v1/discounts/', { name: 'Bad', ...fields });
@@ -117,16 +231,39 @@ describe('POST /v1/discounts/', () => {
     const a = await createMerchant(daemon());
     const b = await createMerchant(daemon());
     await createDiscount(a.api, { code: 'Summer26' });
-    const duplicate = await a.api.post('/v1/discounts/', { name: 'Again', type: 'percentage', basis_points: 100, duration: 'once', code: 'SUMMER26' });
+    const duplicate = await a.api.post('/v1/discounts/', {
+      name: 'Again',
+      type: 'percentage',
+      basis_points: 100,
+      duration: 'once',
+      code: 'SUMMER26',
+    });
     expect(duplicate.status).toBe(422);
-    expect(duplicate.json.detail).toEqual([{ loc: ['body', 'code'], msg: 'Discount with this code already exists.', type: 'value_error' }]);
+    expect(duplicate.json.detail).toEqual([
+      { loc: ['body', 'code'], msg: 'Discount with this code already exists.', type: 'value_error' },
+    ]);
     // Another organization has its own codes.
-    expect((await b.api.post('/v1/discounts/', { name: 'Theirs', type: 'percentage', basis_points: 100, duration: 'once', code: 'summer26' })).status).toBe(201);
+    expect(
+      (
+        await b.api.post('/v1/discounts/', {
+          name: 'Theirs',
+          type: 'percentage',
+          basis_points: 100,
+          duration: 'once',
+          code: 'summer26',
+        })
+      ).status,
+    ).toBe(201);
 
     const codes = ['RACE', 'race', 'Race', 'rAce', 'raCe', 'racE'];
-    const responses = await Promise.all(codes.map((code) => a.api.post('/v1/discounts/', { name: code, type: 'percentage', basis_points: 100, duration: 'once', code })));
+    const responses = await Promise.all(
+      codes.map((code) =>
+        a.api.post('/v1/discounts/', { name: code, type: 'percentage', basis_points: 100, duration: 'once', code }),
+      ),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
-    for (const response of responses.filter((r) => r.status !== 201)) expect(response.json.detail[0].loc).toEqual(['body', 'code']);
+    for (const response of responses.filter((r) => r.status !== 201))
+      expect(response.json.detail[0].loc).toEqual(['body', 'code']);
   });
 });
 
@@ -134,15 +271,26 @@ describe('GET /v1/discounts/', () => {
   it('searches names and codes, pages, sorts and filters by organization', async () => {
     const merchant = await createMerchant(daemon());
     const other = await createMerchant(daemon());
-    for (const [name, code] of [['Spring sale', 'SPRING'], ['Summer sale', 'HOT100'], ['Winter', null], ['100% off_', 'FREEBIE']] as const) {
+    for (const [name, code] of [
+      ['Spring sale', 'SPRING'],
+      ['Summer sale', 'HOT100'],
+      ['Winter', null],
+      ['100% off_', 'FREEBIE'],
+    ] as const) {
       await createDiscount(merchant.api, { name, code });
       daemon().clock.advance(1000);
     }
     await createDiscount(other.api, { name: 'Spring elsewhere' });
     const all = await merchant.api.get('/v1/discounts/');
     expect(all.json.pagination).toEqual({ total_count: 4, max_page: 1 });
-    expect(all.json.items.map((d: { name: string }) => d.name)).toEqual(['100% off_', 'Winter', 'Summer sale', 'Spring sale']);
-    const search = async (query: string) => (await merchant.api.get('/v1/discounts/', { query: { query } })).json.items.map((d: { name: string }) => d.name);
+    expect(all.json.items.map((d: { name: string }) => d.name)).toEqual([
+      '100% off_',
+      'Winter',
+      'Summer sale',
+      'Spring sale',
+    ]);
+    const search = async (query: string) =>
+      (await merchant.api.get('/v1/discounts/', { query: { query } })).json.items.map((d: { name: string }) => d.name);
     expect(await search('SALE')).toEqual(['Summer sale', 'Spring sale']);
     expect(await search('hot1')).toEqual(['Summer sale']);
     expect(await search('%')).toEqual(['100% off_']);
@@ -160,11 +308,33 @@ describe('GET /v1/discounts/', () => {
 describe('PATCH /v1/discounts/{id}', () => {
   it('changes what Polar lets change and clears optional fields with null', async () => {
     const { api } = await createMerchant(daemon());
-    const discount = await createDiscount(api, { code: 'OLD', max_redemptions: 5, ends_at: '2027-01-01T00:00:00Z', metadata: { a: 'b' } });
+    const discount = await createDiscount(api, {
+      code: 'OLD',
+      max_redemptions: 5,
+      ends_at: '2027-01-01T00:00:00Z',
+      metadata: { a: 'b' },
+    });
     daemon().clock.advance(60_000);
-    const updated = await api.call('PATCH', `/v1/discounts/${discount.id}`, { body: { name: 'Renamed', code: 'NEW', basis_points: 3000, max_redemptions: null, ends_at: null, metadata: { c: 1 } } });
+    const updated = await api.call('PATCH', `/v1/discounts/${discount.id}`, {
+      body: {
+        name: 'Renamed',
+        code: 'NEW',
+        basis_points: 3000,
+        max_redemptions: null,
+        ends_at: null,
+        metadata: { c: 1 },
+      },
+    });
     expect(updated.status).toBe(200);
-    expect(updated.json).toMatchObject({ name: 'Renamed', code: 'NEW', basis_points: 3000, max_redemptions: null, ends_at: null, metadata: { c: 1 }, modified_at: daemon().clock.now().toISOString() });
+    expect(updated.json).toMatchObject({
+      name: 'Renamed',
+      code: 'NEW',
+      basis_points: 3000,
+      max_redemptions: null,
+      ends_at: null,
+      metadata: { c: 1 },
+      modified_at: daemon().clock.now().toISOString(),
+    });
     expect((await api.get(`/v1/discounts/${discount.id}`)).json).toEqual(updated.json);
     const cleared = await api.call('PATCH', `/v1/discounts/${discount.id}`, { body: { code: null, name: null } });
     expect(cleared.json).toMatchObject({ code: null, name: 'Renamed' });
@@ -173,7 +343,14 @@ describe('PATCH /v1/discounts/{id}', () => {
   it('refuses changing type or duration, fields of the other type, and dates out of order', async () => {
     const { api } = await createMerchant(daemon());
     const percent = await createDiscount(api, { starts_at: '2027-01-01T00:00:00Z' });
-    const fixed = await createDiscount(api, { type: 'fixed', amount: 100, currency: 'usd', basis_points: undefined, duration: 'repeating', duration_in_months: 2 });
+    const fixed = await createDiscount(api, {
+      type: 'fixed',
+      amount: 100,
+      currency: 'usd',
+      basis_points: undefined,
+      duration: 'repeating',
+      duration_in_months: 2,
+    });
     const cases: Array<[string, Record<string, unknown>, Array<string | number>]> = [
       [percent.id, { type: 'fixed' }, ['body', 'type']],
       [percent.id, { duration: 'forever' }, ['body', 'duration']],
@@ -190,7 +367,9 @@ describe('PATCH /v1/discounts/{id}', () => {
       expect(response.status, JSON.stringify(body)).toBe(422);
       expect(response.json.detail[0].loc).toEqual(loc);
     }
-    const months = await api.call('PATCH', `/v1/discounts/${fixed.id}`, { body: { duration: 'repeating', duration_in_months: 12, amount: 250 } });
+    const months = await api.call('PATCH', `/v1/discounts/${fixed.id}`, {
+      body: { duration: 'repeating', duration_in_months: 12, amount: 250 },
+    });
     expect(months.json).toMatchObject({ duration_in_months: 12, amount: 250, currency: 'usd', amounts: { usd: 250 } });
   });
 
@@ -202,15 +381,23 @@ describe('PATCH /v1/discounts/{id}', () => {
     expect(await redeemNow(percent.id)).toBe(true);
     const amount = await api.call('PATCH', `/v1/discounts/${fixed.id}`, { body: { amount: 200 } });
     expect(amount.status).toBe(422);
-    expect(amount.json.detail[0]).toMatchObject({ loc: ['body', 'amount'], msg: expect.stringContaining('already been redeemed') });
+    expect(amount.json.detail[0]).toMatchObject({
+      loc: ['body', 'amount'],
+      msg: expect.stringContaining('already been redeemed'),
+    });
     const points = await api.call('PATCH', `/v1/discounts/${percent.id}`, { body: { basis_points: 5000 } });
     expect(points.json.detail[0].loc).toEqual(['body', 'basis_points']);
     // The same value is not a change, and other fields still change.
     const same = await api.call('PATCH', `/v1/discounts/${fixed.id}`, { body: { amount: 100, name: 'Still 1 off' } });
     expect(same.json).toMatchObject({ amount: 100, name: 'Still 1 off', redemptions_count: 1 });
     const taken = await api.call('PATCH', `/v1/discounts/${fixed.id}`, { body: { code: 'taken' } });
-    expect(taken.json.detail[0]).toMatchObject({ loc: ['body', 'code'], msg: 'Discount with this code already exists.' });
-    expect((await api.call('PATCH', `/v1/discounts/${percent.id}`, { body: { code: 'Taken' } })).json.code).toBe('Taken');
+    expect(taken.json.detail[0]).toMatchObject({
+      loc: ['body', 'code'],
+      msg: 'Discount with this code already exists.',
+    });
+    expect((await api.call('PATCH', `/v1/discounts/${percent.id}`, { body: { code: 'Taken' } })).json.code).toBe(
+      'Taken',
+    );
   });
 });
 
@@ -219,7 +406,10 @@ describe('DELETE /v1/discounts/{id}', () => {
     const { api } = await createMerchant(daemon());
     const discount = await createDiscount(api, { code: 'BYE' });
     expect((await api.call('DELETE', `/v1/discounts/${discount.id}`)).status).toBe(204);
-    expect((await api.get(`/v1/discounts/${discount.id}`)).json).toEqual({ error: 'ResourceNotFound', detail: 'Not found' });
+    expect((await api.get(`/v1/discounts/${discount.id}`)).json).toEqual({
+      error: 'ResourceNotFound',
+      detail: 'Not found',
+    });
     expect((await api.call('DELETE', `/v1/discounts/${discount.id}`)).status).toBe(404);
     expect((await api.call('PATCH', `/v1/discounts/${discount.id}`, { body: { name: 'x' } })).status).toBe(404);
     expect((await api.get('/v1/discounts/')).json.items).toEqual([]);
@@ -238,7 +428,17 @@ describe('who may touch a discount', () => {
     expect((await a.api.get(`/v1/discounts/${theirs.id}`)).status).toBe(404);
     expect((await a.api.call('PATCH', `/v1/discounts/${theirs.id}`, { body: { name: 'hijacked' } })).status).toBe(404);
     expect((await a.api.call('DELETE', `/v1/discounts/${theirs.id}`)).status).toBe(404);
-    expect((await a.api.post('/v1/discounts/', { name: 'x', type: 'percentage', basis_points: 1, duration: 'once', organization_id: b.organization.id })).status).toBe(422);
+    expect(
+      (
+        await a.api.post('/v1/discounts/', {
+          name: 'x',
+          type: 'percentage',
+          basis_points: 1,
+          duration: 'once',
+          organization_id: b.organization.id,
+        })
+      ).status,
+    ).toBe(422);
     expect((await b.api.get(`/v1/discounts/${theirs.id}`)).json).toEqual(theirs);
   });
 
@@ -260,8 +460,20 @@ describe('who may touch a discount', () => {
     }
     const readOnly = await createMerchant(daemon(), { scopes: ['discounts:read'] });
     expect((await readOnly.api.get('/v1/discounts/')).status).toBe(200);
-    expect((await readOnly.api.post('/v1/discounts/', { name: 'x', type: 'percentage', basis_points: 1, duration: 'once' })).status).toBe(403);
-    expect((await merchant.session.post('/v1/discounts/', { name: 'By owner', type: 'percentage', basis_points: 1, duration: 'once' })).status).toBe(201);
+    expect(
+      (await readOnly.api.post('/v1/discounts/', { name: 'x', type: 'percentage', basis_points: 1, duration: 'once' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await merchant.session.post('/v1/discounts/', {
+          name: 'By owner',
+          type: 'percentage',
+          basis_points: 1,
+          duration: 'once',
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 

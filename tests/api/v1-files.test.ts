@@ -31,7 +31,11 @@ async function putAll(upload: any, bytes: Buffer) {
   for (const part of [...upload.upload.parts].reverse()) {
     const put = await putPart(part.url, bytes.subarray(part.chunk_start, part.chunk_end + 1), part.headers);
     expect(put.status, put.text).toBe(200);
-    parts.unshift({ number: part.number, checksum_etag: put.headers.etag as string, checksum_sha256_base64: part.checksum_sha256_base64 });
+    parts.unshift({
+      number: part.number,
+      checksum_etag: put.headers.etag as string,
+      checksum_sha256_base64: part.checksum_sha256_base64,
+    });
   }
   return parts;
 }
@@ -57,9 +61,17 @@ describe('/v1/files upload', () => {
       last_modified_at: null,
     });
     expect(upload.upload.parts).toHaveLength(3);
-    expect(upload.upload.parts[2]).toMatchObject({ number: 3, chunk_start: 2 * MiB, chunk_end: bytes.length - 1, expires_at: '2026-11-21T13:00:00.000Z' });
+    expect(upload.upload.parts[2]).toMatchObject({
+      number: 3,
+      chunk_start: 2 * MiB,
+      chunk_end: bytes.length - 1,
+      expires_at: '2026-11-21T13:00:00.000Z',
+    });
     expect(upload.upload.parts[0].url).toMatch(new RegExp(`^${daemon().url}/v1/files/${upload.id}/parts/1\\?token=`));
-    expect(upload.upload.parts[0].headers).toEqual({ 'x-amz-checksum-sha256': upload.upload.parts[0].checksum_sha256_base64, 'x-amz-sdk-checksum-algorithm': 'SHA256' });
+    expect(upload.upload.parts[0].headers).toEqual({
+      'x-amz-checksum-sha256': upload.upload.parts[0].checksum_sha256_base64,
+      'x-amz-sdk-checksum-algorithm': 'SHA256',
+    });
 
     const parts = await putAll(upload, bytes);
     const md5s = parts.map((part) => part.checksum_etag.replace(/"/g, ''));
@@ -67,13 +79,30 @@ describe('/v1/files upload', () => {
     // Not listed until completed.
     expect((await merchant.api.get('/v1/files/')).json.pagination.total_count).toBe(0);
 
-    const completed = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { id: upload.upload.id, path: upload.upload.path, parts });
+    const completed = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      id: upload.upload.id,
+      path: upload.upload.path,
+      parts,
+    });
     expect(completed.status, completed.text).toBe(200);
-    const multipart = createHash('md5').update(Buffer.concat(md5s.map((hex) => Buffer.from(hex, 'hex')))).digest('hex');
-    expect(completed.json).toMatchObject({ id: upload.id, is_uploaded: true, checksum_etag: `${multipart}-3`, last_modified_at: expect.any(String), flagged_malicious_at: null, created_at: expect.any(String) });
+    const multipart = createHash('md5')
+      .update(Buffer.concat(md5s.map((hex) => Buffer.from(hex, 'hex'))))
+      .digest('hex');
+    expect(completed.json).toMatchObject({
+      id: upload.id,
+      is_uploaded: true,
+      checksum_etag: `${multipart}-3`,
+      last_modified_at: expect.any(String),
+      flagged_malicious_at: null,
+      created_at: expect.any(String),
+    });
     expect(completed.json.public_url).toBeUndefined();
 
-    const again = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { id: upload.upload.id, path: upload.upload.path, parts });
+    const again = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      id: upload.upload.id,
+      path: upload.upload.path,
+      parts,
+    });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(completed.json);
 
@@ -84,9 +113,13 @@ describe('/v1/files upload', () => {
     expect(download.status).toBe(200);
     expect(download.headers['content-type']).toBe('application/pdf');
     expect(download.headers['content-length']).toBe(String(bytes.length));
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="Guide.pdf"; filename*=UTF-8''Guide.pdf`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="Guide.pdf"; filename*=UTF-8''Guide.pdf`,
+    );
     expect(download.headers['x-content-type-options']).toBe('nosniff');
-    const raw = await fetch(`${daemon().url}/v1/files/${upload.id}/download`, { headers: { authorization: `Bearer ${merchant.token}` } });
+    const raw = await fetch(`${daemon().url}/v1/files/${upload.id}/download`, {
+      headers: { authorization: `Bearer ${merchant.token}` },
+    });
     expect(Buffer.from(await raw.arrayBuffer()).equals(bytes)).toBe(true);
 
     // Staged parts are gone once the file is assembled.
@@ -116,25 +149,55 @@ describe('/v1/files upload', () => {
     const ok = await putPart(first.url, bytes.subarray(0, MiB));
     expect(ok.status).toBe(200);
     const base = { id: upload.upload.id, path: upload.upload.path };
-    const missing = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { ...base, parts: [{ number: 1, checksum_etag: ok.headers.etag, checksum_sha256_base64: null }, { number: 2, checksum_etag: 'x', checksum_sha256_base64: null }] });
+    const missing = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      ...base,
+      parts: [
+        { number: 1, checksum_etag: ok.headers.etag, checksum_sha256_base64: null },
+        { number: 2, checksum_etag: 'x', checksum_sha256_base64: null },
+      ],
+    });
     expect(missing.status).toBe(422);
     expect(missing.json.detail[0]).toMatchObject({ loc: ['body', 'parts', 1], type: 'part_missing' });
     const put2 = await putPart(second.url, bytes.subarray(MiB));
     expect(put2.status).toBe(200);
-    const swapped = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { ...base, parts: [{ number: 1, checksum_etag: put2.headers.etag, checksum_sha256_base64: null }, { number: 2, checksum_etag: put2.headers.etag, checksum_sha256_base64: null }] });
+    const swapped = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      ...base,
+      parts: [
+        { number: 1, checksum_etag: put2.headers.etag, checksum_sha256_base64: null },
+        { number: 2, checksum_etag: put2.headers.etag, checksum_sha256_base64: null },
+      ],
+    });
     expect(swapped.status).toBe(422);
     expect(swapped.json.detail[0].loc).toEqual(['body', 'parts', 0, 'checksum_etag']);
-    const partial = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { ...base, parts: [{ number: 1, checksum_etag: ok.headers.etag, checksum_sha256_base64: null }] });
+    const partial = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      ...base,
+      parts: [{ number: 1, checksum_etag: ok.headers.etag, checksum_sha256_base64: null }],
+    });
     expect(partial.status).toBe(422);
-    const wrongId = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { ...base, id: 'another-upload', parts: [{ number: 1, checksum_etag: 'a', checksum_sha256_base64: null }] });
+    const wrongId = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      ...base,
+      id: 'another-upload',
+      parts: [{ number: 1, checksum_etag: 'a', checksum_sha256_base64: null }],
+    });
     expect(wrongId.json.detail[0].loc).toEqual(['body', 'id']);
-    const wrongPath = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { ...base, path: 'elsewhere/x', parts: [{ number: 1, checksum_etag: 'a', checksum_sha256_base64: null }] });
+    const wrongPath = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      ...base,
+      path: 'elsewhere/x',
+      parts: [{ number: 1, checksum_etag: 'a', checksum_sha256_base64: null }],
+    });
     expect(wrongPath.json.detail[0].loc).toEqual(['body', 'path']);
 
     const done = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
       ...base,
       // Unquoted ETags are accepted as well as the quoted ones S3 clients pass along.
-      parts: [{ number: 1, checksum_etag: String(ok.headers.etag).replace(/"/g, ''), checksum_sha256_base64: first.checksum_sha256_base64 }, { number: 2, checksum_etag: put2.headers.etag, checksum_sha256_base64: null }],
+      parts: [
+        {
+          number: 1,
+          checksum_etag: String(ok.headers.etag).replace(/"/g, ''),
+          checksum_sha256_base64: first.checksum_sha256_base64,
+        },
+        { number: 2, checksum_etag: put2.headers.etag, checksum_sha256_base64: null },
+      ],
     });
     expect(done.status, done.text).toBe(200);
     // A completed upload's parts cannot change any more.
@@ -145,14 +208,21 @@ describe('/v1/files upload', () => {
     const merchant = await createMerchant(daemon());
     const bytes = randomBytes(3000);
     const upload = await merchant.api.post('/v1/files/', {
-      service: 'downloadable', name: 'a.bin', mime_type: 'application/octet-stream', size: bytes.length,
+      service: 'downloadable',
+      name: 'a.bin',
+      mime_type: 'application/octet-stream',
+      size: bytes.length,
       checksum_sha256_base64: sha256Base64(randomBytes(8)),
       upload: { parts: partsOf(bytes, 1000, false) },
     });
     expect(upload.status).toBe(201);
     expect(upload.json.upload.parts[0].headers).toEqual({});
     const parts = await putAll(upload.json, bytes);
-    const completed = await merchant.api.post(`/v1/files/${upload.json.id}/uploaded`, { id: upload.json.upload.id, path: upload.json.upload.path, parts });
+    const completed = await merchant.api.post(`/v1/files/${upload.json.id}/uploaded`, {
+      id: upload.json.upload.id,
+      path: upload.json.upload.path,
+      parts,
+    });
     expect(completed.status).toBe(422);
     expect(completed.json.detail[0]).toMatchObject({ loc: ['body'], type: 'checksum_mismatch' });
     expect((await merchant.api.get('/v1/files/')).json.items).toEqual([]);
@@ -177,7 +247,10 @@ describe('/v1/files upload', () => {
       expect(refused.status, url).toBe(401);
       expect(refused.json).toEqual({ error: 'Unauthorized', detail: expect.stringContaining('signature') });
     }
-    const unknown = await putPart(first.url.replace(upload.id, '00000000-0000-4000-8000-000000000000'), bytes.subarray(0, 1000));
+    const unknown = await putPart(
+      first.url.replace(upload.id, '00000000-0000-4000-8000-000000000000'),
+      bytes.subarray(0, 1000),
+    );
     expect(unknown.status).toBe(401);
 
     daemon().clock.advance(60 * 60 * 1000 + 1000);
@@ -195,20 +268,28 @@ describe('/v1/files upload', () => {
     daemon().clock.advance(25 * 60 * 60 * 1000);
     expect(await daemon().core.files.sweepAbandoned()).toBeGreaterThanOrEqual(1);
     expect(existsSync(join(daemon().config.files.dir, 'uploads', upload.id))).toBe(false);
-    const completed = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, { id: upload.upload.id, path: upload.upload.path, parts: [{ number: 1, checksum_etag: 'x', checksum_sha256_base64: null }] });
+    const completed = await merchant.api.post(`/v1/files/${upload.id}/uploaded`, {
+      id: upload.upload.id,
+      path: upload.upload.path,
+      parts: [{ number: 1, checksum_etag: 'x', checksum_sha256_base64: null }],
+    });
     expect(completed.status).toBe(404);
   });
 
   it('renames a file and sets its version; deleting removes it and its bytes', async () => {
     const merchant = await createMerchant(daemon());
     const file = await uploadFile(merchant.api, randomBytes(1000), { name: 'draft.zip', mimeType: 'application/zip' });
-    const patched = await merchant.api.call('PATCH', `/v1/files/${file.id}`, { body: { name: 'Final édition.zip', version: '2.1' } });
+    const patched = await merchant.api.call('PATCH', `/v1/files/${file.id}`, {
+      body: { name: 'Final édition.zip', version: '2.1' },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.json).toMatchObject({ id: file.id, name: 'Final édition.zip', version: '2.1', path: file.path });
     const unchanged = await merchant.api.call('PATCH', `/v1/files/${file.id}`, { body: {} });
     expect(unchanged.json).toMatchObject({ name: 'Final édition.zip', version: '2.1' });
     const download = await merchant.api.get(`/v1/files/${file.id}/download`);
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="Final _dition.zip"; filename*=UTF-8''Final%20%C3%A9dition.zip`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="Final _dition.zip"; filename*=UTF-8''Final%20%C3%A9dition.zip`,
+    );
 
     const deleted = await merchant.api.call('DELETE', `/v1/files/${file.id}`);
     expect(deleted.status).toBe(204);

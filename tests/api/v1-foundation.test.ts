@@ -9,7 +9,10 @@ describe('/v1 authentication', () => {
   it('answers 401 in Polar’s shape without a token or with an unknown one', async () => {
     const { api } = await createMerchant(daemon());
     const anonymous = bearerClient(daemon(), 'till_oat_nottherealtoken');
-    for (const response of [await anonymous.get('/v1/organization-access-tokens/'), await api.get('/v1/organization-access-tokens/', { headers: { authorization: '' } })]) {
+    for (const response of [
+      await anonymous.get('/v1/organization-access-tokens/'),
+      await api.get('/v1/organization-access-tokens/', { headers: { authorization: '' } }),
+    ]) {
       expect(response.status).toBe(401);
       expect(response.json).toEqual({ error: 'Unauthorized', detail: expect.any(String) });
     }
@@ -25,9 +28,16 @@ describe('/v1 authentication', () => {
 
   it('lets an expired token in no more', async () => {
     const merchant = await createMerchant(daemon());
-    const created = await merchant.api.post('/v1/organization-access-tokens/', { comment: 'short', scopes: ['organization_access_tokens:read'], expires_in: 'PT1H' });
+    const created = await merchant.api.post('/v1/organization-access-tokens/', {
+      comment: 'short',
+      scopes: ['organization_access_tokens:read'],
+      expires_in: 'PT1H',
+    });
     expect(created.status).toBe(201);
-    expect(Date.parse(created.json.organization_access_token.expires_at) - Date.parse(created.json.organization_access_token.created_at)).toBe(3_600_000);
+    expect(
+      Date.parse(created.json.organization_access_token.expires_at) -
+        Date.parse(created.json.organization_access_token.created_at),
+    ).toBe(3_600_000);
     const short = bearerClient(daemon(), created.json.token);
     expect((await short.get('/v1/organization-access-tokens/')).status).toBe(200);
     daemon().clock.advance(3_600_001);
@@ -40,14 +50,26 @@ describe('/v1 authentication', () => {
     await addMember(daemon(), merchant.organization.id, member.user.id, 'member');
     const asMember = bearerClient(daemon(), member.token);
     expect((await asMember.get('/v1/organization-access-tokens/')).json.pagination.total_count).toBe(1);
-    const refused = await asMember.post('/v1/organization-access-tokens/', { organization_id: merchant.organization.id, comment: 'x', scopes: [] });
+    const refused = await asMember.post('/v1/organization-access-tokens/', {
+      organization_id: merchant.organization.id,
+      comment: 'x',
+      scopes: [],
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('NotPermitted');
 
     const admin = await signedInUser(daemon(), 'Admin');
     await addMember(daemon(), merchant.organization.id, admin.user.id, 'admin');
     const asAdmin = bearerClient(daemon(), admin.token);
-    expect((await asAdmin.post('/v1/organization-access-tokens/', { organization_id: merchant.organization.id, comment: 'by admin', scopes: [] })).status).toBe(201);
+    expect(
+      (
+        await asAdmin.post('/v1/organization-access-tokens/', {
+          organization_id: merchant.organization.id,
+          comment: 'by admin',
+          scopes: [],
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('needs organization_id from a member of several organizations with none active, and refuses others’ ids', async () => {
@@ -58,12 +80,20 @@ describe('/v1 authentication', () => {
     const missing = await merchant.session.post('/v1/organization-access-tokens/', { comment: 'x', scopes: [] });
     expect(missing.status).toBe(422);
     expect(missing.json.detail[0].loc).toEqual(['body', 'organization_id']);
-    const ok = await merchant.session.post('/v1/organization-access-tokens/', { organization_id: second.id, comment: 'x', scopes: [] });
+    const ok = await merchant.session.post('/v1/organization-access-tokens/', {
+      organization_id: second.id,
+      comment: 'x',
+      scopes: [],
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.organization_access_token.organization_id).toBe(second.id);
 
     const stranger = await createMerchant(daemon());
-    const foreign = await stranger.session.post('/v1/organization-access-tokens/', { organization_id: second.id, comment: 'x', scopes: [] });
+    const foreign = await stranger.session.post('/v1/organization-access-tokens/', {
+      organization_id: second.id,
+      comment: 'x',
+      scopes: [],
+    });
     expect(foreign.status).toBe(422);
   });
 
@@ -72,14 +102,18 @@ describe('/v1 authentication', () => {
     const b = await createMerchant(daemon());
     const bTokens = await b.api.get('/v1/organization-access-tokens/');
     const id = bTokens.json.items[0].id as string;
-    expect((await a.api.call('PATCH', `/v1/organization-access-tokens/${id}`, { body: { comment: 'hijacked' } })).status).toBe(404);
+    expect(
+      (await a.api.call('PATCH', `/v1/organization-access-tokens/${id}`, { body: { comment: 'hijacked' } })).status,
+    ).toBe(404);
     expect((await a.api.call('DELETE', `/v1/organization-access-tokens/${id}`)).status).toBe(404);
     expect((await b.api.get('/v1/organization-access-tokens/')).json.items[0].comment).toBe('test token');
   });
 
   it('accepts Polar-Version and Polar-Organization headers it does not know', async () => {
     const { api } = await createMerchant(daemon());
-    const response = await api.get('/v1/organization-access-tokens/', { headers: { 'polar-version': '2099-01-01', 'polar-organization': 'whatever' } });
+    const response = await api.get('/v1/organization-access-tokens/', {
+      headers: { 'polar-version': '2099-01-01', 'polar-organization': 'whatever' },
+    });
     expect(response.status).toBe(200);
   });
 });
@@ -88,13 +122,19 @@ describe('/v1 lists', () => {
   it('pages with page and limit, caps limit at 100, sorts, and reports max_page', async () => {
     const merchant = await createMerchant(daemon());
     for (let i = 0; i < 4; i++) {
-      expect((await merchant.api.post('/v1/organization-access-tokens/', { comment: `t${i}`, scopes: [] })).status).toBe(201);
+      expect(
+        (await merchant.api.post('/v1/organization-access-tokens/', { comment: `t${i}`, scopes: [] })).status,
+      ).toBe(201);
       daemon().clock.advance(1000);
     }
-    const first = await merchant.api.get('/v1/organization-access-tokens/', { query: { limit: '2', sorting: 'comment' } });
+    const first = await merchant.api.get('/v1/organization-access-tokens/', {
+      query: { limit: '2', sorting: 'comment' },
+    });
     expect(first.json.pagination).toEqual({ total_count: 5, max_page: 3 });
     expect(first.json.items.map((token: { comment: string }) => token.comment)).toEqual(['t0', 't1']);
-    const last = await merchant.api.get('/v1/organization-access-tokens/', { query: { limit: '2', page: '3', sorting: 'comment' } });
+    const last = await merchant.api.get('/v1/organization-access-tokens/', {
+      query: { limit: '2', page: '3', sorting: 'comment' },
+    });
     expect(last.json.items.map((token: { comment: string }) => token.comment)).toEqual(['test token']);
     const newest = await merchant.api.get('/v1/organization-access-tokens/', { query: { limit: '1000' } });
     expect(newest.json.items[0].comment).toBe('t3');
@@ -122,9 +162,16 @@ describe('/v1 errors', () => {
     expect(missing.json.detail[0]).toMatchObject({ loc: ['body', 'comment'], type: 'missing' });
     const longComment = await api.post('/v1/organization-access-tokens/', { comment: 'x'.repeat(256), scopes: [] });
     expect(longComment.status).toBe(422);
-    const badDuration = await api.post('/v1/organization-access-tokens/', { comment: 'x', scopes: [], expires_in: 'soon' });
+    const badDuration = await api.post('/v1/organization-access-tokens/', {
+      comment: 'x',
+      scopes: [],
+      expires_in: 'soon',
+    });
     expect(badDuration.json.detail[0].loc).toEqual(['body', 'expires_in']);
-    const malformed = await api.call('POST', '/v1/organization-access-tokens/', { rawBody: '{"comment":', headers: { 'content-type': 'application/json' } });
+    const malformed = await api.call('POST', '/v1/organization-access-tokens/', {
+      rawBody: '{"comment":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(422);
     expect(malformed.json.detail[0].type).toBe('json_invalid');
     const noBody = await api.call('POST', '/v1/organization-access-tokens/');
@@ -157,24 +204,41 @@ describe('Idempotency-Key', () => {
     const a = await createMerchant(daemon());
     const b = await createMerchant(daemon());
     const headers = { 'idempotency-key': 'shared-key' };
-    expect((await a.api.post('/v1/organization-access-tokens/', { comment: 'first', scopes: [] }, { headers })).status).toBe(201);
-    const conflict = await a.api.post('/v1/organization-access-tokens/', { comment: 'second', scopes: [] }, { headers });
+    expect(
+      (await a.api.post('/v1/organization-access-tokens/', { comment: 'first', scopes: [] }, { headers })).status,
+    ).toBe(201);
+    const conflict = await a.api.post(
+      '/v1/organization-access-tokens/',
+      { comment: 'second', scopes: [] },
+      { headers },
+    );
     expect(conflict.status).toBe(422);
     expect(conflict.json.detail[0].loc).toEqual(['header', 'idempotency-key']);
-    expect((await b.api.post('/v1/organization-access-tokens/', { comment: 'other caller', scopes: [] }, { headers })).status).toBe(201);
+    expect(
+      (await b.api.post('/v1/organization-access-tokens/', { comment: 'other caller', scopes: [] }, { headers }))
+        .status,
+    ).toBe(201);
   });
 
   it('does not let a validation error consume the key', async () => {
     const { api } = await createMerchant(daemon());
     const headers = { 'idempotency-key': 'retry-after-fix' };
-    expect((await api.post('/v1/organization-access-tokens/', { comment: '', scopes: [] }, { headers })).status).toBe(422);
-    expect((await api.post('/v1/organization-access-tokens/', { comment: 'fixed', scopes: [] }, { headers })).status).toBe(201);
+    expect((await api.post('/v1/organization-access-tokens/', { comment: '', scopes: [] }, { headers })).status).toBe(
+      422,
+    );
+    expect(
+      (await api.post('/v1/organization-access-tokens/', { comment: 'fixed', scopes: [] }, { headers })).status,
+    ).toBe(201);
   });
 
   it('runs one of many concurrent requests with the same key', async () => {
     const { api } = await createMerchant(daemon());
     const headers = { 'idempotency-key': 'concurrent' };
-    const responses = await Promise.all(Array.from({ length: 10 }, () => api.post('/v1/organization-access-tokens/', { comment: 'race', scopes: [] }, { headers })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api.post('/v1/organization-access-tokens/', { comment: 'race', scopes: [] }, { headers }),
+      ),
+    );
     const created = responses.filter((response) => response.status === 201);
     for (const response of responses) expect([201, 409]).toContain(response.status);
     expect(new Set(created.map((response) => response.json.token)).size).toBe(1);
@@ -202,9 +266,15 @@ describe('OpenAPI document and reference page', () => {
     expect(document.openapi).toBe('3.1.0');
     const create = document.paths['/v1/organization-access-tokens/'].post;
     expect(create.operationId).toBe('organization_access_tokens:create');
-    expect(create.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/OrganizationAccessTokenCreate');
+    expect(create.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/OrganizationAccessTokenCreate',
+    );
     expect(document.components.schemas.OrganizationAccessToken.required).toContain('last_used_at');
-    expect(document.paths['/v1/organization-access-tokens/{id}'].patch.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+    expect(document.paths['/v1/organization-access-tokens/{id}'].patch.parameters[0]).toMatchObject({
+      name: 'id',
+      in: 'path',
+      required: true,
+    });
     expect(JSON.stringify(document)).not.toContain('#/$defs/');
     const page = await api.get('/v1/docs');
     expect(page.status).toBe(200);

@@ -19,7 +19,11 @@ const FULL_UPDATE = {
   details: { product_description: 'Developer tools', selling_categories: ['software'], switching: false },
   country: 'FR',
   feature_settings: { issue_funding_enabled: true, usage_based_billing_enabled: true },
-  subscription_settings: { allow_multiple_subscriptions: true, allow_customer_updates: false, proration_behavior: 'invoice' },
+  subscription_settings: {
+    allow_multiple_subscriptions: true,
+    allow_customer_updates: false,
+    proration_behavior: 'invoice',
+  },
   notification_settings: { new_order: false },
   customer_email_settings: { subscription_cycled: false },
   customer_portal_settings: { usage: { show: false } },
@@ -28,7 +32,10 @@ const FULL_UPDATE = {
 };
 
 async function outboxEvents(organizationId: string) {
-  const rows = await daemon().core.db('outbox_events').where({ organization_id: organizationId, type: 'organization.updated' }).orderBy('id');
+  const rows = await daemon()
+    .core.db('outbox_events')
+    .where({ organization_id: organizationId, type: 'organization.updated' })
+    .orderBy('id');
   return rows.map((row: Record<string, unknown>) => parseJson<Record<string, any>>(row.payload)!);
 }
 
@@ -55,7 +62,11 @@ describe('GET /v1/organizations', () => {
       account_id: null,
       payout_account_id: null,
       feature_settings: { issue_funding_enabled: false, usage_based_billing_enabled: false },
-      subscription_settings: { allow_multiple_subscriptions: false, proration_behavior: 'prorate', allow_customer_updates: true },
+      subscription_settings: {
+        allow_multiple_subscriptions: false,
+        proration_behavior: 'prorate',
+        allow_customer_updates: true,
+      },
       capabilities: { checkout_payments: true, api_access: true },
     });
     expect(got.json.created_at).toMatch(/(Z|[+-]\d\d:\d\d)$/);
@@ -76,7 +87,10 @@ describe('GET /v1/organizations', () => {
     expect(byName.json.pagination).toEqual({ total_count: 2, max_page: 2 });
     const bySlug = await a.session.get('/v1/organizations/', { query: { slug: a.organization.slug } });
     expect(bySlug.json.items.map((org: { id: string }) => org.id)).toEqual([a.organization.id]);
-    expect((await a.session.get('/v1/organizations/', { query: { sorting: 'revenue' } })).json.detail[0].loc).toEqual(['query', 'sorting']);
+    expect((await a.session.get('/v1/organizations/', { query: { sorting: 'revenue' } })).json.detail[0].loc).toEqual([
+      'query',
+      'sorting',
+    ]);
   });
 
   it('hides another organization behind a 404', async () => {
@@ -106,7 +120,11 @@ describe('PATCH /v1/organizations/{id}', () => {
       proration_behavior: 'invoice',
       allow_customer_updates: false,
       feature_settings: { issue_funding_enabled: true, usage_based_billing_enabled: true, wallets_enabled: false },
-      subscription_settings: { allow_multiple_subscriptions: true, proration_behavior: 'invoice', benefit_revocation_grace_period: 0 },
+      subscription_settings: {
+        allow_multiple_subscriptions: true,
+        proration_behavior: 'invoice',
+        benefit_revocation_grace_period: 0,
+      },
       notification_settings: { new_order: false, new_subscription: true },
       customer_email_settings: { subscription_cycled: false, order_confirmation: true },
       customer_portal_settings: { usage: { show: false }, subscription: { update_plan: true } },
@@ -121,43 +139,90 @@ describe('PATCH /v1/organizations/{id}', () => {
 
     // Settings merge key by key; null clears the nullable fields.
     const second = await api.call('PATCH', `/v1/organizations/${organization.id}`, {
-      body: { email: null, socials: null, feature_settings: { wallets_enabled: true }, subscription_settings: { prevent_trial_abuse: true } },
+      body: {
+        email: null,
+        socials: null,
+        feature_settings: { wallets_enabled: true },
+        subscription_settings: { prevent_trial_abuse: true },
+      },
     });
     expect(second.json).toMatchObject({
       email: null,
       socials: [],
       website: FULL_UPDATE.website,
       feature_settings: { issue_funding_enabled: true, wallets_enabled: true },
-      subscription_settings: { allow_multiple_subscriptions: true, prevent_trial_abuse: true, proration_behavior: 'invoice' },
+      subscription_settings: {
+        allow_multiple_subscriptions: true,
+        prevent_trial_abuse: true,
+        proration_behavior: 'invoice',
+      },
     });
     expect(await outboxEvents(organization.id)).toHaveLength(2);
 
-    const full = await owner.client.get('/api/auth/organization/get-full-organization', { query: { organizationId: organization.id } });
+    const full = await owner.client.get('/api/auth/organization/get-full-organization', {
+      query: { organizationId: organization.id },
+    });
     expect(full.json).toMatchObject({ id: organization.id, name: 'Acme Tools', logo: FULL_UPDATE.avatar_url });
   });
 
   it.each([
-    ['unknown platform', { socials: [{ platform: 'myspace', url: 'https://myspace.com/acme' }] }, ['body', 'socials', 0, 'platform']],
+    [
+      'unknown platform',
+      { socials: [{ platform: 'myspace', url: 'https://myspace.com/acme' }] },
+      ['body', 'socials', 0, 'platform'],
+    ],
     ['bad social URL', { socials: [{ platform: 'x', url: 'not a url' }] }, ['body', 'socials', 0, 'url']],
     ['javascript: avatar', { avatar_url: 'javascript:alert(1)' }, ['body', 'avatar_url']],
     ['bad website', { website: 'acme dot com' }, ['body', 'website']],
     ['bad email', { email: 'not-an-email' }, ['body', 'email']],
-    ['unknown proration_behavior', { subscription_settings: { proration_behavior: 'reset' } }, ['body', 'subscription_settings', 'proration_behavior']],
-    ['next_period proration', { subscription_settings: { proration_behavior: 'next_period' } }, ['body', 'subscription_settings', 'proration_behavior']],
+    [
+      'unknown proration_behavior',
+      { subscription_settings: { proration_behavior: 'reset' } },
+      ['body', 'subscription_settings', 'proration_behavior'],
+    ],
+    [
+      'next_period proration',
+      { subscription_settings: { proration_behavior: 'next_period' } },
+      ['body', 'subscription_settings', 'proration_behavior'],
+    ],
     ['over-long name', { name: 'x'.repeat(256) }, ['body', 'name']],
     ['too short name', { name: 'ab' }, ['body', 'name']],
     ['name of the wrong type', { name: 42 }, ['body', 'name']],
-    ['flag of the wrong type', { feature_settings: { issue_funding_enabled: 'yes' } }, ['body', 'feature_settings', 'issue_funding_enabled']],
-    ['unknown feature flag', { feature_settings: { teleport_enabled: true } }, ['body', 'feature_settings', 'teleport_enabled']],
+    [
+      'flag of the wrong type',
+      { feature_settings: { issue_funding_enabled: 'yes' } },
+      ['body', 'feature_settings', 'issue_funding_enabled'],
+    ],
+    [
+      'unknown feature flag',
+      { feature_settings: { teleport_enabled: true } },
+      ['body', 'feature_settings', 'teleport_enabled'],
+    ],
     ['socials not a list', { socials: 'github' }, ['body', 'socials']],
-    ['negative grace period', { subscription_settings: { benefit_revocation_grace_period: -1 } }, ['body', 'subscription_settings', 'benefit_revocation_grace_period']],
+    [
+      'negative grace period',
+      { subscription_settings: { benefit_revocation_grace_period: -1 } },
+      ['body', 'subscription_settings', 'benefit_revocation_grace_period'],
+    ],
     ['unknown country', { country: 'XX' }, ['body', 'country']],
     ['unknown currency', { default_presentment_currency: 'usdx' }, ['body', 'default_presentment_currency']],
     ['unknown tax behavior', { default_tax_behavior: 'none' }, ['body', 'default_tax_behavior']],
     ['unknown field', { slug: 'renamed' }, ['body', 'slug']],
-    ['notification flag of the wrong type', { notification_settings: { new_order: 1 } }, ['body', 'notification_settings', 'new_order']],
-    ['portal flag of the wrong type', { customer_portal_settings: { usage: { show: 'no' } } }, ['body', 'customer_portal_settings', 'usage', 'show']],
-    ['negative revenue in details', { details: { future_annual_revenue: -5 } }, ['body', 'details', 'future_annual_revenue']],
+    [
+      'notification flag of the wrong type',
+      { notification_settings: { new_order: 1 } },
+      ['body', 'notification_settings', 'new_order'],
+    ],
+    [
+      'portal flag of the wrong type',
+      { customer_portal_settings: { usage: { show: 'no' } } },
+      ['body', 'customer_portal_settings', 'usage', 'show'],
+    ],
+    [
+      'negative revenue in details',
+      { details: { future_annual_revenue: -5 } },
+      ['body', 'details', 'future_annual_revenue'],
+    ],
     ['dispute auto-accept', { dispute_settings: { auto_accept_below_amount: 500 } }, ['body', 'dispute_settings']],
     ['embed hosts', { embed_hosts: ['example.com'] }, ['body', 'embed_hosts']],
     ['sso enforcement', { sso_enforced: true }, ['body', 'sso_enforced']],
@@ -165,7 +230,9 @@ describe('PATCH /v1/organizations/{id}', () => {
     const { api, organization } = await createMerchant(daemon());
     const refused = await api.call('PATCH', `/v1/organizations/${organization.id}`, { body });
     expect(refused.status, refused.text).toBe(422);
-    expect(refused.json.detail).toEqual([expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) })]);
+    expect(refused.json.detail).toEqual([
+      expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) }),
+    ]);
     const after = await api.get(`/v1/organizations/${organization.id}`);
     expect(after.json.modified_at).toBeNull();
     expect(await outboxEvents(organization.id)).toEqual([]);
@@ -173,7 +240,9 @@ describe('PATCH /v1/organizations/{id}', () => {
 
   it('accepts the "off" values of what Till does not implement', async () => {
     const { api, organization } = await createMerchant(daemon());
-    const ok = await api.call('PATCH', `/v1/organizations/${organization.id}`, { body: { dispute_settings: { auto_accept_below_amount: null }, embed_hosts: [], sso_enforced: false } });
+    const ok = await api.call('PATCH', `/v1/organizations/${organization.id}`, {
+      body: { dispute_settings: { auto_accept_below_amount: null }, embed_hosts: [], sso_enforced: false },
+    });
     expect(ok.status, ok.text).toBe(200);
   });
 
@@ -183,7 +252,10 @@ describe('PATCH /v1/organizations/{id}', () => {
     const refused = await a.api.call('PATCH', `/v1/organizations/${b.organization.id}`, { body: { name: 'Hijacked' } });
     expect(refused.status).toBe(404);
     expect(refused.json.error).toBe('ResourceNotFound');
-    expect((await b.api.get(`/v1/organizations/${b.organization.id}`)).json).toMatchObject({ name: 'Merchant', modified_at: null });
+    expect((await b.api.get(`/v1/organizations/${b.organization.id}`)).json).toMatchObject({
+      name: 'Merchant',
+      modified_at: null,
+    });
     expect(await outboxEvents(b.organization.id)).toEqual([]);
   });
 
@@ -193,13 +265,19 @@ describe('PATCH /v1/organizations/{id}', () => {
     await addMember(daemon(), merchant.organization.id, member.user.id, 'member');
     const asMember = bearerClient(daemon(), member.token);
     expect((await asMember.get(`/v1/organizations/${merchant.organization.id}`)).status).toBe(200);
-    const refused = await asMember.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'By member' } });
+    const refused = await asMember.call('PATCH', `/v1/organizations/${merchant.organization.id}`, {
+      body: { name: 'By member' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('NotPermitted');
 
     const admin = await signedInUser(daemon(), 'Admin');
     await addMember(daemon(), merchant.organization.id, admin.user.id, 'admin');
-    const byAdmin = await bearerClient(daemon(), admin.token).call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'By admin' } });
+    const byAdmin = await bearerClient(daemon(), admin.token).call(
+      'PATCH',
+      `/v1/organizations/${merchant.organization.id}`,
+      { body: { name: 'By admin' } },
+    );
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.json.name).toBe('By admin');
   });
@@ -207,7 +285,9 @@ describe('PATCH /v1/organizations/{id}', () => {
   it('needs organizations:write on a token; organizations:read reads', async () => {
     const merchant = await createMerchant(daemon(), { scopes: ['organizations:read'] });
     expect((await merchant.api.get(`/v1/organizations/${merchant.organization.id}`)).status).toBe(200);
-    const refused = await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'Nope' } });
+    const refused = await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, {
+      body: { name: 'Nope' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('NotPermitted');
     const none = await createMerchant(daemon(), { scopes: ['products:read'] });
@@ -221,8 +301,12 @@ describe('/v1/openapi.json', () => {
     const document = (await api.get('/v1/openapi.json')).json;
     expect(document.paths['/v1/organizations/'].get.operationId).toBe('organizations:list');
     expect(document.paths['/v1/organizations/'].post.operationId).toBe('organizations:create');
-    expect(document.paths['/v1/organizations/{id}'].patch.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/OrganizationUpdate');
-    expect(document.components.schemas.Organization.required).toEqual(expect.arrayContaining(['notification_settings', 'capabilities', 'account_id', 'details_submitted_at']));
+    expect(document.paths['/v1/organizations/{id}'].patch.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/OrganizationUpdate',
+    );
+    expect(document.components.schemas.Organization.required).toEqual(
+      expect.arrayContaining(['notification_settings', 'capabilities', 'account_id', 'details_submitted_at']),
+    );
   });
 });
 
@@ -230,13 +314,26 @@ describe('POST /v1/organizations', () => {
   it('creates an organization owned by the calling user, with the settings sent along', async () => {
     const merchant = await createMerchant(daemon());
     const slug = `new-${merchant.organization.slug}`;
-    const created = await merchant.session.post('/v1/organizations/', { name: 'New Shop', slug, email: 'shop@example.com', subscription_settings: { proration_behavior: 'invoice' } });
+    const created = await merchant.session.post('/v1/organizations/', {
+      name: 'New Shop',
+      slug,
+      email: 'shop@example.com',
+      subscription_settings: { proration_behavior: 'invoice' },
+    });
     expect(created.status, created.text).toBe(201);
     expect(() => Organization$inboundSchema.parse(created.json)).not.toThrow();
-    expect(created.json).toMatchObject({ name: 'New Shop', slug, email: 'shop@example.com', proration_behavior: 'invoice', modified_at: null });
+    expect(created.json).toMatchObject({
+      name: 'New Shop',
+      slug,
+      email: 'shop@example.com',
+      proration_behavior: 'invoice',
+      modified_at: null,
+    });
     const listed = await merchant.owner.client.get('/api/auth/organization/list');
     expect(listed.json.map((org: { id: string }) => org.id)).toContain(created.json.id);
-    const role = await merchant.owner.client.get('/api/auth/organization/get-active-member-role', { query: { organizationId: created.json.id } });
+    const role = await merchant.owner.client.get('/api/auth/organization/get-active-member-role', {
+      query: { organizationId: created.json.id },
+    });
     expect(role.json.role).toBe('owner');
 
     const taken = await merchant.session.post('/v1/organizations/', { name: 'Copy', slug });
@@ -248,7 +345,10 @@ describe('POST /v1/organizations', () => {
 
   it('refuses organization access tokens with a 403', async () => {
     const merchant = await createMerchant(daemon());
-    const refused = await merchant.api.post('/v1/organizations/', { name: 'Side Shop', slug: `side-${merchant.organization.slug}` });
+    const refused = await merchant.api.post('/v1/organizations/', {
+      name: 'Side Shop',
+      slug: `side-${merchant.organization.slug}`,
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('NotPermitted');
   });

@@ -15,7 +15,8 @@ import { ALL_SCOPES, bearerClient, createMerchant, type Merchant } from '../help
 const daemon = useTestDaemon();
 
 /** Tables the read cache answers for: a warm purchase reads none of them. */
-const CACHED_TABLES = /\bfrom [`"](organization_access_tokens|organizations|products|product_prices|product_benefits|product_medias|product_custom_fields|benefits|custom_fields|files)[`"]/;
+const CACHED_TABLES =
+  /\bfrom [`"](organization_access_tokens|organizations|products|product_prices|product_benefits|product_medias|product_custom_fields|benefits|custom_fields|files)[`"]/;
 
 async function cachedReads(on: TestDaemon, work: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = [];
@@ -33,19 +34,31 @@ async function cachedReads(on: TestDaemon, work: () => Promise<unknown>): Promis
 
 async function purchase(on: TestDaemon, merchant: Merchant, productId: string, email: string) {
   const checkout = await createCheckout(merchant, [productId]);
-  const confirmed = await new TestClient(on.url).post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { customer_email: email, confirmation_token_id: 'tok_visa' });
+  const confirmed = await new TestClient(on.url).post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+    customer_email: email,
+    confirmation_token_id: 'tok_visa',
+  });
   expect(confirmed.status, confirmed.text).toBe(200);
   return confirmed.json;
 }
 
 async function benefit(merchant: Merchant, description: string) {
-  const response = await merchant.api.post('/v1/benefits/', { type: 'custom', description, properties: { note: 'Join at example.com' } });
+  const response = await merchant.api.post('/v1/benefits/', {
+    type: 'custom',
+    description,
+    properties: { note: 'Join at example.com' },
+  });
   expect(response.status, response.text).toBe(201);
   return response.json as { id: string };
 }
 
 async function customField(merchant: Merchant, name: string) {
-  const response = await merchant.api.post('/v1/custom-fields/', { type: 'text', slug: 'company', name, properties: {} });
+  const response = await merchant.api.post('/v1/custom-fields/', {
+    type: 'text',
+    slug: 'company',
+    name,
+    properties: {},
+  });
   expect(response.status, response.text).toBe(201);
   return response.json as { id: string };
 }
@@ -54,10 +67,13 @@ describe('read cache', () => {
   it('serves a warm purchase without reading tokens, catalog or organization rows', async () => {
     const merchant = await createMerchant(daemon());
     let buyers = 0;
-    const warmReads = async (productId: string) => (await cachedReads(daemon(), () => purchase(daemon(), merchant, productId, `buyer${++buyers}@example.com`))).length;
+    const warmReads = async (productId: string) =>
+      (await cachedReads(daemon(), () => purchase(daemon(), merchant, productId, `buyer${++buyers}@example.com`)))
+        .length;
     // On PostgreSQL this daemon also hears its own announcement of the product's creation, a moment later, and drops
     // what the first purchase cached; on SQLite the second purchase is already served from memory.
-    const settled = (productId: string) => (testDialect === 'postgres' ? eventually(() => warmReads(productId), 0) : warmReads(productId));
+    const settled = (productId: string) =>
+      testDialect === 'postgres' ? eventually(() => warmReads(productId), 0) : warmReads(productId);
     const product = await createProduct(merchant, { name: 'Cached plan' });
     expect(await warmReads(product.id)).toBeGreaterThan(0);
     expect(await settled(product.id)).toBe(0);
@@ -76,16 +92,22 @@ describe('read cache', () => {
     expect(() => {
       (cached as { name: string }).name = 'changed';
     }).toThrow(TypeError);
-    const prices = (await productsRepository(daemon().core.db, daemon().core.readCache).pricesOf([product.id])).get(product.id)!;
+    const prices = (await productsRepository(daemon().core.db, daemon().core.readCache).pricesOf([product.id])).get(
+      product.id,
+    )!;
     expect(() => prices.push(prices[0]!)).toThrow(TypeError);
-    expect((await productsRepository(daemon().core.db, daemon().core.readCache).findById(product.id))!.name).toBe('Pro plan');
+    expect((await productsRepository(daemon().core.db, daemon().core.readCache).findById(product.id))!.name).toBe(
+      'Pro plan',
+    );
   });
 
   it('shows product and price changes on the next request', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant, { name: 'Before' });
     expect((await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json.product.name).toBe('Before');
-    await merchant.api.call('PATCH', `/v1/products/${product.id}`, { body: { name: 'After', prices: [{ amount_type: 'fixed', price_amount: 2500, price_currency: 'usd' }] } });
+    await merchant.api.call('PATCH', `/v1/products/${product.id}`, {
+      body: { name: 'After', prices: [{ amount_type: 'fixed', price_amount: 2500, price_currency: 'usd' }] },
+    });
     const next = (await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json;
     expect(next.product.name).toBe('After');
     expect(next.total_amount).toBe(2500);
@@ -101,7 +123,9 @@ describe('read cache', () => {
   it('shows renamed benefits and changed custom fields on the next request', async () => {
     const merchant = await createMerchant(daemon());
     const field = await customField(merchant, 'Company');
-    const product = await createProduct(merchant, { attached_custom_fields: [{ custom_field_id: field.id, required: false }] });
+    const product = await createProduct(merchant, {
+      attached_custom_fields: [{ custom_field_id: field.id, required: false }],
+    });
     const perk = await benefit(merchant, 'Old perk');
     await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [perk.id] });
     const first = (await merchant.api.post('/v1/checkouts/', { products: [product.id] })).json;
@@ -118,17 +142,28 @@ describe('read cache', () => {
 
   it('refuses a revoked, narrowed or expired token on the next request', async () => {
     const merchant = await createMerchant(daemon());
-    const create = (body: Record<string, unknown>) => merchant.session.post('/v1/organization-access-tokens/', { organization_id: merchant.organization.id, comment: 'cached', scopes: ALL_SCOPES, ...body });
+    const create = (body: Record<string, unknown>) =>
+      merchant.session.post('/v1/organization-access-tokens/', {
+        organization_id: merchant.organization.id,
+        comment: 'cached',
+        scopes: ALL_SCOPES,
+        ...body,
+      });
     const revoked = (await create({})).json;
     const byRevoked = bearerClient(daemon(), revoked.token);
     expect((await byRevoked.get('/v1/products/')).status).toBe(200);
-    expect((await merchant.session.call('DELETE', `/v1/organization-access-tokens/${revoked.organization_access_token.id}`)).status).toBe(204);
+    expect(
+      (await merchant.session.call('DELETE', `/v1/organization-access-tokens/${revoked.organization_access_token.id}`))
+        .status,
+    ).toBe(204);
     expect((await byRevoked.get('/v1/products/')).status).toBe(401);
 
     const narrowed = (await create({})).json;
     const byNarrowed = bearerClient(daemon(), narrowed.token);
     expect((await byNarrowed.get('/v1/products/')).status).toBe(200);
-    await merchant.session.call('PATCH', `/v1/organization-access-tokens/${narrowed.organization_access_token.id}`, { body: { scopes: ['benefits:read'] } });
+    await merchant.session.call('PATCH', `/v1/organization-access-tokens/${narrowed.organization_access_token.id}`, {
+      body: { scopes: ['benefits:read'] },
+    });
     expect((await byNarrowed.get('/v1/products/')).status).toBe(403);
     expect((await byNarrowed.get('/v1/benefits/')).status).toBe(200);
 
@@ -142,7 +177,8 @@ describe('read cache', () => {
   it('keeps tokens through catalog changes, and drops them with their organization', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);
-    const tokenReads = async (work: () => Promise<unknown>) => (await cachedReads(daemon(), work)).filter((sql) => /organization_access_tokens/.test(sql)).length;
+    const tokenReads = async (work: () => Promise<unknown>) =>
+      (await cachedReads(daemon(), work)).filter((sql) => /organization_access_tokens/.test(sql)).length;
     const listProducts = async () => expect((await merchant.api.get('/v1/products/')).status).toBe(200);
     await listProducts();
     // The product's own creation is announced to this daemon too (on PostgreSQL a moment later): tokens stay.
@@ -151,7 +187,9 @@ describe('read cache', () => {
     expect(renamed.status, renamed.text).toBe(200);
     expect(await tokenReads(listProducts)).toBe(0);
 
-    const deleted = await merchant.session.post('/api/auth/organization/delete', { organizationId: merchant.organization.id });
+    const deleted = await merchant.session.post('/api/auth/organization/delete', {
+      organizationId: merchant.organization.id,
+    });
     expect(deleted.status, deleted.text).toBe(200);
     expect((await merchant.api.get('/v1/products/')).status).toBe(401);
   });
@@ -162,7 +200,9 @@ describe('read cache', () => {
     const checkout = await createCheckout(merchant, [product.id]);
     const buyer = new TestClient(daemon().url);
     expect((await buyer.get(`/v1/checkouts/client/${checkout.client_secret}`)).json.organization.name).toBe('Merchant');
-    const updated = await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'Renamed', subscription_settings: { allow_customer_updates: false } } });
+    const updated = await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, {
+      body: { name: 'Renamed', subscription_settings: { allow_customer_updates: false } },
+    });
     expect(updated.status, updated.text).toBe(200);
     const seen = (await buyer.get(`/v1/checkouts/client/${checkout.client_secret}`)).json.organization;
     expect(seen.name).toBe('Renamed');
@@ -187,19 +227,29 @@ describe.runIf(testDialect === 'postgres')('several daemons, one database', () =
 
       const perk = await benefit(merchant, 'Perk');
       await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [perk.id] });
-      const perks = async () => (await onB.post('/v1/checkouts/', { products: [product.id] })).json.product?.benefits?.map((item: { description: string }) => item.description).join();
+      const perks = async () =>
+        (await onB.post('/v1/checkouts/', { products: [product.id] })).json.product?.benefits
+          ?.map((item: { description: string }) => item.description)
+          .join();
       expect(await eventually(perks, 'Perk')).toBe('Perk');
-      await merchant.api.call('PATCH', `/v1/benefits/${perk.id}`, { body: { type: 'custom', description: 'Perk renamed' } });
+      await merchant.api.call('PATCH', `/v1/benefits/${perk.id}`, {
+        body: { type: 'custom', description: 'Perk renamed' },
+      });
       expect(await eventually(perks, 'Perk renamed')).toBe('Perk renamed');
 
       const checkout = await createCheckout(merchant, [product.id]);
-      const organization = async () => (await new TestClient(b!.url).get(`/v1/checkouts/client/${checkout.client_secret}`)).json.organization?.name;
+      const organization = async () =>
+        (await new TestClient(b!.url).get(`/v1/checkouts/client/${checkout.client_secret}`)).json.organization?.name;
       expect(await organization()).toBe('Merchant');
-      await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'Renamed org' } });
+      await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, {
+        body: { name: 'Renamed org' },
+      });
       expect(await eventually(organization, 'Renamed org')).toBe('Renamed org');
 
       expect((await onB.get('/v1/products/')).status).toBe(200);
-      const tokens = (await merchant.session.get('/v1/organization-access-tokens/')).json.items as Array<{ id: string }>;
+      const tokens = (await merchant.session.get('/v1/organization-access-tokens/')).json.items as Array<{
+        id: string;
+      }>;
       for (const token of tokens) await merchant.session.call('DELETE', `/v1/organization-access-tokens/${token.id}`);
       expect(await eventually(async () => (await onB.get('/v1/products/')).status, 401)).toBe(401);
     } finally {

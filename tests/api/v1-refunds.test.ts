@@ -15,7 +15,12 @@ const processor: PaymentProcessor = {
   chargeToken: (token, request) => sandbox.chargeToken(token, request),
   chargeSavedMethod: (method, request) => sandbox.chargeSavedMethod(method, request),
   async refund(reference, request) {
-    if (faults.refund === 'decline') return { status: 'failed', processorReference: `sandbox_re_failed_${request.reference}`, failureReason: 'insufficient_balance' };
+    if (faults.refund === 'decline')
+      return {
+        status: 'failed',
+        processorReference: `sandbox_re_failed_${request.reference}`,
+        failureReason: 'insufficient_balance',
+      };
     if (faults.refund === 'throw') throw new Error('connection reset by the processor');
     return sandbox.refund(reference, request);
   },
@@ -24,7 +29,13 @@ const processor: PaymentProcessor = {
 const daemon = useTestDaemon({}, { paymentProcessor: processor });
 
 async function order(merchant: Merchant, id: string) {
-  return (await merchant.api.get(`/v1/orders/${id}`)).json as { status: string; refunded_amount: number; refunded_tax_amount: number; net_amount: number; tax_amount: number };
+  return (await merchant.api.get(`/v1/orders/${id}`)).json as {
+    status: string;
+    refunded_amount: number;
+    refunded_tax_amount: number;
+    net_amount: number;
+    tax_amount: number;
+  };
 }
 
 function refund(merchant: Merchant, body: Record<string, unknown>) {
@@ -34,7 +45,9 @@ function refund(merchant: Merchant, body: Record<string, unknown>) {
 /** A one-time order of `amount` with German VAT (19 %) on top. */
 async function taxedOrder(merchant: Merchant, amount: number) {
   await merchant.api.post('/v1/tax-rates/', { country: 'DE', basis_points: 1900, name: 'MwSt' });
-  const product = await createProduct(merchant, { prices: [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }] });
+  const product = await createProduct(merchant, {
+    prices: [{ amount_type: 'fixed', price_amount: amount, price_currency: 'usd' }],
+  });
   return purchase(daemon(), merchant, product.id, { customer_billing_address: { country: 'DE' } });
 }
 
@@ -55,13 +68,49 @@ describe('refunds', () => {
     const merchant = await createMerchant(daemon());
     const { order: paid } = await taxedOrder(merchant, 1000);
     expect(paid).toMatchObject({ net_amount: 1000, tax_amount: 190, total_amount: 1190 });
-    const since = String((await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id', 'desc').first())?.id ?? '');
+    const since = String(
+      (
+        await daemon()
+          .core.db('outbox_events')
+          .where({ organization_id: merchant.organization.id })
+          .orderBy('id', 'desc')
+          .first()
+      )?.id ?? '',
+    );
 
-    const created = await refund(merchant, { order_id: paid.id, amount: 1000, comment: 'Sorry', metadata: { ticket: 'T-1' } });
+    const created = await refund(merchant, {
+      order_id: paid.id,
+      amount: 1000,
+      comment: 'Sorry',
+      metadata: { ticket: 'T-1' },
+    });
     expect(created.status, created.text).toBe(201);
-    expect(created.json).toMatchObject({ status: 'succeeded', amount: 1000, tax_amount: 190, currency: 'usd', order_id: paid.id, customer_id: paid.customer_id, subscription_id: null, reason: 'customer_request', revoke_benefits: false, metadata: { ticket: 'T-1' }, dispute: null, organization_id: merchant.organization.id });
-    expect(await order(merchant, paid.id)).toMatchObject({ status: 'refunded', refunded_amount: 1000, refunded_tax_amount: 190 });
-    const events = (await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).where('id', '>', since).orderBy('id')).map((row) => row.type);
+    expect(created.json).toMatchObject({
+      status: 'succeeded',
+      amount: 1000,
+      tax_amount: 190,
+      currency: 'usd',
+      order_id: paid.id,
+      customer_id: paid.customer_id,
+      subscription_id: null,
+      reason: 'customer_request',
+      revoke_benefits: false,
+      metadata: { ticket: 'T-1' },
+      dispute: null,
+      organization_id: merchant.organization.id,
+    });
+    expect(await order(merchant, paid.id)).toMatchObject({
+      status: 'refunded',
+      refunded_amount: 1000,
+      refunded_tax_amount: 190,
+    });
+    const events = (
+      await daemon()
+        .core.db('outbox_events')
+        .where({ organization_id: merchant.organization.id })
+        .where('id', '>', since)
+        .orderBy('id')
+    ).map((row) => row.type);
     expect(events).toEqual(['refund.created', 'refund.updated', 'order.updated', 'order.refunded']);
     const attempts = await daemon().core.db('payment_attempts').where({ order_id: paid.id, kind: 'refund' });
     expect(attempts).toHaveLength(1);
@@ -78,14 +127,22 @@ describe('refunds', () => {
     const { order: paid } = await taxedOrder(merchant, 1000);
     const first = await refund(merchant, { order_id: paid.id, amount: 333 });
     expect(first.json).toMatchObject({ amount: 333, tax_amount: 63 });
-    expect(await order(merchant, paid.id)).toMatchObject({ status: 'partially_refunded', refunded_amount: 333, refunded_tax_amount: 63 });
+    expect(await order(merchant, paid.id)).toMatchObject({
+      status: 'partially_refunded',
+      refunded_amount: 333,
+      refunded_tax_amount: 63,
+    });
     const tooMuch = await refund(merchant, { order_id: paid.id, amount: 668 });
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.json.detail[0]).toMatchObject({ loc: ['body', 'amount'], type: 'value_error' });
     expect(tooMuch.json.detail[0].msg).toContain('667');
     const rest = await refund(merchant, { order_id: paid.id, amount: 667 });
     expect(rest.json).toMatchObject({ amount: 667, tax_amount: 127 });
-    expect(await order(merchant, paid.id)).toMatchObject({ status: 'refunded', refunded_amount: 1000, refunded_tax_amount: 190 });
+    expect(await order(merchant, paid.id)).toMatchObject({
+      status: 'refunded',
+      refunded_amount: 1000,
+      refunded_tax_amount: 190,
+    });
   });
 
   it('never refunds more than the order under concurrent refunds: 400 + 400 + 400 of 1000', async () => {
@@ -126,13 +183,19 @@ describe('refunds', () => {
         expect(state.refunded_tax_amount).toBe(refundedTax);
         expect(refunded).toBeLessThanOrEqual(paid.net_amount);
         expect(refundedTax).toBeLessThanOrEqual(paid.tax_amount);
-        expect(state.status).toBe(refunded === 0 ? 'paid' : refunded === paid.net_amount ? 'refunded' : 'partially_refunded');
+        expect(state.status).toBe(
+          refunded === 0 ? 'paid' : refunded === paid.net_amount ? 'refunded' : 'partially_refunded',
+        );
       }
       const left = paid.net_amount - refunded;
       if (left > 0) expect((await refund(merchant, { order_id: paid.id, amount: left + 1 })).status).toBe(422);
       if (left > 0) expect((await refund(merchant, { order_id: paid.id, amount: left })).status).toBe(201);
       const final = await order(merchant, paid.id);
-      expect(final).toMatchObject({ status: 'refunded', refunded_amount: paid.net_amount, refunded_tax_amount: paid.tax_amount });
+      expect(final).toMatchObject({
+        status: 'refunded',
+        refunded_amount: paid.net_amount,
+        refunded_tax_amount: paid.tax_amount,
+      });
       expect((await refund(merchant, { order_id: paid.id, amount: 1 })).json.error).toBe('RefundedAlready');
     }
   });
@@ -167,10 +230,17 @@ describe('refunds', () => {
     const kept = await refund(merchant, { order_id: paid.id, amount: 100 });
     expect(kept.json).toMatchObject({ subscription_id: subscriptionId, revoke_benefits: false });
     expect((await merchant.api.get(`/v1/subscriptions/${subscriptionId}`)).json.status).toBe('active');
-    const revoking = await refund(merchant, { order_id: paid.id, amount: 100, revoke_benefits: true, reason: 'service_disruption' });
+    const revoking = await refund(merchant, {
+      order_id: paid.id,
+      amount: 100,
+      revoke_benefits: true,
+      reason: 'service_disruption',
+    });
     expect(revoking.json).toMatchObject({ revoke_benefits: true, reason: 'service_disruption' });
     expect((await merchant.api.get(`/v1/subscriptions/${subscriptionId}`)).json).toMatchObject({ status: 'canceled' });
-    const types = (await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id')).map((row) => row.type);
+    const types = (
+      await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id')
+    ).map((row) => row.type);
     expect(types).toContain('subscription.revoked');
     // Revoking again (already ended) is no error: the refund itself is what was asked for.
     expect((await refund(merchant, { order_id: paid.id, amount: 100, revoke_benefits: true })).status).toBe(201);
@@ -183,7 +253,8 @@ describe('refunds', () => {
     const r1 = (await refund(merchant, { order_id: one.order.id, amount: 100 })).json;
     daemon().clock.advance(1000);
     const r2 = (await refund(merchant, { order_id: two.order.id, amount: 200 })).json;
-    const ids = async (query: string) => (await merchant.api.get(`/v1/refunds/?${query}`)).json.items.map((r: { id: string }) => r.id);
+    const ids = async (query: string) =>
+      (await merchant.api.get(`/v1/refunds/?${query}`)).json.items.map((r: { id: string }) => r.id);
     expect(await ids('')).toEqual([r2.id, r1.id]);
     expect(await ids('sorting=amount')).toEqual([r1.id, r2.id]);
     expect(await ids(`order_id=${one.order.id}`)).toEqual([r1.id]);
@@ -212,7 +283,9 @@ describe('refunds', () => {
     expect(refused.json.error).toBe('NotPermitted');
     expect((await member.get('/v1/refunds/')).status).toBe(200);
     const readOnlyToken = await createMerchant(daemon(), { scopes: ['refunds:read'] });
-    expect((await readOnlyToken.api.post('/v1/refunds/', { order_id: paid.id, amount: 1, reason: 'other' })).status).toBe(403);
+    expect(
+      (await readOnlyToken.api.post('/v1/refunds/', { order_id: paid.id, amount: 1, reason: 'other' })).status,
+    ).toBe(403);
 
     for (const body of [
       { order_id: paid.id, amount: 0, reason: 'other' },

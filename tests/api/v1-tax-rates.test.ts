@@ -11,9 +11,21 @@ describe('/v1/tax-rates', () => {
     const merchant = await createMerchant(daemon());
     const germany = await merchant.api.post('/v1/tax-rates/', { country: 'DE', basis_points: 1900, name: 'MwSt' });
     expect(germany.status).toBe(201);
-    expect(germany.json).toMatchObject({ country: 'DE', state: null, basis_points: 1900, name: 'MwSt', organization_id: merchant.organization.id, modified_at: null });
+    expect(germany.json).toMatchObject({
+      country: 'DE',
+      state: null,
+      basis_points: 1900,
+      name: 'MwSt',
+      organization_id: merchant.organization.id,
+      modified_at: null,
+    });
     await merchant.api.post('/v1/tax-rates/', { country: 'US', basis_points: 0, name: 'US' });
-    const california = await merchant.api.post('/v1/tax-rates/', { country: 'US', state: 'CA', basis_points: 725, name: 'California' });
+    const california = await merchant.api.post('/v1/tax-rates/', {
+      country: 'US',
+      state: 'CA',
+      basis_points: 725,
+      name: 'California',
+    });
     expect(california.status).toBe(201);
 
     const db = daemon().core.db;
@@ -25,7 +37,9 @@ describe('/v1/tax-rates', () => {
 
     const list = await merchant.api.get('/v1/tax-rates/', { query: { country: 'US', sorting: 'basis_points' } });
     expect(list.json.items.map((rate: { name: string }) => rate.name)).toEqual(['US', 'California']);
-    const updated = await merchant.api.call('PATCH', `/v1/tax-rates/${germany.json.id}`, { body: { basis_points: 700 } });
+    const updated = await merchant.api.call('PATCH', `/v1/tax-rates/${germany.json.id}`, {
+      body: { basis_points: 700 },
+    });
     expect(updated.json).toMatchObject({ basis_points: 700, name: 'MwSt' });
     expect(updated.json.modified_at).not.toBeNull();
     expect((await merchant.api.call('DELETE', `/v1/tax-rates/${germany.json.id}`)).status).toBe(204);
@@ -34,7 +48,9 @@ describe('/v1/tax-rates', () => {
 
   it('refuses a second rate for the same country and state, and bad input, with 422 at the field', async () => {
     const merchant = await createMerchant(daemon());
-    expect((await merchant.api.post('/v1/tax-rates/', { country: 'SE', basis_points: 2500, name: 'Moms' })).status).toBe(201);
+    expect(
+      (await merchant.api.post('/v1/tax-rates/', { country: 'SE', basis_points: 2500, name: 'Moms' })).status,
+    ).toBe(201);
     const duplicate = await merchant.api.post('/v1/tax-rates/', { country: 'SE', basis_points: 1200, name: 'Again' });
     expect(duplicate.status).toBe(422);
     expect(duplicate.json.detail[0].loc).toEqual(['body', 'country']);
@@ -57,7 +73,9 @@ describe('/v1/tax-rates', () => {
     const b = await createMerchant(daemon());
     const rate = await b.api.post('/v1/tax-rates/', { country: 'NL', basis_points: 2100, name: 'BTW' });
     expect((await a.api.get(`/v1/tax-rates/${rate.json.id}`)).status).toBe(404);
-    expect((await a.api.call('PATCH', `/v1/tax-rates/${rate.json.id}`, { body: { basis_points: 0 } })).status).toBe(404);
+    expect((await a.api.call('PATCH', `/v1/tax-rates/${rate.json.id}`, { body: { basis_points: 0 } })).status).toBe(
+      404,
+    );
     expect((await a.api.call('DELETE', `/v1/tax-rates/${rate.json.id}`)).status).toBe(404);
     expect((await a.api.get('/v1/tax-rates/')).json.pagination.total_count).toBe(0);
     expect((await b.api.get(`/v1/tax-rates/${rate.json.id}`)).json.basis_points).toBe(2100);
@@ -66,6 +84,8 @@ describe('/v1/tax-rates', () => {
     await addMember(daemon(), b.organization.id, member.user.id, 'member');
     const asMember = bearerClient(daemon(), member.token);
     expect((await asMember.get(`/v1/tax-rates/${rate.json.id}`)).status).toBe(200);
-    expect((await asMember.call('PATCH', `/v1/tax-rates/${rate.json.id}`, { body: { basis_points: 0 } })).status).toBe(403);
+    expect((await asMember.call('PATCH', `/v1/tax-rates/${rate.json.id}`, { body: { basis_points: 0 } })).status).toBe(
+      403,
+    );
   });
 });

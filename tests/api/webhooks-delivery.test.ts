@@ -7,7 +7,14 @@ import type { TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
 import { createMerchant } from '../helpers/v1.js';
 import { signedFor } from '../helpers/webhook-receiver.js';
-import { advanceAndDrain, createEndpoint, emit, emitAll, startWebhookDaemon, webhookSuite } from '../helpers/webhooks.js';
+import {
+  advanceAndDrain,
+  createEndpoint,
+  emit,
+  emitAll,
+  startWebhookDaemon,
+  webhookSuite,
+} from '../helpers/webhooks.js';
 
 const suite = webhookSuite();
 const { receiver, drain } = suite;
@@ -25,9 +32,30 @@ describe('webhook deliveries from real routes', () => {
     const endpoint = await createEndpoint(merchant, target.url, types);
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{44}$/);
 
-    expect((await merchant.api.post('/v1/products/', { name: 'E-book', prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }] })).status).toBe(201);
-    expect((await merchant.api.post('/v1/benefits/', { type: 'custom', description: 'Community', properties: { note: 'Join' } })).status).toBe(201);
-    expect((await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { website: 'https://shop.example' } })).status).toBe(200);
+    expect(
+      (
+        await merchant.api.post('/v1/products/', {
+          name: 'E-book',
+          prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }],
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await merchant.api.post('/v1/benefits/', {
+          type: 'custom',
+          description: 'Community',
+          properties: { note: 'Join' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, {
+          body: { website: 'https://shop.example' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await merchant.api.post('/v1/customers/', { email: uniqueEmail('buyer') })).status).toBe(201);
     await drain();
 
@@ -35,7 +63,10 @@ describe('webhook deliveries from real routes', () => {
     expect(target.received.map((delivery) => delivery.json.type).sort()).toEqual([...types].sort());
     for (const delivery of target.received) {
       expect(new Webhook(endpoint.secret).verify(delivery.body, delivery.headers)).toEqual(delivery.json);
-      const event = validateEvent(delivery.body, delivery.headers, endpoint.secret) as { type: string; data: { id: string } };
+      const event = validateEvent(delivery.body, delivery.headers, endpoint.secret) as {
+        type: string;
+        data: { id: string };
+      };
       expect(event.type).toBe(delivery.json.type);
       expect(delivery.headers['content-type']).toBe('application/json');
       expect(delivery.timestamp).toBe(Math.floor(daemon.clock.now().getTime() / 1000));
@@ -44,7 +75,9 @@ describe('webhook deliveries from real routes', () => {
     expect(product.json.data.organization_id).toBe(merchant.organization.id);
     // A wrong secret is refused with the spec's message.
     expect(() => validateEvent(product.body, product.headers, 'whsec_wrong')).toThrow(WebhookVerificationError);
-    expect(() => new Webhook(endpoint.secret).verify(product.body, { ...product.headers, 'webhook-id': 'other' })).toThrow('No matching signature found');
+    expect(() =>
+      new Webhook(endpoint.secret).verify(product.body, { ...product.headers, 'webhook-id': 'other' }),
+    ).toThrow('No matching signature found');
   });
 });
 
@@ -60,9 +93,15 @@ describe('retries and failures', () => {
     // Not due before the shortest jittered delay, due after the longest.
     await advanceAndDrain(daemon, retryDelayMs(1, () => 0) - 1);
     expect(target.received).toHaveLength(1);
-    await advanceAndDrain(daemon, retryDelayMs(1, () => 1));
+    await advanceAndDrain(
+      daemon,
+      retryDelayMs(1, () => 1),
+    );
     expect(target.received).toHaveLength(2);
-    await advanceAndDrain(daemon, retryDelayMs(2, () => 1));
+    await advanceAndDrain(
+      daemon,
+      retryDelayMs(2, () => 1),
+    );
     expect(target.received).toHaveLength(3);
     await advanceAndDrain(daemon, MAX_BACKOFF);
     expect(target.received).toHaveLength(3);
@@ -71,16 +110,33 @@ describe('retries and failures', () => {
     expect(new Set([first!.id, second!.id, third!.id]).size).toBe(1);
     expect(first!.timestamp).toBeLessThan(second!.timestamp);
     expect(second!.timestamp).toBeLessThan(third!.timestamp);
-    for (const delivery of target.received) expect(signedFor(delivery, endpoint.secret)).toEqual({ standard: true, polar: true });
+    for (const delivery of target.received)
+      expect(signedFor(delivery, endpoint.secret)).toEqual({ standard: true, polar: true });
 
     const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id } });
     expect(log.status).toBe(200);
     expect(log.json.items.map((item: { http_code: number }) => item.http_code)).toEqual([204, 503, 503]);
-    expect(log.json.items[2]).toMatchObject({ succeeded: false, response: 'busy', attempt: 1, webhook_endpoint_id: endpoint.id });
-    expect(log.json.items[0].webhook_event).toMatchObject({ id: first!.id, succeeded: true, status: 'succeeded', attempts: 3, type: 'product.created', payload: first!.body });
-    const failed = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id, succeeded: 'false' } });
+    expect(log.json.items[2]).toMatchObject({
+      succeeded: false,
+      response: 'busy',
+      attempt: 1,
+      webhook_endpoint_id: endpoint.id,
+    });
+    expect(log.json.items[0].webhook_event).toMatchObject({
+      id: first!.id,
+      succeeded: true,
+      status: 'succeeded',
+      attempts: 3,
+      type: 'product.created',
+      payload: first!.body,
+    });
+    const failed = await merchant.api.get('/v1/webhooks/deliveries', {
+      query: { endpoint_id: endpoint.id, succeeded: 'false' },
+    });
     expect(failed.json.pagination.total_count).toBe(2);
-    const fives = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id, http_code_class: '5xx', event_type: 'product.created' } });
+    const fives = await merchant.api.get('/v1/webhooks/deliveries', {
+      query: { endpoint_id: endpoint.id, http_code_class: '5xx', event_type: 'product.created' },
+    });
     expect(fives.json.items).toHaveLength(2);
   });
 
@@ -116,11 +172,16 @@ describe('retries and failures', () => {
     const merchant = await createMerchant(daemon);
     const target = await receiver(() => ({ status: 410 }));
     const endpoint = await createEndpoint(merchant, target.url, ['product.created']);
-    await emitAll(daemon, merchant.organization.id, [{ type: 'product.created', data: { id: 'p3' } }, { type: 'product.created', data: { id: 'p4' } }]);
+    await emitAll(daemon, merchant.organization.id, [
+      { type: 'product.created', data: { id: 'p3' } },
+      { type: 'product.created', data: { id: 'p4' } },
+    ]);
     await drain();
     expect(target.received).toHaveLength(1);
     expect((await merchant.api.get(`/v1/webhooks/endpoints/${endpoint.id}`)).json.enabled).toBe(false);
-    const statuses = (await daemon.core.db('webhook_events').where({ endpoint_id: endpoint.id }).orderBy('seq')).map((row: { status: string }) => row.status);
+    const statuses = (await daemon.core.db('webhook_events').where({ endpoint_id: endpoint.id }).orderBy('seq')).map(
+      (row: { status: string }) => row.status,
+    );
     expect(statuses).toEqual(['failed', 'skipped']);
     // Disabled endpoints get nothing new.
     await emit(daemon, merchant.organization.id, 'product.created', { id: 'p5' });
@@ -132,7 +193,8 @@ describe('retries and failures', () => {
     const merchant = await createMerchant(daemon);
     const target = await receiver(() => ({ status: 500 }));
     const endpoint = await createEndpoint(merchant, target.url, ['product.created']);
-    for (let i = 0; i < WEBHOOK_RETRY.failureThreshold; i++) await emit(daemon, merchant.organization.id, 'product.created', { id: `dead-${i}` });
+    for (let i = 0; i < WEBHOOK_RETRY.failureThreshold; i++)
+      await emit(daemon, merchant.organization.id, 'product.created', { id: `dead-${i}` });
     await drain();
     await advanceAndDrain(daemon, MAX_BACKOFF, WEBHOOK_RETRY.failureThreshold * WEBHOOK_RETRY.maxAttempts + 5);
     expect(target.received).toHaveLength(WEBHOOK_RETRY.failureThreshold * WEBHOOK_RETRY.maxAttempts);
@@ -151,7 +213,11 @@ describe('retries and failures', () => {
       await emit(quick, merchant.organization.id, 'product.created', { id: 'slow' });
       await quick.core.webhooks.drain();
       const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id } });
-      expect(log.json.items[0]).toMatchObject({ succeeded: false, http_code: null, response: 'timed out after 200 ms' });
+      expect(log.json.items[0]).toMatchObject({
+        succeeded: false,
+        http_code: null,
+        response: 'timed out after 200 ms',
+      });
       expect(log.json.items[0].webhook_event).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
       await quick.stop();
@@ -163,14 +229,27 @@ describe('ordering, redelivery, rotation, coalescing', () => {
   it('keeps FIFO per endpoint: a later event waits while an earlier one is retried', async () => {
     const merchant = await createMerchant(daemon);
     let failFirst = 3;
-    const target = await receiver((delivery) => (delivery.json.data.id === 'first' && failFirst-- > 0 ? { status: 500 } : { status: 200 }));
+    const target = await receiver((delivery) =>
+      delivery.json.data.id === 'first' && failFirst-- > 0 ? { status: 500 } : { status: 200 },
+    );
     await createEndpoint(merchant, target.url, ['product.created', 'product.updated']);
     // One transaction, one millisecond: the outbox sequence still orders them.
-    await emitAll(daemon, merchant.organization.id, ['first', 'second', 'third'].map((id) => ({ type: 'product.updated', data: { id } })));
+    await emitAll(
+      daemon,
+      merchant.organization.id,
+      ['first', 'second', 'third'].map((id) => ({ type: 'product.updated', data: { id } })),
+    );
     await drain();
     expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first']);
     await advanceAndDrain(daemon, MAX_BACKOFF, 4);
-    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'first', 'first', 'first', 'second', 'third']);
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual([
+      'first',
+      'first',
+      'first',
+      'first',
+      'second',
+      'third',
+    ]);
   });
 
   it('redelivers an event with the same webhook-id, even after it succeeded', async () => {
@@ -187,7 +266,9 @@ describe('ordering, redelivery, rotation, coalescing', () => {
     expect(target.received[1]!.id).toBe(original!.id);
     expect(target.received[1]!.body).toBe(original!.body);
     expect(signedFor(target.received[1]!, endpoint.secret)).toEqual({ standard: true, polar: true });
-    expect((await merchant.api.post('/v1/webhooks/events/00000000-0000-7000-8000-000000000000/redeliver')).status).toBe(404);
+    expect((await merchant.api.post('/v1/webhooks/events/00000000-0000-7000-8000-000000000000/redeliver')).status).toBe(
+      404,
+    );
     const stranger = await createMerchant(daemon);
     expect((await stranger.api.post(`/v1/webhooks/events/${original!.id}/redeliver`)).status).toBe(404);
   });
@@ -215,14 +296,22 @@ describe('ordering, redelivery, rotation, coalescing', () => {
     const merchant = await createMerchant(daemon);
     const target = await receiver();
     await createEndpoint(merchant, target.url, ['customer.state_changed']);
-    for (const [customer, version] of [['c1', 1], ['c2', 1], ['c1', 2], ['c1', 3]] as const) {
+    for (const [customer, version] of [
+      ['c1', 1],
+      ['c2', 1],
+      ['c1', 2],
+      ['c1', 3],
+    ] as const) {
       await emit(daemon, merchant.organization.id, 'customer.state_changed', { id: customer, version });
       daemon.clock.advance(100);
     }
     await drain();
     expect(target.received).toHaveLength(0);
     await advanceAndDrain(daemon, SECOND);
-    expect(target.received.map((delivery) => [delivery.json.data.id, delivery.json.data.version])).toEqual([['c1', 3], ['c2', 1]]);
+    expect(target.received.map((delivery) => [delivery.json.data.id, delivery.json.data.version])).toEqual([
+      ['c1', 3],
+      ['c2', 1],
+    ]);
     // A change after the window closed is a new delivery.
     await emit(daemon, merchant.organization.id, 'customer.state_changed', { id: 'c1', version: 4 });
     await advanceAndDrain(daemon, SECOND);

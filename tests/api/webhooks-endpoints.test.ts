@@ -15,16 +15,36 @@ describe('webhook endpoints', () => {
 
   it('creates, lists, gets, updates and deletes; keeps the secret sealed at rest', async () => {
     const merchant = await createMerchant(daemon);
-    const created = await createEndpoint(merchant, 'http://127.0.0.1:9/hook', ['order.paid', 'order.paid', 'subscription.created'], { name: 'Orders' });
-    expect(created).toMatchObject({ url: 'http://127.0.0.1:9/hook', name: 'Orders', format: 'raw', enabled: true, events: ['order.paid', 'subscription.created'], organization_id: merchant.organization.id, modified_at: null });
+    const created = await createEndpoint(
+      merchant,
+      'http://127.0.0.1:9/hook',
+      ['order.paid', 'order.paid', 'subscription.created'],
+      { name: 'Orders' },
+    );
+    expect(created).toMatchObject({
+      url: 'http://127.0.0.1:9/hook',
+      name: 'Orders',
+      format: 'raw',
+      enabled: true,
+      events: ['order.paid', 'subscription.created'],
+      organization_id: merchant.organization.id,
+      modified_at: null,
+    });
     const row = await daemon.core.db('webhook_endpoints').where({ id: created.id }).first();
     expect(row.secret).toMatch(/^v1\./);
     expect(row.secret).not.toContain(created.secret.slice(6));
 
     const list = await merchant.api.get('/v1/webhooks/endpoints');
     expect(list.json.items.map((item: { id: string }) => item.id)).toEqual([created.id]);
-    const updated = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${created.id}`, { body: { events: ['product.created'], enabled: false, name: null } });
-    expect(updated.json).toMatchObject({ events: ['product.created'], enabled: false, name: null, secret: created.secret });
+    const updated = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${created.id}`, {
+      body: { events: ['product.created'], enabled: false, name: null },
+    });
+    expect(updated.json).toMatchObject({
+      events: ['product.created'],
+      enabled: false,
+      name: null,
+      secret: created.secret,
+    });
     expect(updated.json.modified_at).not.toBeNull();
 
     const other = await createMerchant(daemon);
@@ -37,12 +57,24 @@ describe('webhook endpoints', () => {
 
   it('validates input: unknown event types, formats other than raw, bad URLs', async () => {
     const merchant = await createMerchant(daemon);
-    const unknown = await merchant.api.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1/x', format: 'raw', events: ['order.exploded'] });
+    const unknown = await merchant.api.post('/v1/webhooks/endpoints', {
+      url: 'http://127.0.0.1/x',
+      format: 'raw',
+      events: ['order.exploded'],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.json.detail[0].loc).toEqual(['body', 'events', 0]);
-    const slack = await merchant.api.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1/x', format: 'slack', events: [] });
+    const slack = await merchant.api.post('/v1/webhooks/endpoints', {
+      url: 'http://127.0.0.1/x',
+      format: 'slack',
+      events: [],
+    });
     expect(slack.status).toBe(422);
-    const ftp = await merchant.api.post('/v1/webhooks/endpoints', { url: 'ftp://example.com/x', format: 'raw', events: [] });
+    const ftp = await merchant.api.post('/v1/webhooks/endpoints', {
+      url: 'ftp://example.com/x',
+      format: 'raw',
+      events: [],
+    });
     expect(ftp.status).toBe(422);
     expect(ftp.json.detail[0].loc).toEqual(['body', 'url']);
   });
@@ -51,7 +83,10 @@ describe('webhook endpoints', () => {
     const merchant = await createMerchant(daemon);
     const other = await createMerchant(daemon);
     const controller = new AbortController();
-    const response = await request(`${daemon.url}/v1/webhooks/events/stream`, { headers: { authorization: `Bearer ${merchant.token}` }, signal: controller.signal });
+    const response = await request(`${daemon.url}/v1/webhooks/events/stream`, {
+      headers: { authorization: `Bearer ${merchant.token}` },
+      signal: controller.signal,
+    });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     let text = '';
@@ -75,7 +110,10 @@ describe('webhook endpoints', () => {
       event: /^event: (.+)$/m.exec(frame)![1],
       data: JSON.parse(/^data: (.+)$/m.exec(frame)![1]!),
     }));
-    expect(parsed.map((frame) => [frame.event, frame.data.data.id])).toEqual([['product.created', 'streamed-1'], ['product.updated', 'streamed-2']]);
+    expect(parsed.map((frame) => [frame.event, frame.data.data.id])).toEqual([
+      ['product.created', 'streamed-1'],
+      ['product.updated', 'streamed-2'],
+    ]);
     expect(parsed[0]!.data).toMatchObject({ type: 'product.created', timestamp: daemon.clock.now().toISOString() });
 
     // Resuming after the first frame replays the second.
@@ -105,14 +143,34 @@ describe('endpoint URLs pointing into the private network', () => {
 
   it('are refused unless TILL_WEBHOOK_ALLOW_PRIVATE_URLS is set', async () => {
     const merchant = await createMerchant(daemon());
-    for (const url of ['http://127.0.0.1/x', 'http://localhost:8080/x', 'http://10.1.2.3/x', 'http://172.16.0.1/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://[fd00::1]/x', 'http://[fe80::1]/x', 'http://[::ffff:127.0.0.1]/x']) {
+    for (const url of [
+      'http://127.0.0.1/x',
+      'http://localhost:8080/x',
+      'http://10.1.2.3/x',
+      'http://172.16.0.1/x',
+      'http://192.168.1.1/x',
+      'http://169.254.169.254/latest',
+      'http://[::1]/x',
+      'http://[fd00::1]/x',
+      'http://[fe80::1]/x',
+      'http://[::ffff:127.0.0.1]/x',
+    ]) {
       const response = await merchant.api.post('/v1/webhooks/endpoints', { url, format: 'raw', events: [] });
       expect(response.status, url).toBe(422);
-      expect(response.json.detail[0]).toMatchObject({ loc: ['body', 'url'], msg: 'URL must not point at a loopback, private or link-local address' });
+      expect(response.json.detail[0]).toMatchObject({
+        loc: ['body', 'url'],
+        msg: 'URL must not point at a loopback, private or link-local address',
+      });
     }
-    const publicAddress = await merchant.api.post('/v1/webhooks/endpoints', { url: 'https://93.184.215.14/hook', format: 'raw', events: [] });
+    const publicAddress = await merchant.api.post('/v1/webhooks/endpoints', {
+      url: 'https://93.184.215.14/hook',
+      format: 'raw',
+      events: [],
+    });
     expect(publicAddress.status).toBe(201);
-    const moved = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${publicAddress.json.id}`, { body: { url: 'http://10.0.0.1/' } });
+    const moved = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${publicAddress.json.id}`, {
+      body: { url: 'http://10.0.0.1/' },
+    });
     expect(moved.status).toBe(422);
   });
 });

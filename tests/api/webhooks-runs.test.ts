@@ -16,22 +16,30 @@ beforeAll(() => {
 });
 
 async function eventsOf(endpointId: string) {
-  return (await daemon.core.db('webhook_events').where({ endpoint_id: endpointId }).orderBy('seq')).map((row: Record<string, unknown>) => ({
-    id: String((row.payload as string).match(/"id":"([^"]+)"/)![1]),
-    status: row.status,
-    attempts: Number(row.attempts),
-    claimed: row.claimed_until !== null,
-  }));
+  return (await daemon.core.db('webhook_events').where({ endpoint_id: endpointId }).orderBy('seq')).map(
+    (row: Record<string, unknown>) => ({
+      id: String((row.payload as string).match(/"id":"([^"]+)"/)![1]),
+      status: row.status,
+      attempts: Number(row.attempts),
+      claimed: row.claimed_until !== null,
+    }),
+  );
 }
 
 describe('runs of events to one endpoint', () => {
   it('stops a run at a failed event: what follows is not sent before it succeeds, and waits unclaimed with no attempt counted', async () => {
     const merchant = await createMerchant(daemon);
     let failSecond = 1;
-    const target = await receiver((delivery) => (delivery.json.data.id === 'second' && failSecond-- > 0 ? { status: 503 } : { status: 200 }));
+    const target = await receiver((delivery) =>
+      delivery.json.data.id === 'second' && failSecond-- > 0 ? { status: 503 } : { status: 200 },
+    );
     const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
     // One transaction: the four events are due together and claimed as one run.
-    await emitAll(daemon, merchant.organization.id, ['first', 'second', 'third', 'fourth'].map((id) => ({ type: 'product.updated', data: { id } })));
+    await emitAll(
+      daemon,
+      merchant.organization.id,
+      ['first', 'second', 'third', 'fourth'].map((id) => ({ type: 'product.updated', data: { id } })),
+    );
     await drain();
     expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'second']);
     expect(await eventsOf(endpoint.id)).toEqual([
@@ -42,7 +50,13 @@ describe('runs of events to one endpoint', () => {
     ]);
 
     await advanceAndDrain(daemon, WEBHOOK_RETRY.maxBackoffMs);
-    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'second', 'second', 'third', 'fourth']);
+    expect(target.received.map((delivery) => delivery.json.data.id)).toEqual([
+      'first',
+      'second',
+      'second',
+      'third',
+      'fourth',
+    ]);
     expect((await eventsOf(endpoint.id)).map((event) => [event.id, event.status, event.attempts])).toEqual([
       ['first', 'succeeded', 1],
       ['second', 'succeeded', 2],
@@ -50,8 +64,17 @@ describe('runs of events to one endpoint', () => {
       ['fourth', 'succeeded', 1],
     ]);
     const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id, limit: '10' } });
-    const attempts = log.json.items.map((item: { attempt: number; succeeded: boolean; webhook_event: { payload: string } }) => `${JSON.parse(item.webhook_event.payload).data.id} ${item.attempt} ${item.succeeded}`);
-    expect(attempts.sort()).toEqual(['first 1 true', 'fourth 1 true', 'second 1 false', 'second 2 true', 'third 1 true']);
+    const attempts = log.json.items.map(
+      (item: { attempt: number; succeeded: boolean; webhook_event: { payload: string } }) =>
+        `${JSON.parse(item.webhook_event.payload).data.id} ${item.attempt} ${item.succeeded}`,
+    );
+    expect(attempts.sort()).toEqual([
+      'first 1 true',
+      'fourth 1 true',
+      'second 1 false',
+      'second 2 true',
+      'third 1 true',
+    ]);
   });
 
   it('records an outcome only for the claim it belongs to: an event requeued while its attempt is in flight is sent again', async () => {
@@ -82,7 +105,11 @@ describe('runs of events to one endpoint', () => {
     const healthy = await receiver();
     await createEndpoint(merchant, failing.url, ['product.updated']);
     await createEndpoint(merchant, healthy.url, ['product.updated']);
-    await emitAll(daemon, merchant.organization.id, ['a', 'b', 'c'].map((id) => ({ type: 'product.updated', data: { id } })));
+    await emitAll(
+      daemon,
+      merchant.organization.id,
+      ['a', 'b', 'c'].map((id) => ({ type: 'product.updated', data: { id } })),
+    );
     await drain();
     expect(failing.received.map((delivery) => delivery.json.data.id)).toEqual(['a']);
     expect(healthy.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c']);
@@ -91,15 +118,27 @@ describe('runs of events to one endpoint', () => {
   it("claims an endpoint's next events while an attempt is in flight, sends them after it, and gives them back unsent if it fails", async () => {
     const merchant = await createMerchant(daemon);
     const hang = new Set(['a', 'd']);
-    const target = await receiver((delivery) => (hang.delete(String(delivery.json.data.id)) ? 'hang' : { status: 200 }));
+    const target = await receiver((delivery) =>
+      hang.delete(String(delivery.json.data.id)) ? 'hang' : { status: 200 },
+    );
     const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
     const sendWhileFirstHangs = async (first: string, then: string[]) => {
       await emitAll(daemon, merchant.organization.id, [{ type: 'product.updated', data: { id: first } }]);
       await until(() => target.hanging.length === 1);
-      await emitAll(daemon, merchant.organization.id, then.map((id) => ({ type: 'product.updated', data: { id } })));
+      await emitAll(
+        daemon,
+        merchant.organization.id,
+        then.map((id) => ({ type: 'product.updated', data: { id } })),
+      );
       // Claimed by the worker's next round although the event before them is still in flight.
-      await until(async () => (await eventsOf(endpoint.id)).filter((event) => then.includes(event.id) && event.claimed).length === then.length);
-      expect((await eventsOf(endpoint.id)).filter((event) => then.includes(event.id))).toEqual(then.map((id) => ({ id, status: 'pending', attempts: 1, claimed: true })));
+      await until(
+        async () =>
+          (await eventsOf(endpoint.id)).filter((event) => then.includes(event.id) && event.claimed).length ===
+          then.length,
+      );
+      expect((await eventsOf(endpoint.id)).filter((event) => then.includes(event.id))).toEqual(
+        then.map((id) => ({ id, status: 'pending', attempts: 1, claimed: true })),
+      );
     };
 
     await sendWhileFirstHangs('a', ['b', 'c']);

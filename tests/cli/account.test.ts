@@ -23,7 +23,9 @@ async function signedInOn(machines: number): Promise<{ email: string; clis: Sand
     sandboxes.push(cli);
     return cli;
   });
-  const signup = await clis[0]!.run(['signup', '--name', 'Grace', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await clis[0]!.run(['signup', '--name', 'Grace', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   for (const cli of clis.slice(1)) {
     const login = await cli.run(['login', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
@@ -44,7 +46,11 @@ describe('sessions', () => {
     expect(list.json).toHaveLength(2);
     expect(list.json.filter((session: { current: boolean }) => session.current)).toHaveLength(1);
     for (const session of list.json) {
-      expect(session).toMatchObject({ id: expect.any(String), token: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: expect.any(String) });
+      expect(session).toMatchObject({
+        id: expect.any(String),
+        token: expect.stringMatching(/^[0-9a-f]{64}$/),
+        expiresAt: expect.any(String),
+      });
     }
     expect(list.stdout).not.toContain(storedToken(clis[0]!)!);
 
@@ -97,7 +103,15 @@ describe('sessions', () => {
 describe('user update', () => {
   it('changes the name and image and prints the stored user', async () => {
     const { email, clis } = await signedInOn(1);
-    const result = await clis[0]!.run(['user', 'update', '--name', 'Grace Hopper', '--image', 'https://example.com/g.png', '--json']);
+    const result = await clis[0]!.run([
+      'user',
+      'update',
+      '--name',
+      'Grace Hopper',
+      '--image',
+      'https://example.com/g.png',
+      '--json',
+    ]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.json.user).toMatchObject({ email, name: 'Grace Hopper', image: 'https://example.com/g.png' });
 
@@ -118,14 +132,23 @@ describe('user update', () => {
 describe('password change', () => {
   it('changes the password: the new one signs in, the old one no longer does', async () => {
     const { email, clis } = await signedInOn(1);
-    const change = await clis[0]!.run(['password', 'change', '--password-stdin', '--json'], { input: `${PASSWORD}\nnew password 123\n` });
+    const change = await clis[0]!.run(['password', 'change', '--password-stdin', '--json'], {
+      input: `${PASSWORD}\nnew password 123\n`,
+    });
     expect(change.exitCode, change.stderr).toBe(0);
-    expect(change.json).toMatchObject({ changed: true, revokedOtherSessions: false, sessionReplaced: false, user: { email } });
+    expect(change.json).toMatchObject({
+      changed: true,
+      revokedOtherSessions: false,
+      sessionReplaced: false,
+      user: { email },
+    });
     expect((await clis[0]!.run(['whoami'])).exitCode).toBe(0);
 
     const oldLogin = await clis[0]!.run(['login', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
     expect(oldLogin.exitCode).toBe(1);
-    const newLogin = await clis[0]!.run(['login', '--email', email, '--password-stdin'], { input: 'new password 123\n' });
+    const newLogin = await clis[0]!.run(['login', '--email', email, '--password-stdin'], {
+      input: 'new password 123\n',
+    });
     expect(newLogin.exitCode, newLogin.stderr).toBe(0);
   });
 
@@ -144,7 +167,9 @@ describe('password change', () => {
 
   it('reports a wrong current password with exit 1, and a missing second line as a usage error', async () => {
     const { clis } = await signedInOn(1);
-    const wrong = await clis[0]!.run(['password', 'change', '--password-stdin'], { input: 'wrong password\nnew password 789\n' });
+    const wrong = await clis[0]!.run(['password', 'change', '--password-stdin'], {
+      input: 'wrong password\nnew password 789\n',
+    });
     expect(wrong.exitCode).toBe(1);
     expect(wrong.stderr).toContain('INVALID_PASSWORD');
     const short = await clis[0]!.run(['password', 'change', '--password-stdin'], { input: `${PASSWORD}\n` });

@@ -19,7 +19,9 @@ afterAll(async () => {
 /** A user with no password, as a social sign-up leaves one: sign up, then drop the credential account row. */
 async function userWithoutPassword(): Promise<{ email: string; id: string }> {
   const email = uniqueEmail('admin');
-  const signup = await sandbox().run(['signup', '--name', 'Hal', '--email', email, '--password-stdin', '--json'], { input: `${PASSWORD}\n` });
+  const signup = await sandbox().run(['signup', '--name', 'Hal', '--email', email, '--password-stdin', '--json'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   const id = signup.json.user.id as string;
   await daemon.core.db('accounts').where({ user_id: id, provider_id: 'credential' }).delete();
@@ -30,20 +32,28 @@ describe('admin set-password', () => {
   it('sets a password for a user without one, found by e-mail', async () => {
     const { email, id } = await userWithoutPassword();
     const operator = sandbox({ TILL_SECRET: daemon.config.secret });
-    const result = await operator.run(['admin', 'set-password', '--email', email, '--password-stdin', '--json'], { input: 'brand new password\n' });
+    const result = await operator.run(['admin', 'set-password', '--email', email, '--password-stdin', '--json'], {
+      input: 'brand new password\n',
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.json).toMatchObject({ status: true, user: { id, email } });
 
-    const login = await sandbox().run(['login', '--email', email, '--password-stdin'], { input: 'brand new password\n' });
+    const login = await sandbox().run(['login', '--email', email, '--password-stdin'], {
+      input: 'brand new password\n',
+    });
     expect(login.exitCode, login.stderr).toBe(0);
   });
 
   it('finds the user by id, and refuses a user who already has a password (PASSWORD_ALREADY_SET, exit 1)', async () => {
     const { id } = await userWithoutPassword();
     const operator = sandbox({ TILL_ADMIN_TOKEN: adminToken(daemon.config.secret) });
-    const first = await operator.run(['admin', 'set-password', '--user-id', id, '--password-stdin'], { input: 'first password set\n' });
+    const first = await operator.run(['admin', 'set-password', '--user-id', id, '--password-stdin'], {
+      input: 'first password set\n',
+    });
     expect(first.exitCode, first.stderr).toBe(0);
-    const second = await operator.run(['admin', 'set-password', '--user-id', id, '--password-stdin'], { input: 'second password set\n' });
+    const second = await operator.run(['admin', 'set-password', '--user-id', id, '--password-stdin'], {
+      input: 'second password set\n',
+    });
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain('PASSWORD_ALREADY_SET');
   });
@@ -62,19 +72,27 @@ describe('admin set-password', () => {
   });
 
   it('exits 4 for a refused admin token or none at all, and 1 for an unknown user', async () => {
-    const wrong = await sandbox({ TILL_ADMIN_TOKEN: 'till_admin_wrong' }).run(['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'], {
-      input: 'some password here\n',
-    });
+    const wrong = await sandbox({ TILL_ADMIN_TOKEN: 'till_admin_wrong' }).run(
+      ['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'],
+      {
+        input: 'some password here\n',
+      },
+    );
     expect(wrong.exitCode).toBe(4);
     expect(wrong.stderr).toContain('UNAUTHORIZED');
 
-    const none = await sandbox().run(['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'], { input: 'some password here\n' });
+    const none = await sandbox().run(['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'], {
+      input: 'some password here\n',
+    });
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toContain('no admin token');
 
-    const unknown = await sandbox({ TILL_SECRET: daemon.config.secret }).run(['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'], {
-      input: 'some password here\n',
-    });
+    const unknown = await sandbox({ TILL_SECRET: daemon.config.secret }).run(
+      ['admin', 'set-password', '--email', uniqueEmail(), '--password-stdin'],
+      {
+        input: 'some password here\n',
+      },
+    );
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('USER_NOT_FOUND');
   });
@@ -82,7 +100,14 @@ describe('admin set-password', () => {
   it('needs exactly one of --email and --user-id', async () => {
     const operator = sandbox({ TILL_SECRET: daemon.config.secret });
     expect((await operator.run(['admin', 'set-password', '--password-stdin'], { input: 'x\n' })).exitCode).toBe(2);
-    expect((await operator.run(['admin', 'set-password', '--email', 'a@example.com', '--user-id', 'x', '--password-stdin'], { input: 'x\n' })).exitCode).toBe(2);
+    expect(
+      (
+        await operator.run(
+          ['admin', 'set-password', '--email', 'a@example.com', '--user-id', 'x', '--password-stdin'],
+          { input: 'x\n' },
+        )
+      ).exitCode,
+    ).toBe(2);
   });
 });
 

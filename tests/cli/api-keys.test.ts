@@ -23,7 +23,9 @@ function sandbox(env: Record<string, string> = {}): Sandbox {
 async function signedIn(): Promise<{ cli: Sandbox; email: string }> {
   const cli = sandbox();
   const email = uniqueEmail('keys');
-  const signup = await cli.run(['signup', '--name', 'Grace', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Grace', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   return { cli, email };
 }

@@ -20,14 +20,26 @@ describe('signup, login, whoami, logout', () => {
     const cli = sandbox();
     const email = uniqueEmail();
 
-    const signup = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin', '--json'], { input: `${PASSWORD}\n` });
+    const signup = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin', '--json'], {
+      input: `${PASSWORD}\n`,
+    });
     expect(signup.exitCode, signup.stderr).toBe(0);
-    expect(signup.json).toMatchObject({ url: daemon.url, profile: 'default', signedIn: true, user: { name: 'Ada', email } });
+    expect(signup.json).toMatchObject({
+      url: daemon.url,
+      profile: 'default',
+      signedIn: true,
+      user: { name: 'Ada', email },
+    });
     expect(signup.stdout).not.toContain('token');
 
     const whoami = await cli.run(['whoami', '--json']);
     expect(whoami.exitCode, whoami.stderr).toBe(0);
-    expect(whoami.json).toMatchObject({ url: daemon.url, profile: 'default', tokenSource: 'profile', user: { email, name: 'Ada' } });
+    expect(whoami.json).toMatchObject({
+      url: daemon.url,
+      profile: 'default',
+      tokenSource: 'profile',
+      user: { email, name: 'Ada' },
+    });
     expect(whoami.json.session.userId).toBe(whoami.json.user.id);
     expect(whoami.json.session).not.toHaveProperty('token');
 
@@ -65,8 +77,13 @@ describe('signup, login, whoami, logout', () => {
   it('reports a taken e-mail address with exit 1', async () => {
     const cli = sandbox();
     const email = uniqueEmail();
-    expect((await cli.run(['signup', '--name', 'Cy', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` })).exitCode).toBe(0);
-    const second = await cli.run(['signup', '--name', 'Cy', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+    expect(
+      (await cli.run(['signup', '--name', 'Cy', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` }))
+        .exitCode,
+    ).toBe(0);
+    const second = await cli.run(['signup', '--name', 'Cy', '--email', email, '--password-stdin'], {
+      input: `${PASSWORD}\n`,
+    });
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain('USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
   });
@@ -74,7 +91,10 @@ describe('signup, login, whoami, logout', () => {
   it('keeps the config file private: 0600 in a 0700 directory, with named profiles', async () => {
     const cli = sandbox();
     const email = uniqueEmail();
-    const result = await cli.run(['--profile', 'work', 'signup', '--name', 'Di', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+    const result = await cli.run(
+      ['--profile', 'work', 'signup', '--name', 'Di', '--email', email, '--password-stdin'],
+      { input: `${PASSWORD}\n` },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(statSync(cli.configFile).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(cli.configFile)).mode & 0o777).toBe(0o700);
@@ -88,7 +108,10 @@ describe('signup, login, whoami, logout', () => {
     expect((await cli.run(['whoami'])).exitCode).toBe(0);
 
     // Switching the current profile switches the session; tokens never show up in the listing.
-    expect((await cli.run(['profile', 'use', 'spare', '--json'])).json).toEqual({ currentProfile: 'spare', created: true });
+    expect((await cli.run(['profile', 'use', 'spare', '--json'])).json).toEqual({
+      currentProfile: 'spare',
+      created: true,
+    });
     expect((await cli.run(['whoami'])).exitCode).toBe(4);
     const list = await cli.run(['profile', 'list', '--json']);
     expect(list.json).toEqual([
@@ -121,13 +144,18 @@ describe('token and URL precedence', () => {
   it('takes --url over TILL_URL, and explains an unreachable daemon with exit 1', async () => {
     const port = await freePort();
     const cli = sandbox({ TILL_URL: `http://127.0.0.1:${port}` });
-    const unreachable = await cli.run(['signup', '--name', 'Fay', '--email', uniqueEmail(), '--password-stdin'], { input: `${PASSWORD}\n` });
+    const unreachable = await cli.run(['signup', '--name', 'Fay', '--email', uniqueEmail(), '--password-stdin'], {
+      input: `${PASSWORD}\n`,
+    });
     expect(unreachable.exitCode).toBe(1);
     expect(unreachable.stderr).toContain(`cannot reach the Till daemon at http://127.0.0.1:${port}`);
 
-    const viaFlag = await cli.run(['--url', daemon.url, 'signup', '--name', 'Fay', '--email', uniqueEmail(), '--password-stdin', '--json'], {
-      input: `${PASSWORD}\n`,
-    });
+    const viaFlag = await cli.run(
+      ['--url', daemon.url, 'signup', '--name', 'Fay', '--email', uniqueEmail(), '--password-stdin', '--json'],
+      {
+        input: `${PASSWORD}\n`,
+      },
+    );
     expect(viaFlag.exitCode, viaFlag.stderr).toBe(0);
     expect(viaFlag.json.url).toBe(daemon.url);
     // The stored session belongs to the flag's URL, and is not sent to TILL_URL's.

@@ -21,18 +21,42 @@ describe('till checkouts, orders, subscriptions and refunds', () => {
   it('creates and shows a checkout, then lists and shows the order it made', async () => {
     const { merchant, cli } = await merchantCli();
     const product = await createProduct(merchant, { name: 'Guide' });
-    const created = await cli.run(['checkouts', 'create', '--product', product.id, '--email', 'ada@example.com', '--success-url', 'https://shop.example/ok'], { nodeArgs: FORBID_HEAVY });
+    const created = await cli.run(
+      [
+        'checkouts',
+        'create',
+        '--product',
+        product.id,
+        '--email',
+        'ada@example.com',
+        '--success-url',
+        'https://shop.example/ok',
+      ],
+      { nodeArgs: FORBID_HEAVY },
+    );
     expect(created.exitCode, created.stderr).toBe(0);
     const url = created.stdout.trim();
     expect(url).toMatch(new RegExp(`^${daemon().url}/checkout/till_c_`));
-    const json = await cli.run(['checkouts', 'create', '--product', product.id, '--price', product.prices[0]!.id, '--json']);
+    const json = await cli.run([
+      'checkouts',
+      'create',
+      '--product',
+      product.id,
+      '--price',
+      product.prices[0]!.id,
+      '--json',
+    ]);
     expect(json.json).toMatchObject({ status: 'open', product_id: product.id, total_amount: 1000 });
     const shown = await cli.run(['checkouts', 'show', json.json.id], { nodeArgs: FORBID_HEAVY });
     expect(shown.stdout).toMatch(/status:\s+open/);
     expect(shown.stdout).toContain('10.00 USD');
 
     const secret = url.slice(url.lastIndexOf('/') + 1);
-    const confirm = await fetch(`${daemon().url}/v1/checkouts/client/${secret}/confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ confirmation_token_id: 'tok_visa' }) });
+    const confirm = await fetch(`${daemon().url}/v1/checkouts/client/${secret}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ confirmation_token_id: 'tok_visa' }),
+    });
     expect(confirm.status).toBe(200);
     const orders = await cli.run(['orders', 'list', '--json'], { nodeArgs: FORBID_HEAVY });
     expect(orders.exitCode, orders.stderr).toBe(0);
@@ -52,9 +76,22 @@ describe('till checkouts, orders, subscriptions and refunds', () => {
     const list = await cli.run(['subscriptions', 'list', '--active', '--json'], { nodeArgs: FORBID_HEAVY });
     expect(list.json.map((s: { id: string }) => s.id)).toEqual([subscriptionId]);
 
-    const canceled = await cli.run(['subscriptions', 'cancel', subscriptionId!, '--reason', 'too_expensive', '--comment', 'Pricey', '--json']);
+    const canceled = await cli.run([
+      'subscriptions',
+      'cancel',
+      subscriptionId!,
+      '--reason',
+      'too_expensive',
+      '--comment',
+      'Pricey',
+      '--json',
+    ]);
     expect(canceled.exitCode, canceled.stderr).toBe(0);
-    expect(canceled.json).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: 'too_expensive', customer_cancellation_comment: 'Pricey' });
+    expect(canceled.json).toMatchObject({
+      cancel_at_period_end: true,
+      customer_cancellation_reason: 'too_expensive',
+      customer_cancellation_comment: 'Pricey',
+    });
     const again = await cli.run(['subscriptions', 'cancel', subscriptionId!]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain('AlreadyCanceledSubscription');
@@ -79,9 +116,24 @@ describe('till checkouts, orders, subscriptions and refunds', () => {
     expect(unconfirmed.exitCode).toBe(2);
     expect(unconfirmed.stderr).toContain('--yes');
     expect((await cli.run(['refunds', 'create', '--order', order.id, '--amount', '3.50', '--yes'])).exitCode).toBe(2);
-    expect((await cli.run(['refunds', 'create', '--order', order.id, '--reason', 'boredom', '--yes'])).exitCode).toBe(2);
+    expect((await cli.run(['refunds', 'create', '--order', order.id, '--reason', 'boredom', '--yes'])).exitCode).toBe(
+      2,
+    );
 
-    const partial = await cli.run(['refunds', 'create', '--order', order.id, '--amount', '300', '--reason', 'duplicate', '--comment', 'Charged twice', '--yes', '--json']);
+    const partial = await cli.run([
+      'refunds',
+      'create',
+      '--order',
+      order.id,
+      '--amount',
+      '300',
+      '--reason',
+      'duplicate',
+      '--comment',
+      'Charged twice',
+      '--yes',
+      '--json',
+    ]);
     expect(partial.exitCode, partial.stderr).toBe(0);
     expect(partial.json).toMatchObject({ status: 'succeeded', amount: 300, reason: 'duplicate' });
     const tooMuch = await cli.run(['refunds', 'create', '--order', order.id, '--amount', '800', '--yes']);

@@ -7,7 +7,9 @@ let daemon: TestDaemon;
 const sandboxes: Sandbox[] = [];
 
 beforeAll(async () => {
-  daemon = await startTestDaemon({ organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false } });
+  daemon = await startTestDaemon({
+    organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false },
+  });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -23,7 +25,9 @@ function sandbox(env: Record<string, string> = {}): Sandbox {
 /** A signed-in merchant with one organization (the active one). */
 async function merchant(): Promise<{ cli: Sandbox; orgId: string; slug: string }> {
   const cli = sandbox();
-  const signup = await cli.run(['signup', '--name', 'Ada', '--email', uniqueEmail('customers'), '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Ada', '--email', uniqueEmail('customers'), '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   const slug = `shop-${Math.random().toString(36).slice(2, 8)}`;
   const org = await cli.run(['org', 'create', '--name', 'Shop', '--slug', slug, '--json']);
@@ -36,7 +40,20 @@ describe('till customers', () => {
     const { cli, orgId, slug } = await merchant();
     const email = uniqueEmail('buyer');
 
-    const created = await cli.run(['customers', 'create', '--email', email, '--name', 'Bea', '--external-id', 'crm-1', '--metadata', 'plan=pro', '--org', slug]);
+    const created = await cli.run([
+      'customers',
+      'create',
+      '--email',
+      email,
+      '--name',
+      'Bea',
+      '--external-id',
+      'crm-1',
+      '--metadata',
+      'plan=pro',
+      '--org',
+      slug,
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     const id = created.stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -58,9 +75,22 @@ describe('till customers', () => {
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/email:\s+buyer/);
     expect(shown.stdout).toContain('plan=pro');
-    expect((await cli.run(['customers', 'show', id, '--json'])).json).toMatchObject({ id, email, external_id: 'crm-1' });
+    expect((await cli.run(['customers', 'show', id, '--json'])).json).toMatchObject({
+      id,
+      email,
+      external_id: 'crm-1',
+    });
 
-    const updated = await cli.run(['customers', 'update', id, '--name', 'Beatrice', '--metadata', 'plan=team', '--json']);
+    const updated = await cli.run([
+      'customers',
+      'update',
+      id,
+      '--name',
+      'Beatrice',
+      '--metadata',
+      'plan=team',
+      '--json',
+    ]);
     expect(updated.exitCode, updated.stderr).toBe(0);
     expect(updated.json).toMatchObject({ name: 'Beatrice', metadata: { plan: 'team' } });
     const byExternal = await cli.run(['customers', 'update', '--external-id', 'crm-1', '--name', '']);
@@ -97,7 +127,9 @@ describe('till customers', () => {
     expect((await cli.run(['customers', 'create'])).exitCode).toBe(2);
     expect((await cli.run(['customers', 'show'])).exitCode).toBe(2);
     expect((await cli.run(['customers', 'update', '--external-id', 'x'])).exitCode).toBe(2);
-    expect((await cli.run(['customers', 'create', '--email', uniqueEmail(), '--metadata', 'novalue'])).exitCode).toBe(2);
+    expect((await cli.run(['customers', 'create', '--email', uniqueEmail(), '--metadata', 'novalue'])).exitCode).toBe(
+      2,
+    );
 
     const anonymous = sandbox();
     const refused = await anonymous.run(['customers', 'list']);

@@ -39,7 +39,12 @@ describe('till daemon start | status | stop', () => {
 
     const start = await cli.run(['daemon', 'start', '--json'], { env });
     expect(start.exitCode, start.stderr).toBe(0);
-    expect(start.json).toMatchObject({ running: true, alreadyRunning: false, url: `http://127.0.0.1:${port}`, dataDir });
+    expect(start.json).toMatchObject({
+      running: true,
+      alreadyRunning: false,
+      url: `http://127.0.0.1:${port}`,
+      dataDir,
+    });
     const pid = start.json.pid as number;
     strayPids.push(pid);
     expect(Number(readFileSync(join(dataDir, 'daemon.pid'), 'utf8'))).toBe(pid);
@@ -55,7 +60,10 @@ describe('till daemon start | status | stop', () => {
     expect(again.exitCode).toBe(0);
     expect(again.json).toMatchObject({ alreadyRunning: true, pid });
 
-    const signup = await cli.run(['signup', '--name', 'Ida', '--email', uniqueEmail('daemon'), '--password-stdin'], { env, input: `${PASSWORD}\n` });
+    const signup = await cli.run(['signup', '--name', 'Ida', '--email', uniqueEmail('daemon'), '--password-stdin'], {
+      env,
+      input: `${PASSWORD}\n`,
+    });
     expect(signup.exitCode, signup.stderr).toBe(0);
 
     const stop = await cli.run(['daemon', 'stop', '--json'], { env });
@@ -74,7 +82,11 @@ describe('till daemon start | status | stop', () => {
 describe('till daemon run', () => {
   it('refuses a second daemon on the same SQLite file (exit 1), and stops on SIGTERM', async () => {
     const cli = sandbox();
-    const env = { TILL_DATA_DIR: join(cli.root, 'data'), TILL_DATABASE_URL: `sqlite:${join(cli.root, 'shared.db')}`, TILL_PORT: '0' };
+    const env = {
+      TILL_DATA_DIR: join(cli.root, 'data'),
+      TILL_DATABASE_URL: `sqlite:${join(cli.root, 'shared.db')}`,
+      TILL_PORT: '0',
+    };
     const first = cli.spawn(['daemon', 'run'], { env });
     strayPids.push(first.pid!);
     // Wait for the readiness line on stderr rather than for any length of time.

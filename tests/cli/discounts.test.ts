@@ -27,28 +27,85 @@ describe('till discounts', () => {
     const { merchant, cli } = await merchantCli();
     const product = await createProduct(merchant.api, { name: 'Ebook' });
 
-    const percent = await cli.run(['discounts', 'create', '--name', 'Launch', '--code', 'LAUNCH', '--percent', '12.5', '--duration', 'once', '--json']);
+    const percent = await cli.run([
+      'discounts',
+      'create',
+      '--name',
+      'Launch',
+      '--code',
+      'LAUNCH',
+      '--percent',
+      '12.5',
+      '--duration',
+      'once',
+      '--json',
+    ]);
     expect(percent.exitCode, percent.stderr).toBe(0);
-    expect(percent.json).toMatchObject({ name: 'Launch', code: 'LAUNCH', type: 'percentage', basis_points: 1250, duration: 'once', organization_id: merchant.organization.id });
+    expect(percent.json).toMatchObject({
+      name: 'Launch',
+      code: 'LAUNCH',
+      type: 'percentage',
+      basis_points: 1250,
+      duration: 'once',
+      organization_id: merchant.organization.id,
+    });
 
     const fixed = await cli.run([
-      'discounts', 'create', '--name', 'Loyal', '--amount', '500', '--currency', 'EUR', '--duration', 'repeating', '--months', '3',
-      '--max-redemptions', '10', '--starts-at', '2026-12-01', '--ends-at', '2027-01-01T00:00:00Z', '--product', product.id,
+      'discounts',
+      'create',
+      '--name',
+      'Loyal',
+      '--amount',
+      '500',
+      '--currency',
+      'EUR',
+      '--duration',
+      'repeating',
+      '--months',
+      '3',
+      '--max-redemptions',
+      '10',
+      '--starts-at',
+      '2026-12-01',
+      '--ends-at',
+      '2027-01-01T00:00:00Z',
+      '--product',
+      product.id,
     ]);
     expect(fixed.exitCode, fixed.stderr).toBe(0);
     const fixedId = fixed.stdout.trim();
     expect(fixedId).toMatch(/^[0-9a-f-]{36}$/);
     expect(fixed.stderr).toContain('Created discount "Loyal": 500 eur (minor units) off, for 3 months.');
     const shown = await merchant.api.get(`/v1/discounts/${fixedId}`);
-    expect(shown.json).toMatchObject({ amount: 500, currency: 'eur', duration_in_months: 3, max_redemptions: 10, starts_at: '2026-12-01T00:00:00.000Z', products: [expect.objectContaining({ id: product.id })] });
+    expect(shown.json).toMatchObject({
+      amount: 500,
+      currency: 'eur',
+      duration_in_months: 3,
+      max_redemptions: 10,
+      starts_at: '2026-12-01T00:00:00.000Z',
+      products: [expect.objectContaining({ id: product.id })],
+    });
 
     const list = await cli.run(['discounts', 'list', '--json']);
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.json.map((discount: { name: string }) => discount.name).sort()).toEqual(['Launch', 'Loyal']);
     const table = await cli.run(['discounts', 'list', '--query', 'launch']);
-    expect(table.stdout.replace(/\n$/, '').split('\n')).toEqual([`${percent.json.id}\tLaunch\tLAUNCH\t12.5% off, once\t0\t`]);
+    expect(table.stdout.replace(/\n$/, '').split('\n')).toEqual([
+      `${percent.json.id}\tLaunch\tLAUNCH\t12.5% off, once\t0\t`,
+    ]);
 
-    const updated = await cli.run(['discounts', 'update', fixedId, '--amount', '700', '--max-redemptions', 'none', '--code', 'LOYAL7', '--json']);
+    const updated = await cli.run([
+      'discounts',
+      'update',
+      fixedId,
+      '--amount',
+      '700',
+      '--max-redemptions',
+      'none',
+      '--code',
+      'LOYAL7',
+      '--json',
+    ]);
     expect(updated.exitCode, updated.stderr).toBe(0);
     // The currency stays the discount's own unless --currency is given.
     expect(updated.json).toMatchObject({ amount: 700, currency: 'eur', max_redemptions: null, code: 'LOYAL7' });
@@ -90,8 +147,34 @@ describe('till discounts', () => {
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(message);
     }
-    expect((await cli.run(['discounts', 'create', '--name', 'First', '--code', 'DUP', '--percent', '5', '--duration', 'once'])).exitCode).toBe(0);
-    const duplicate = await cli.run(['discounts', 'create', '--name', 'Second', '--code', 'dup', '--percent', '5', '--duration', 'once']);
+    expect(
+      (
+        await cli.run([
+          'discounts',
+          'create',
+          '--name',
+          'First',
+          '--code',
+          'DUP',
+          '--percent',
+          '5',
+          '--duration',
+          'once',
+        ])
+      ).exitCode,
+    ).toBe(0);
+    const duplicate = await cli.run([
+      'discounts',
+      'create',
+      '--name',
+      'Second',
+      '--code',
+      'dup',
+      '--percent',
+      '5',
+      '--duration',
+      'once',
+    ]);
     expect(duplicate.exitCode).toBe(1);
     expect(duplicate.stderr).toContain('code: Discount with this code already exists. (RequestValidationError)');
     const signedOut = await sandbox().run(['discounts', 'list']);
@@ -104,20 +187,56 @@ describe('till links', () => {
     const { merchant, cli } = await merchantCli();
     const first = await createProduct(merchant.api, { name: 'Starter' });
     const second = await createProduct(merchant.api, { name: 'Pro' });
-    const discount = await merchant.api.post('/v1/discounts/', { name: 'Ten', type: 'percentage', basis_points: 1000, duration: 'once' });
+    const discount = await merchant.api.post('/v1/discounts/', {
+      name: 'Ten',
+      type: 'percentage',
+      basis_points: 1000,
+      duration: 'once',
+    });
 
-    const created = await cli.run(['links', 'create', '--product', first.id, '--product', second.id, '--discount', discount.json.id, '--success-url', 'https://shop.example/ok?c={CHECKOUT_ID}', '--label', 'Mail']);
+    const created = await cli.run([
+      'links',
+      'create',
+      '--product',
+      first.id,
+      '--product',
+      second.id,
+      '--discount',
+      discount.json.id,
+      '--success-url',
+      'https://shop.example/ok?c={CHECKOUT_ID}',
+      '--label',
+      'Mail',
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
-    expect(created.stdout.trim()).toMatch(new RegExp(`^${daemon().url}/v1/checkout-links/till_cl_[A-Za-z0-9]+/redirect$`));
+    expect(created.stdout.trim()).toMatch(
+      new RegExp(`^${daemon().url}/v1/checkout-links/till_cl_[A-Za-z0-9]+/redirect$`),
+    );
     expect(created.stderr).toContain('for Starter, Pro');
     daemon().clock.advance(1000);
-    const json = await cli.run(['links', 'create', '--product', second.id, '--no-discount-codes', '--require-billing-address', '--json']);
+    const json = await cli.run([
+      'links',
+      'create',
+      '--product',
+      second.id,
+      '--no-discount-codes',
+      '--require-billing-address',
+      '--json',
+    ]);
     expect(json.exitCode, json.stderr).toBe(0);
-    expect(json.json).toMatchObject({ allow_discount_codes: false, require_billing_address: true, products: [expect.objectContaining({ id: second.id })] });
+    expect(json.json).toMatchObject({
+      allow_discount_codes: false,
+      require_billing_address: true,
+      products: [expect.objectContaining({ id: second.id })],
+    });
 
     const list = await cli.run(['links', 'list', '--json']);
     expect(list.json).toHaveLength(2);
-    expect(list.json[0]).toMatchObject({ label: 'Mail', discount_id: discount.json.id, success_url: 'https://shop.example/ok?c={CHECKOUT_ID}' });
+    expect(list.json[0]).toMatchObject({
+      label: 'Mail',
+      discount_id: discount.json.id,
+      success_url: 'https://shop.example/ok?c={CHECKOUT_ID}',
+    });
     const forFirst = await cli.run(['links', 'list', '--product', first.id]);
     expect(forFirst.stdout.trim().split('\n')).toHaveLength(1);
     expect(forFirst.stdout).toContain('Starter, Pro\tTen\t');
@@ -135,11 +254,20 @@ describe('the discount form (Ink)', () => {
   function form(initial: DiscountDraft) {
     let submitted: DiscountDraft | undefined;
     let cancelled = false;
-    const screen = render(createElement(DiscountForm, { initial, onSubmit: (draft) => (submitted = draft), onCancel: () => (cancelled = true) }));
+    const screen = render(
+      createElement(DiscountForm, {
+        initial,
+        onSubmit: (draft) => (submitted = draft),
+        onCancel: () => (cancelled = true),
+      }),
+    );
     const frame = () => screen.lastFrame() ?? '';
     const press = async (keys: string, shows: string | RegExp) => {
       screen.stdin.write(keys);
-      const seen = await eventually(async () => (typeof shows === 'string' ? frame().includes(shows) : shows.test(frame())), true);
+      const seen = await eventually(
+        async () => (typeof shows === 'string' ? frame().includes(shows) : shows.test(frame())),
+        true,
+      );
       expect(seen, `expected "${shows}" in:\n${frame()}`).toBe(true);
     };
     const waitFor = (test: () => boolean) => eventually(async () => test(), true);
@@ -171,7 +299,14 @@ describe('the discount form (Ink)', () => {
     await ui.press('6', ': 6');
     await ui.press('\r', 'Creating the discount');
     expect(await ui.waitFor(() => ui.result() !== undefined)).toBe(true);
-    expect(ui.result()).toEqual({ code: 'SPRING', name: 'Spring', amount: '450', currency: 'usd', duration: 'repeating', months: '6' });
+    expect(ui.result()).toEqual({
+      code: 'SPRING',
+      name: 'Spring',
+      amount: '450',
+      currency: 'usd',
+      duration: 'repeating',
+      months: '6',
+    });
   });
 
   it('skips what the flags gave and cancels with Esc', async () => {

@@ -41,7 +41,9 @@ describe('till files', () => {
     // Not a terminal: no progress bar in the captured stderr.
     expect(uploaded.stderr).not.toContain('[#');
     const id = uploaded.json.id as string;
-    const download = await fetch(`${daemon.url}/v1/files/${id}/download`, { headers: { authorization: `Bearer ${merchant.token}` } });
+    const download = await fetch(`${daemon.url}/v1/files/${id}/download`, {
+      headers: { authorization: `Bearer ${merchant.token}` },
+    });
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
 
     const image = join(cli.root, 'cover.png');
@@ -54,10 +56,21 @@ describe('till files', () => {
     const listed = await cli.run(['files', 'list', '--json']);
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(listed.json.map((file: { id: string }) => file.id).sort()).toEqual([id, imageId].sort());
-    expect(listed.json.find((file: { id: string }) => file.id === imageId)).toMatchObject({ service: 'product_media', mime_type: 'image/png', public_url: expect.any(String) });
+    expect(listed.json.find((file: { id: string }) => file.id === imageId)).toMatchObject({
+      service: 'product_media',
+      mime_type: 'image/png',
+      public_url: expect.any(String),
+    });
     const rows = (await cli.run(['files', 'list'])).stdout.trim().split('\n');
     expect(rows).toHaveLength(2);
-    expect(rows.find((row) => row.startsWith(id))?.split('\t')).toEqual([id, 'Course Pack.zip', 'downloadable', '19.0 MB', '3', expect.any(String)]);
+    expect(rows.find((row) => row.startsWith(id))?.split('\t')).toEqual([
+      id,
+      'Course Pack.zip',
+      'downloadable',
+      '19.0 MB',
+      '3',
+      expect.any(String),
+    ]);
 
     const deleted = await cli.run(['files', 'delete', id, '--json']);
     expect(deleted.exitCode, deleted.stderr).toBe(0);

@@ -8,15 +8,21 @@ const cli = new Sandbox();
 afterAll(() => cli.cleanup());
 
 describe('fast start', () => {
-  it.each(['--help', 'daemon --help', 'daemon run --help', 'admin set-password --help', 'sessions list --help', 'api-keys create --help', 'login --help', 'accounts unlink --help'])(
-    'till %s loads no Ink, React, Koa, Knex or daemon code',
-    async (command) => {
-      const result = await cli.run(command.split(' '), { nodeArgs });
-      expect(result.stderr).toBe('');
-      expect(result.exitCode).toBe(0);
-      expect(result.stdout).toContain('Usage: till');
-    },
-  );
+  it.each([
+    '--help',
+    'daemon --help',
+    'daemon run --help',
+    'admin set-password --help',
+    'sessions list --help',
+    'api-keys create --help',
+    'login --help',
+    'accounts unlink --help',
+  ])('till %s loads no Ink, React, Koa, Knex or daemon code', async (command) => {
+    const result = await cli.run(command.split(' '), { nodeArgs });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('Usage: till');
+  });
 
   it('the guard does catch a command that loads them', async () => {
     const result = await cli.run(['migrate'], { nodeArgs, env: { TILL_DATABASE_URL: 'sqlite::memory:' } });

@@ -20,7 +20,16 @@ describe('till listen', () => {
   it('forwards the organization’s events as they happen, signed with the secret it prints, and stops on SIGINT', async () => {
     const merchant = await createMerchant(daemon);
     const cli = sandbox({ TILL_TOKEN: merchant.owner.token });
-    const listener = cli.spawn(['listen', '--forward-to', receiver.url, '--events', 'product.created,benefit.created', '--org', merchant.organization.id, '--json']);
+    const listener = cli.spawn([
+      'listen',
+      '--forward-to',
+      receiver.url,
+      '--events',
+      'product.created,benefit.created',
+      '--org',
+      merchant.organization.id,
+      '--json',
+    ]);
     let stdout = '';
     listener.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     await until(() => stdout.includes('"ready":true'));
@@ -28,7 +37,10 @@ describe('till listen', () => {
     expect(ready.secret).toMatch(/^whsec_/);
 
     // A real change through the API: product.created is forwarded; organization.updated is filtered out.
-    const product = await merchant.api.post('/v1/products/', { name: 'Listened', prices: [{ amount_type: 'fixed', price_amount: 500, price_currency: 'usd' }] });
+    const product = await merchant.api.post('/v1/products/', {
+      name: 'Listened',
+      prices: [{ amount_type: 'fixed', price_amount: 500, price_currency: 'usd' }],
+    });
     expect(product.status).toBe(201);
     await merchant.api.call('PATCH', `/v1/organizations/${merchant.organization.id}`, { body: { name: 'Renamed' } });
     await until(() => receiver.received.some((delivery) => delivery.json.type === 'product.created'));
@@ -50,7 +62,11 @@ describe('till listen', () => {
 
   it('refuses a forward-to that is not an http URL (exit 2) and needs a session (exit 4)', async () => {
     const merchant = await createMerchant(daemon);
-    const bad = await sandbox({ TILL_TOKEN: merchant.owner.token }).run(['listen', '--forward-to', 'ftp://example.com']);
+    const bad = await sandbox({ TILL_TOKEN: merchant.owner.token }).run([
+      'listen',
+      '--forward-to',
+      'ftp://example.com',
+    ]);
     expect(bad.exitCode).toBe(2);
     const anonymous = await sandbox().run(['listen', '--forward-to', receiver.url]);
     expect(anonymous.exitCode).toBe(4);

@@ -28,7 +28,9 @@ function sandbox(url = h.daemon.url): Sandbox {
 }
 
 async function signedUp(cli: Sandbox, email = uniqueEmail('cli-mail')): Promise<string> {
-  const result = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const result = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(result.exitCode, result.stderr).toBe(0);
   return email;
 }
@@ -64,7 +66,10 @@ describe('till verify-email and till mail', () => {
     expect(human.stdout).toContain('Subject: Verify your e-mail address');
     expect(human.stdout).toContain(linkIn(mail.text, '/verify-email'));
 
-    expect(await follow(linkIn(mail.text, '/verify-email'))).toEqual({ status: 200, json: { status: true, user: null } });
+    expect(await follow(linkIn(mail.text, '/verify-email'))).toEqual({
+      status: 200,
+      json: { status: true, user: null },
+    });
     expect((await cli.run(['whoami', '--json'])).json.user.emailVerified).toBe(true);
     const again = await cli.run(['verify-email']);
     expect(again.exitCode).toBe(1);
@@ -92,13 +97,17 @@ describe('till password reset', () => {
     expect(requested.json).toEqual({ requested: true, email });
     const token = /--token ([A-Za-z0-9]{24})/.exec((await newestMail(cli, email)).text)![1]!;
 
-    const reset = await cli.run(['password', 'reset', '--token', token, '--password-stdin', '--json'], { input: `${NEW_PASSWORD}\n` });
+    const reset = await cli.run(['password', 'reset', '--token', token, '--password-stdin', '--json'], {
+      input: `${NEW_PASSWORD}\n`,
+    });
     expect(reset.exitCode, reset.stderr).toBe(0);
     expect(reset.json).toEqual({ reset: true });
     const login = await cli.run(['login', '--email', email, '--password-stdin'], { input: `${NEW_PASSWORD}\n` });
     expect(login.exitCode, login.stderr).toBe(0);
 
-    const reused = await cli.run(['password', 'reset', '--token', token, '--password-stdin'], { input: `${NEW_PASSWORD}\n` });
+    const reused = await cli.run(['password', 'reset', '--token', token, '--password-stdin'], {
+      input: `${NEW_PASSWORD}\n`,
+    });
     expect(reused.exitCode).toBe(1);
     expect(reused.stderr).toContain('INVALID_TOKEN');
   });
@@ -119,7 +128,10 @@ describe('till email change', () => {
     expect(asked.exitCode, asked.stderr).toBe(0);
     expect(asked.json).toEqual({ requested: true, email, newEmail, mailedTo: newEmail });
     const link = linkIn((await newestMail(cli, newEmail)).text, '/verify-email');
-    expect(await follow(link)).toMatchObject({ status: 200, json: { status: true, user: { email: newEmail, emailVerified: true } } });
+    expect(await follow(link)).toMatchObject({
+      status: 200,
+      json: { status: true, user: { email: newEmail, emailVerified: true } },
+    });
     expect((await cli.run(['whoami', '--json'])).json.user.email).toBe(newEmail);
   });
 });
@@ -137,7 +149,9 @@ describe('till account delete', () => {
     expect(deleted.json).toEqual({ deleted: true, verificationSent: false, email });
     expect(JSON.parse(readFileSync(cli.configFile, 'utf8')).profiles.default.token).toBeUndefined();
     expect((await cli.run(['whoami'])).exitCode).toBe(4);
-    expect((await cli.run(['login', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` })).exitCode).toBe(1);
+    expect((await cli.run(['login', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` })).exitCode).toBe(
+      1,
+    );
   });
 
   it('takes the password on stdin, and refuses a wrong one', async () => {
@@ -183,12 +197,15 @@ describe('till account delete', () => {
 
 describe('fast start', () => {
   const fixture = fileURLToPath(new URL('./fixtures/forbid-heavy-modules.mjs', import.meta.url));
-  it.each(['mail list --help', 'account delete --help', 'password reset --help', 'email change --help', 'verify-email --help'])(
-    'till %s loads no Ink, React, Koa, Knex or daemon code',
-    async (command) => {
-      const result = await sandbox().run(command.split(' '), { nodeArgs: ['--import', fixture] });
-      expect(result.stderr).toBe('');
-      expect(result.exitCode).toBe(0);
-    },
-  );
+  it.each([
+    'mail list --help',
+    'account delete --help',
+    'password reset --help',
+    'email change --help',
+    'verify-email --help',
+  ])('till %s loads no Ink, React, Koa, Knex or daemon code', async (command) => {
+    const result = await sandbox().run(command.split(' '), { nodeArgs: ['--import', fixture] });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
 });

@@ -20,7 +20,11 @@ describe('till migrate', () => {
 
     const first = await cli.run(['migrate', '--json'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.json).toEqual({ database: `sqlite:${file}`, dialect: 'sqlite', applied: migrations.map((migration) => migration.name) });
+    expect(first.json).toEqual({
+      database: `sqlite:${file}`,
+      dialect: 'sqlite',
+      applied: migrations.map((migration) => migration.name),
+    });
 
     const db = createDb(`sqlite:${file}`);
     try {
@@ -43,7 +47,9 @@ describe('till migrate', () => {
   it('reports invalid settings as a usage error (exit 2)', async () => {
     const cli = new Sandbox();
     sandboxes.push(cli);
-    const result = await cli.run(['migrate'], { env: { TILL_DATABASE_URL: `sqlite:${join(cli.root, 'y.db')}`, TILL_LOG_LEVEL: 'loud' } });
+    const result = await cli.run(['migrate'], {
+      env: { TILL_DATABASE_URL: `sqlite:${join(cli.root, 'y.db')}`, TILL_LOG_LEVEL: 'loud' },
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('TILL_LOG_LEVEL');
   });

@@ -25,15 +25,17 @@ afterEach(() => cleanup());
  */
 function tracked(data: DashboardData) {
   const pending = new Set<Promise<unknown>>();
-  const track = <A extends unknown[], T>(fn: (...args: A) => Promise<T>) => (...args: A) => {
-    const promise = fn(...args);
-    pending.add(promise);
-    void promise.then(
-      () => pending.delete(promise),
-      () => pending.delete(promise),
-    );
-    return promise;
-  };
+  const track =
+    <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+    (...args: A) => {
+      const promise = fn(...args);
+      pending.add(promise);
+      void promise.then(
+        () => pending.delete(promise),
+        () => pending.delete(promise),
+      );
+      return promise;
+    };
   const wrapped: DashboardData = {
     load: track(data.load),
     updateMemberRole: track(data.updateMemberRole),
@@ -55,11 +57,18 @@ async function organization(d: TestDaemon, teams = true) {
   const adminMemberId = await addMember(d, org.id, admin.user.id, 'admin');
   const memberId = await addMember(d, org.id, member.user.id, 'member');
   if (teams) {
-    const team = await owner.client.post('/api/auth/organization/create-team', { name: 'Support', organizationId: org.id });
+    const team = await owner.client.post('/api/auth/organization/create-team', {
+      name: 'Support',
+      organizationId: org.id,
+    });
     expect(team.status, team.text).toBe(200);
   }
   const invitee = uniqueEmail('invitee');
-  const invited = await owner.client.post('/api/auth/organization/invite-member', { email: invitee, role: 'member', organizationId: org.id });
+  const invited = await owner.client.post('/api/auth/organization/invite-member', {
+    email: invitee,
+    role: 'member',
+    organizationId: org.id,
+  });
   expect(invited.status, invited.text).toBe(200);
   return { owner, org, admin, member, adminMemberId, memberId, invitee, invitationId: invited.json.id as string };
 }
@@ -78,7 +87,10 @@ function dashboard(d: TestDaemon, token: string, orgRef?: string) {
     }, true);
     expect(passed, `expected the frame to show ${what}; last frame:\n${frame()}`).toBe(true);
   };
-  const selected = () => frame().split('\n').find((line) => line.includes('›')) ?? '';
+  const selected = () =>
+    frame()
+      .split('\n')
+      .find((line) => line.includes('›')) ?? '';
   const press = async (keys: string, expected: (frame: string) => boolean, what: string) => {
     screen.stdin.write(keys);
     await until(expected, what);
@@ -121,7 +133,9 @@ describe('till org dashboard (Ink screen against a real daemon)', () => {
     // The choice starts at the current role; up goes to admin.
     await ui.press('\u001B[A', (f) => f.includes('member → admin'), 'admin chosen');
     await ui.press('\r', (f) => f.includes(`${setup.member.email} is now admin`), 'the change done');
-    expect((await membersOf(setup.owner.client, setup.org.id)).find((m) => m.id === setup.memberId)?.role).toBe('admin');
+    expect((await membersOf(setup.owner.client, setup.org.id)).find((m) => m.id === setup.memberId)?.role).toBe(
+      'admin',
+    );
     // Refreshed: two admins now, sorted by e-mail among themselves, and the selection stays on the member changed.
     expect(ui.frame()).toMatch(new RegExp(`${setup.member.email}\\s+admin`));
     expect(ui.selected()).toContain(setup.member.email);
@@ -137,7 +151,9 @@ describe('till org dashboard (Ink screen against a real daemon)', () => {
     await ui.press('m', (f) => f.includes('owner → member'), 'member chosen');
     await ui.press('\r', (f) => f.includes('✗ You cannot leave the organization without an owner'), 'the error');
     expect(ui.frame()).toContain('YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
-    expect((await membersOf(setup.owner.client, setup.org.id)).find((m) => m.user.email === setup.owner.email)?.role).toBe('owner');
+    expect(
+      (await membersOf(setup.owner.client, setup.org.id)).find((m) => m.user.email === setup.owner.email)?.role,
+    ).toBe('owner');
   });
 
   it('removes a member only after y, and n keeps them', async () => {
@@ -154,7 +170,12 @@ describe('till org dashboard (Ink screen against a real daemon)', () => {
     await ui.press('xy', (f) => f.includes(`Removed ${setup.member.email}`), 'the removal');
     expect((await membersOf(setup.owner.client, setup.org.id)).map((m) => m.id)).not.toContain(setup.memberId);
     expect(ui.frame()).toContain('Members (2)');
-    expect(ui.frame().split('\n').filter((line) => line.includes(setup.member.email))).toEqual([`✓ Removed ${setup.member.email}`]);
+    expect(
+      ui
+        .frame()
+        .split('\n')
+        .filter((line) => line.includes(setup.member.email)),
+    ).toEqual([`✓ Removed ${setup.member.email}`]);
     // The selection stays on a row that exists.
     expect(ui.selected()).toContain(setup.admin.email);
   });
@@ -170,7 +191,9 @@ describe('till org dashboard (Ink screen against a real daemon)', () => {
     expect(ui.selected()).toContain(setup.invitee);
     await ui.press('c', (f) => f.includes(`Cancel the invitation to ${setup.invitee}? [y/N]`), 'the confirmation');
     await ui.press('y', (f) => f.includes(`Canceled the invitation to ${setup.invitee}`), 'the cancellation');
-    const invitations = await setup.owner.client.get('/api/auth/organization/list-invitations', { query: { organizationId: setup.org.id } });
+    const invitations = await setup.owner.client.get('/api/auth/organization/list-invitations', {
+      query: { organizationId: setup.org.id },
+    });
     expect(invitations.json).toEqual([expect.objectContaining({ id: setup.invitationId, status: 'canceled' })]);
     expect(ui.frame()).toContain('no pending invitations');
   });
@@ -203,7 +226,8 @@ describe('till org dashboard without a terminal', () => {
     expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('needs a terminal');
-    for (const command of ['till org show --json', 'till org members list --json', 'till org invitations --json']) expect(result.stderr).toContain(command);
+    for (const command of ['till org show --json', 'till org members list --json', 'till org invitations --json'])
+      expect(result.stderr).toContain(command);
     // Piped input alone is enough to refuse, too.
     const piped = await sandbox().run(['org', 'dashboard', '--org', 'acme'], { nodeArgs, input: 'q' });
     expect(piped.exitCode, piped.stderr).toBe(2);

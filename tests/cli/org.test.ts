@@ -7,7 +7,9 @@ let daemon: TestDaemon;
 const sandboxes: Sandbox[] = [];
 
 beforeAll(async () => {
-  daemon = await startTestDaemon({ organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false } });
+  daemon = await startTestDaemon({
+    organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false },
+  });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -17,7 +19,9 @@ afterAll(async () => {
 async function signedIn(email = uniqueEmail('org')): Promise<{ cli: Sandbox; email: string }> {
   const cli = new Sandbox({ TILL_URL: daemon.url });
   sandboxes.push(cli);
-  const signup = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Ada', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   return { cli, email };
 }
@@ -44,12 +48,17 @@ describe('till org', () => {
 
     const shown = await owner.run(['org', 'show', s, '--json']);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    expect(shown.json.members).toEqual([expect.objectContaining({ role: 'owner', user: expect.objectContaining({ email: ownerEmail }) })]);
+    expect(shown.json.members).toEqual([
+      expect.objectContaining({ role: 'owner', user: expect.objectContaining({ email: ownerEmail }) }),
+    ]);
 
     const inviteeEmail = uniqueEmail('invitee');
     const invited = await owner.run(['org', 'invite', inviteeEmail, '--role', 'member', '--org', s, '--json']);
     expect(invited.exitCode, invited.stderr).toBe(0);
-    expect(invited.json).toMatchObject({ invited: true, invitation: { email: inviteeEmail, role: 'member', status: 'pending' } });
+    expect(invited.json).toMatchObject({
+      invited: true,
+      invitation: { email: inviteeEmail, role: 'member', status: 'pending' },
+    });
     const invitationId = invited.json.invitation.id;
     const pending = await owner.run(['org', 'invitations', '--json']);
     expect(pending.json).toEqual([expect.objectContaining({ id: invitationId })]);
@@ -61,11 +70,16 @@ describe('till org', () => {
     expect(mine.stderr).toContain('EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION');
     const accepted = await invitee.run(['org', 'accept', invitationId, '--json']);
     expect(accepted.exitCode, accepted.stderr).toBe(0);
-    expect(accepted.json).toMatchObject({ invitation: { status: 'accepted' }, member: { role: 'member', organizationId: orgId } });
+    expect(accepted.json).toMatchObject({
+      invitation: { status: 'accepted' },
+      member: { role: 'member', organizationId: orgId },
+    });
 
     const members = await owner.run(['org', 'members', 'list', '--json']);
     expect(members.exitCode, members.stderr).toBe(0);
-    expect(members.json.map((m: { user: { email: string } }) => m.user.email).sort()).toEqual([ownerEmail, inviteeEmail].sort());
+    expect(members.json.map((m: { user: { email: string } }) => m.user.email).sort()).toEqual(
+      [ownerEmail, inviteeEmail].sort(),
+    );
 
     const role = await owner.run(['org', 'members', 'role', inviteeEmail, 'admin', '--json']);
     expect(role.exitCode, role.stderr).toBe(0);

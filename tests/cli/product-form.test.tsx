@@ -44,7 +44,11 @@ describe('till products create: the Ink form for missing fields', () => {
     expect(ui.frame()).toContain('Name:');
     await ui.press('Cookbookk', (f) => f.includes('Cookbookk'), 'the typed name');
     await ui.press(BACKSPACE, (f) => f.includes('Cookbook') && !f.includes('Cookbookk'), 'the last letter erased');
-    await ui.press(ENTER, (f) => f.includes('Fixed price') && f.includes('Pay what you want') && f.includes('Free'), 'the price choices');
+    await ui.press(
+      ENTER,
+      (f) => f.includes('Fixed price') && f.includes('Pay what you want') && f.includes('Free'),
+      'the price choices',
+    );
     expect(ui.frame()).toMatch(/› Fixed price/);
     await ui.press(DOWN, (f) => /› Pay what you want/.test(f), 'pay what you want selected');
     await ui.press(UP, (f) => /› Fixed price/.test(f), 'fixed price selected again');

@@ -20,7 +20,9 @@ const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 /** A signed-up user in their own sandbox, owning one organization. */
 async function merchant() {
   const cli = sandbox();
-  const signup = await cli.run(['signup', '--name', 'Pia', '--email', uniqueEmail('products'), '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Pia', '--email', uniqueEmail('products'), '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   const slug = `shop-${Math.random().toString(36).slice(2, 8)}`;
   const org = await cli.run(['org', 'create', '--name', 'Shop', '--slug', slug, '--json']);
@@ -31,22 +33,61 @@ async function merchant() {
 describe('till products', () => {
   it('creates, lists, shows, reprices, archives and unarchives a product', async () => {
     const { cli, slug, orgId } = await merchant();
-    const created = await cli.run(['products', 'create', '--name', 'E-book', '--price', '1500', '--description', 'A book', '--metadata', 'sku=B-1', '--metadata', 'pages=320', '--org', slug]);
+    const created = await cli.run([
+      'products',
+      'create',
+      '--name',
+      'E-book',
+      '--price',
+      '1500',
+      '--description',
+      'A book',
+      '--metadata',
+      'sku=B-1',
+      '--metadata',
+      'pages=320',
+      '--org',
+      slug,
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     const id = created.stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.stderr).toContain('Created product "E-book" (one-time, 15.00 USD)');
 
     const shown = await cli.run(['products', 'show', id, '--json']);
-    expect(shown.json).toMatchObject({ id, name: 'E-book', description: 'A book', organization_id: orgId, metadata: { sku: 'B-1', pages: 320 }, prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }] });
+    expect(shown.json).toMatchObject({
+      id,
+      name: 'E-book',
+      description: 'A book',
+      organization_id: orgId,
+      metadata: { sku: 'B-1', pages: 320 },
+      prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }],
+    });
     const oldPrice = shown.json.prices[0].id as string;
     const text = await cli.run(['products', 'show', id]);
     expect(text.stdout).toMatch(/name\s+E-book/);
     expect(text.stdout).toContain(`15.00 USD (${oldPrice})`);
 
-    const repriced = await cli.run(['products', 'update', id, '--custom-price', '500,10000,1500', '--currency', 'eur', '--json']);
+    const repriced = await cli.run([
+      'products',
+      'update',
+      id,
+      '--custom-price',
+      '500,10000,1500',
+      '--currency',
+      'eur',
+      '--json',
+    ]);
     expect(repriced.exitCode, repriced.stderr).toBe(0);
-    expect(repriced.json.prices).toEqual([expect.objectContaining({ amount_type: 'custom', price_currency: 'eur', minimum_amount: 500, maximum_amount: 10_000, preset_amount: 1500 })]);
+    expect(repriced.json.prices).toEqual([
+      expect.objectContaining({
+        amount_type: 'custom',
+        price_currency: 'eur',
+        minimum_amount: 500,
+        maximum_amount: 10_000,
+        preset_amount: 1500,
+      }),
+    ]);
     expect(repriced.json.prices[0].id).not.toBe(oldPrice);
     const archivedPrice = await daemon.core.db('product_prices').where({ id: oldPrice }).first();
     expect(Boolean(archivedPrice.is_archived)).toBe(true);
@@ -55,27 +96,71 @@ describe('till products', () => {
     expect(archived.exitCode, archived.stderr).toBe(0);
     expect(archived.stderr).toContain('--unarchive');
     expect((await cli.run(['products', 'list', '--no-archived', '--json'])).json.items).toEqual([]);
-    expect((await cli.run(['products', 'list', '--archived', '--json'])).json.items.map((item: any) => item.id)).toEqual([id]);
+    expect(
+      (await cli.run(['products', 'list', '--archived', '--json'])).json.items.map((item: any) => item.id),
+    ).toEqual([id]);
     const back = await cli.run(['products', 'update', id, '--unarchive', '--name', 'E-book 2', '--json']);
     expect(back.json).toMatchObject({ is_archived: false, name: 'E-book 2' });
 
     const table = await cli.run(['products', 'list']);
-    expect(table.stdout.trim().split('\t')).toEqual([id, 'E-book 2', 'one-time', 'pay what you want from 5.00 EUR to 100.00 EUR', 'no', expect.any(String)]);
+    expect(table.stdout.trim().split('\t')).toEqual([
+      id,
+      'E-book 2',
+      'one-time',
+      'pay what you want from 5.00 EUR to 100.00 EUR',
+      'no',
+      expect.any(String),
+    ]);
   });
 
   it('makes subscriptions with benefits, filters them, and reads every page with --all', async () => {
     const { cli } = await merchant();
-    const benefit = await cli.run(['benefits', 'create', '--type', 'custom', '--description', 'Office hours', '--note', 'Book a slot']);
+    const benefit = await cli.run([
+      'benefits',
+      'create',
+      '--type',
+      'custom',
+      '--description',
+      'Office hours',
+      '--note',
+      'Book a slot',
+    ]);
     expect(benefit.exitCode, benefit.stderr).toBe(0);
     const benefitId = benefit.stdout.trim();
-    const plan = await cli.run(['products', 'create', '--name', 'Pro', '--recurring', 'month', '--interval-count', '3', '--price', '2900', '--benefit', benefitId, '--json']);
+    const plan = await cli.run([
+      'products',
+      'create',
+      '--name',
+      'Pro',
+      '--recurring',
+      'month',
+      '--interval-count',
+      '3',
+      '--price',
+      '2900',
+      '--benefit',
+      benefitId,
+      '--json',
+    ]);
     expect(plan.exitCode, plan.stderr).toBe(0);
-    expect(plan.json).toMatchObject({ recurring_interval: 'month', recurring_interval_count: 3, is_recurring: true, benefits: [{ id: benefitId, description: 'Office hours' }] });
-    for (const name of ['Alpha', 'Beta', 'Gamma']) expect((await cli.run(['products', 'create', '--name', name, '--free'])).exitCode).toBe(0);
+    expect(plan.json).toMatchObject({
+      recurring_interval: 'month',
+      recurring_interval_count: 3,
+      is_recurring: true,
+      benefits: [{ id: benefitId, description: 'Office hours' }],
+    });
+    for (const name of ['Alpha', 'Beta', 'Gamma'])
+      expect((await cli.run(['products', 'create', '--name', name, '--free'])).exitCode).toBe(0);
 
-    expect((await cli.run(['products', 'list', '--recurring', '--json'])).json.items.map((item: any) => item.name)).toEqual(['Pro']);
-    expect((await cli.run(['products', 'list', '--benefit', benefitId, '--json'])).json.items.map((item: any) => item.name)).toEqual(['Pro']);
-    expect((await cli.run(['products', 'list', '--query', 'alp', '--json'])).json.items.map((item: any) => item.name)).toEqual(['Alpha']);
+    expect(
+      (await cli.run(['products', 'list', '--recurring', '--json'])).json.items.map((item: any) => item.name),
+    ).toEqual(['Pro']);
+    expect(
+      (await cli.run(['products', 'list', '--benefit', benefitId, '--json'])).json.items.map((item: any) => item.name),
+    ).toEqual(['Pro']);
+    expect(
+      (await cli.run(['products', 'list', '--query', 'alp', '--json'])).json.items.map((item: any) => item.name),
+    ).toEqual(['Alpha']);
     const all = await cli.run(['products', 'list', '--all', '--limit', '1', '--sort', 'name', '--json']);
     expect(all.json.items.map((item: any) => item.name)).toEqual(['Alpha', 'Beta', 'Gamma', 'Pro']);
     expect(all.json.pagination).toEqual({ total_count: 4, max_page: 4 });
@@ -137,6 +222,8 @@ describe('till products', () => {
     const created = await ci.run(['products', 'create', '--name', 'From CI', '--price', '999', '--json']);
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.json.organization_id).toBe(orgId);
-    expect((await ci.run(['products', 'list', '--json'])).json.items.map((item: any) => item.name)).toEqual(['From CI']);
+    expect((await ci.run(['products', 'list', '--json'])).json.items.map((item: any) => item.name)).toEqual([
+      'From CI',
+    ]);
   });
 });

@@ -12,7 +12,9 @@ const SCRIPT = fileURLToPath(new URL('../../examples/provision-org.sh', import.m
 
 let daemon: TestDaemon;
 beforeAll(async () => {
-  daemon = await startTestDaemon({ organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false } });
+  daemon = await startTestDaemon({
+    organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false },
+  });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -21,7 +23,9 @@ const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 
 async function signedIn(email: string): Promise<Sandbox> {
   const cli = sandbox();
-  const signup = await cli.run(['signup', '--name', 'Provisioner', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Provisioner', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   return cli;
 }
@@ -37,7 +41,13 @@ function installTill(cli: Sandbox): { bin: string; till: string } {
 }
 
 async function provision(cli: Sandbox, env: Record<string, string | undefined>) {
-  const result = await execa('bash', [SCRIPT], { reject: false, extendEnv: false, env: cli.environment(env), cwd: cli.root, stdin: 'ignore' });
+  const result = await execa('bash', [SCRIPT], {
+    reject: false,
+    extendEnv: false,
+    env: cli.environment(env),
+    cwd: cli.root,
+    stdin: 'ignore',
+  });
   return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
@@ -56,7 +66,9 @@ async function state(cli: Sandbox) {
     orgs: orgs.map((o: { id: string; slug: string }) => [o.id, o.slug]),
     teams: teams.map((t: { id: string; name: string }) => [t.id, t.name]),
     invitations: invitations.map((i: { id: string; email: string; role: string }) => [i.id, i.email, i.role]),
-    invitationStatus: Object.fromEntries(invitations.map((i: { email: string; status: string }) => [i.email, i.status])),
+    invitationStatus: Object.fromEntries(
+      invitations.map((i: { email: string; status: string }) => [i.email, i.status]),
+    ),
     members: members.map((m: { id: string; role: string; user: { email: string } }) => [m.id, m.user.email, m.role]),
     raw: { teams, invitations },
   };
@@ -86,7 +98,14 @@ describe('examples/provision-org.sh', () => {
     // made in one run share a timestamp and come back in id order: names are compared sorted).
     expect(before.teams.map(([, name]: string[]) => name).sort()).toEqual(['Acme', 'Engineering', 'Support']);
     const teamId = Object.fromEntries(before.teams.map(([id, name]: string[]) => [name, id]));
-    const invited = before.raw.invitations.map((i: { email: string; role: string; teamId: string | null; status: string }) => [i.email, i.role, i.teamId, i.status]);
+    const invited = before.raw.invitations.map(
+      (i: { email: string; role: string; teamId: string | null; status: string }) => [
+        i.email,
+        i.role,
+        i.teamId,
+        i.status,
+      ],
+    );
     expect(invited.sort()).toEqual([
       ['ada@acme.example', 'admin', teamId.Engineering, 'pending'],
       ['grace@acme.example', 'member', `${teamId.Engineering},${teamId.Support}`, 'pending'],
@@ -120,7 +139,11 @@ describe('examples/provision-org.sh', () => {
     expect(after.teams).toEqual(before.teams);
     expect(after.invitations).toEqual(before.invitations);
     expect(after.members).toEqual(afterAccept.members);
-    expect(after.invitationStatus).toEqual({ 'ada@acme.example': 'accepted', 'grace@acme.example': 'pending', 'linus@acme.example': 'pending' });
+    expect(after.invitationStatus).toEqual({
+      'ada@acme.example': 'accepted',
+      'grace@acme.example': 'pending',
+      'linus@acme.example': 'pending',
+    });
     expect(after.members.map(([, email, role]: string[]) => [email, role])).toEqual(
       expect.arrayContaining([
         [ownerEmail, 'owner'],
@@ -130,7 +153,9 @@ describe('examples/provision-org.sh', () => {
     expect(after.members).toHaveLength(2);
     // Ada joined the team her invitation named.
     const full = (await owner.run(['org', 'show', 'acme', '--json'])).json;
-    expect(Object.fromEntries(full.teams.map((t: { name: string; memberCount: number }) => [t.name, t.memberCount]))).toEqual({ Acme: 1, Engineering: 1, Support: 0 });
+    expect(
+      Object.fromEntries(full.teams.map((t: { name: string; memberCount: number }) => [t.name, t.memberCount])),
+    ).toEqual({ Acme: 1, Engineering: 1, Support: 0 });
   });
 
   it('stops with the CLI’s exit code when a step fails', async () => {

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
-import { followUntil, IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp, type Idp, type IdpAccount } from '../helpers/oidc-idp.js';
+import {
+  followUntil,
+  IDP_CLIENT_ID,
+  IDP_CLIENT_SECRET,
+  startIdp,
+  type Idp,
+  type IdpAccount,
+} from '../helpers/oidc-idp.js';
 import { PASSWORD, Sandbox } from './till.js';
 
 let idp: Idp;
@@ -19,7 +26,12 @@ function sandbox(): Sandbox {
 
 beforeAll(async () => {
   idp = await startIdp();
-  const oauth = { providers: [{ id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET }], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false };
+  const oauth = {
+    providers: [{ id: 'idp', issuer: idp.issuer, clientId: IDP_CLIENT_ID, clientSecret: IDP_CLIENT_SECRET }],
+    trustedProviders: [],
+    disableSignUp: false,
+    disableImplicitSignUp: false,
+  };
   // The IdP signs with the real time, so the daemon's clock starts there.
   daemon = await startTestDaemon({ oauth }, { clock: new ManualClock(new Date()) });
   await idp.configure([`${daemon.url}/api/auth/callback/idp`]);
@@ -32,7 +44,13 @@ afterAll(async () => {
 });
 
 function account(overrides: Partial<IdpAccount> = {}): IdpAccount {
-  return { sub: `sub-${randomBytes(6).toString('hex')}`, email: uniqueEmail('cli-social'), email_verified: true, name: 'Web Person', ...overrides };
+  return {
+    sub: `sub-${randomBytes(6).toString('hex')}`,
+    email: uniqueEmail('cli-social'),
+    email_verified: true,
+    name: 'Web Person',
+    ...overrides,
+  };
 }
 
 /**
@@ -82,7 +100,11 @@ describe('till login --provider', () => {
     expect(landing.status).toBe(200);
     expect(landing.page).toContain('You can close this window');
     expect(exitCode, stderr).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ url: daemon.url, profile: 'default', user: { email: who.email, name: 'Web Person' } });
+    expect(JSON.parse(stdout)).toMatchObject({
+      url: daemon.url,
+      profile: 'default',
+      user: { email: who.email, name: 'Web Person' },
+    });
     expect(stdout).not.toContain('token');
 
     const whoami = await cli.run(['whoami', '--json']);
@@ -93,7 +115,10 @@ describe('till login --provider', () => {
   it('reports a refused sign-in with exit 1', async () => {
     const cli = sandbox();
     const email = uniqueEmail('cli-taken');
-    expect((await cli.run(['signup', '--name', 'Pat', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` })).exitCode).toBe(0);
+    expect(
+      (await cli.run(['signup', '--name', 'Pat', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` }))
+        .exitCode,
+    ).toBe(0);
     const { landing, exitCode, stderr } = await loginWithProvider(cli, account({ email, email_verified: false }));
     expect(landing.status).toBe(400);
     expect(exitCode).toBe(1);
@@ -124,7 +149,10 @@ describe('till accounts', () => {
   it('lists the accounts, unlinks one, and refuses to unlink the last', async () => {
     const cli = sandbox();
     const email = uniqueEmail('cli-accounts');
-    expect((await cli.run(['signup', '--name', 'Lee', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` })).exitCode).toBe(0);
+    expect(
+      (await cli.run(['signup', '--name', 'Lee', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` }))
+        .exitCode,
+    ).toBe(0);
     // Signing in with a verified address at the provider links it to the password user.
     const web = await loginWithProvider(cli, account({ email }));
     expect(web.exitCode, web.stderr).toBe(0);

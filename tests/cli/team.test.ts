@@ -7,7 +7,9 @@ let daemon: TestDaemon;
 const sandboxes: Sandbox[] = [];
 
 beforeAll(async () => {
-  daemon = await startTestDaemon({ organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false } });
+  daemon = await startTestDaemon({
+    organizations: { allowCreate: true, limit: null, teams: true, allowRemovingAllTeams: false },
+  });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -17,7 +19,9 @@ afterAll(async () => {
 async function signedIn(email = uniqueEmail('team')): Promise<Sandbox> {
   const cli = new Sandbox({ TILL_URL: daemon.url });
   sandboxes.push(cli);
-  const signup = await cli.run(['signup', '--name', 'Lin', '--email', email, '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Lin', '--email', email, '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   return cli;
 }
@@ -81,7 +85,10 @@ describe('till team', () => {
     const plain = await owner.run(['team', 'create', 'Ops', '--if-not-exists']);
     expect([plain.exitCode, plain.stdout.trim()]).toEqual([0, first.json.id]);
     expect(plain.stderr).toMatch(/already exists; nothing changed/);
-    expect((await owner.run(['team', 'list', '--json'])).json.map((t: { name: string }) => t.name).sort()).toEqual(['Once', 'Ops']);
+    expect((await owner.run(['team', 'list', '--json'])).json.map((t: { name: string }) => t.name).sort()).toEqual([
+      'Once',
+      'Ops',
+    ]);
     // Without the flag, create keeps its answer (the team alone) and makes a second team of the same name, as the server allows.
     const duplicate = await owner.run(['team', 'create', 'Ops', '--json']);
     expect(duplicate.exitCode, duplicate.stderr).toBe(0);
@@ -89,9 +96,22 @@ describe('till team', () => {
     expect(duplicate.json.id).not.toBe(first.json.id);
 
     // --team takes a name or an id, and repeats; a name two teams share must be given by id.
-    const defaultTeam = (await owner.run(['team', 'list', '--json'])).json.find((t: { name: string }) => t.name === 'Once');
+    const defaultTeam = (await owner.run(['team', 'list', '--json'])).json.find(
+      (t: { name: string }) => t.name === 'Once',
+    );
     const email = uniqueEmail('teamed');
-    const invited = await owner.run(['org', 'invite', email, '--role', 'member', '--team', 'Once', '--team', first.json.id, '--json']);
+    const invited = await owner.run([
+      'org',
+      'invite',
+      email,
+      '--role',
+      'member',
+      '--team',
+      'Once',
+      '--team',
+      first.json.id,
+      '--json',
+    ]);
     expect(invited.exitCode, invited.stderr).toBe(0);
     expect(invited.json.invitation).toMatchObject({ email, teamId: `${defaultTeam.id},${first.json.id}` });
     const ambiguous = await owner.run(['org', 'invite', uniqueEmail('x'), '--role', 'member', '--team', 'Ops']);
@@ -110,9 +130,14 @@ describe('till team', () => {
     try {
       const cli = new Sandbox({ TILL_URL: off.url });
       sandboxes.push(cli);
-      const signup = await cli.run(['signup', '--name', 'Off', '--email', uniqueEmail('off'), '--password-stdin'], { input: `${PASSWORD}\n` });
+      const signup = await cli.run(['signup', '--name', 'Off', '--email', uniqueEmail('off'), '--password-stdin'], {
+        input: `${PASSWORD}\n`,
+      });
       expect(signup.exitCode, signup.stderr).toBe(0);
-      expect((await cli.run(['org', 'create', '--name', 'Off', '--slug', `off-${Math.random().toString(36).slice(2, 8)}`])).exitCode).toBe(0);
+      expect(
+        (await cli.run(['org', 'create', '--name', 'Off', '--slug', `off-${Math.random().toString(36).slice(2, 8)}`]))
+          .exitCode,
+      ).toBe(0);
       const listed = await cli.run(['team', 'list']);
       expect(listed.exitCode).toBe(1);
       expect(listed.stderr).toContain('TILL_ORG_TEAMS=off');

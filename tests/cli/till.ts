@@ -95,7 +95,9 @@ export const PASSWORD = 'correct horse battery';
  * Sandboxes for one test file, each with `base()` in its environment (read when the sandbox is made, so it may name
  * a daemon started later), all cleaned up after the file.
  */
-export function useSandboxes(base: () => Record<string, string | undefined> = () => ({})): (env?: Record<string, string | undefined>) => Sandbox {
+export function useSandboxes(
+  base: () => Record<string, string | undefined> = () => ({}),
+): (env?: Record<string, string | undefined>) => Sandbox {
   const created: Sandbox[] = [];
   afterAll(() => {
     for (const sandbox of created) sandbox.cleanup();

@@ -18,7 +18,9 @@ const sandbox = useSandboxes(() => ({ TILL_URL: daemon.url }));
 /** A signed-up user in their own sandbox, owning one organization. */
 async function merchant() {
   const cli = sandbox();
-  const signup = await cli.run(['signup', '--name', 'Mira', '--email', uniqueEmail('tokens'), '--password-stdin'], { input: `${PASSWORD}\n` });
+  const signup = await cli.run(['signup', '--name', 'Mira', '--email', uniqueEmail('tokens'), '--password-stdin'], {
+    input: `${PASSWORD}\n`,
+  });
   expect(signup.exitCode, signup.stderr).toBe(0);
   const slug = `shop-${Math.random().toString(36).slice(2, 8)}`;
   const org = await cli.run(['org', 'create', '--name', 'Shop', '--slug', slug, '--json']);
@@ -30,7 +32,20 @@ describe('till tokens', () => {
   it('creates a token shown once, lists it, revokes it, after which /v1 answers 401', async () => {
     const { cli, slug, orgId } = await merchant();
 
-    const created = await cli.run(['tokens', 'create', '--comment', 'ci deploys', '--scope', 'products:read', '--scope', 'organizations:read', '--expires-in', 'P30D', '--org', slug]);
+    const created = await cli.run([
+      'tokens',
+      'create',
+      '--comment',
+      'ci deploys',
+      '--scope',
+      'products:read',
+      '--scope',
+      'organizations:read',
+      '--expires-in',
+      'P30D',
+      '--org',
+      slug,
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^till_oat_[A-Za-z0-9]+$/);
@@ -44,7 +59,12 @@ describe('till tokens', () => {
     const listed = await cli.run(['tokens', 'list', '--json']);
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(listed.json).toEqual([
-      expect.objectContaining({ comment: 'ci deploys', organization_id: orgId, scopes: ['products:read', 'organizations:read'], expires_at: expect.any(String) }),
+      expect.objectContaining({
+        comment: 'ci deploys',
+        organization_id: orgId,
+        scopes: ['products:read', 'organizations:read'],
+        expires_at: expect.any(String),
+      }),
     ]);
     // The token itself is never listed again.
     expect(JSON.stringify(listed.json)).not.toContain(token);
@@ -67,11 +87,24 @@ describe('till tokens', () => {
 
   it('takes --scopes as a list, prints the whole answer with --json, and uses the only organization without --org', async () => {
     const { cli, orgId } = await merchant();
-    const created = await cli.run(['tokens', 'create', '--comment', 'reader', '--scopes', 'products:read,files:read', '--json']);
+    const created = await cli.run([
+      'tokens',
+      'create',
+      '--comment',
+      'reader',
+      '--scopes',
+      'products:read,files:read',
+      '--json',
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.json).toMatchObject({
       token: expect.stringMatching(/^till_oat_/),
-      organization_access_token: { comment: 'reader', organization_id: orgId, scopes: ['products:read', 'files:read'], expires_at: null },
+      organization_access_token: {
+        comment: 'reader',
+        organization_id: orgId,
+        scopes: ['products:read', 'files:read'],
+        expires_at: null,
+      },
     });
   });
 
@@ -83,10 +116,28 @@ describe('till tokens', () => {
     const badScope = await cli.run(['tokens', 'create', '--comment', 'x', '--scope', 'products:destroy']);
     expect(badScope.exitCode).toBe(2);
     expect(badScope.stderr).toMatch(/unknown scope "products:destroy"/);
-    const badDuration = await cli.run(['tokens', 'create', '--comment', 'x', '--scope', 'products:read', '--expires-in', 'soon']);
+    const badDuration = await cli.run([
+      'tokens',
+      'create',
+      '--comment',
+      'x',
+      '--scope',
+      'products:read',
+      '--expires-in',
+      'soon',
+    ]);
     expect(badDuration.exitCode).toBe(1);
     expect(badDuration.stderr).toMatch(/expires_in: .*duration/);
-    const unknownOrg = await cli.run(['tokens', 'create', '--comment', 'x', '--scope', 'products:read', '--org', 'nowhere']);
+    const unknownOrg = await cli.run([
+      'tokens',
+      'create',
+      '--comment',
+      'x',
+      '--scope',
+      'products:read',
+      '--org',
+      'nowhere',
+    ]);
     expect(unknownOrg.exitCode).toBe(1);
     expect(unknownOrg.stderr).toMatch(/no organization "nowhere"/);
   });

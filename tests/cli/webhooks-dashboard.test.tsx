@@ -37,15 +37,17 @@ afterEach(() => {
  */
 function tracked(data: WebhooksData) {
   const pending = new Set<Promise<unknown>>();
-  const track = <A extends unknown[], T>(fn: (...args: A) => Promise<T>) => (...args: A) => {
-    const promise = fn(...args);
-    pending.add(promise);
-    void promise.then(
-      () => pending.delete(promise),
-      () => pending.delete(promise),
-    );
-    return promise;
-  };
+  const track =
+    <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+    (...args: A) => {
+      const promise = fn(...args);
+      pending.add(promise);
+      void promise.then(
+        () => pending.delete(promise),
+        () => pending.delete(promise),
+      );
+      return promise;
+    };
   const idle = async () => {
     while (pending.size > 0) await Promise.allSettled([...pending]);
   };
@@ -78,7 +80,10 @@ async function merchantWithDeliveries() {
 
 /** The screen as `till webhooks dashboard` builds it: a target from TILL_URL and TILL_TOKEN, and the HTTP data layer. */
 function dashboard(merchant: Merchant, scope: Scope) {
-  const target = resolveTarget({}, { TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, XDG_CONFIG_HOME: '/nonexistent-till-config' });
+  const target = resolveTarget(
+    {},
+    { TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, XDG_CONFIG_HOME: '/nonexistent-till-config' },
+  );
   const { data, idle } = tracked(createHttpData(target, scope));
   // A short poll keeps the test quick; the command polls every 2 s through the same code.
   const screen = render(<WebhooksDashboard data={data} refreshMs={50} />);
@@ -91,7 +96,10 @@ function dashboard(merchant: Merchant, scope: Scope) {
     });
     expect(test(frame()), `expected the frame to show ${what}; last frame:\n${frame()}`).toBe(true);
   };
-  const selected = () => frame().split('\n').find((line) => line.includes('›')) ?? '';
+  const selected = () =>
+    frame()
+      .split('\n')
+      .find((line) => line.includes('›')) ?? '';
   const press = async (keys: string, expected: (frame: string) => boolean, what: string) => {
     screen.stdin.write(keys);
     await untilFrame(expected, what);
@@ -120,7 +128,10 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
     // selection stays on the attempt it was on.
     await advanceAndDrain(daemon, 3_600_000);
     await ui.until((f) => f.includes('Deliveries, newest first (3)'), 'the retry');
-    const after = ui.frame().split('\n').filter((line) => line.includes('product.created'));
+    const after = ui
+      .frame()
+      .split('\n')
+      .filter((line) => line.includes('product.created'));
     expect(after[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 2\s+product\.created\s+succeeded after 2/);
     expect(ui.frame()).toMatch(/67% ok \(2\/3\)\s+last 200 at/);
     expect(ui.selected()).toMatch(/✗ 500\s+\d+ ms\s+attempt 1/);
@@ -134,7 +145,11 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
     await ui.press(UP, () => ui.selected().includes('✗ 500'), 'the failed delivery selected');
 
     const before = receiver.received.length;
-    await ui.press('r', (f) => f.includes(`Replay product.created ${failedEventId}`) && f.includes('[y/N]'), 'the confirmation');
+    await ui.press(
+      'r',
+      (f) => f.includes(`Replay product.created ${failedEventId}`) && f.includes('[y/N]'),
+      'the confirmation',
+    );
     await ui.press('n', (f) => f.includes('Nothing replayed'), 'the refusal');
     await daemon.core.webhooks.drain();
     expect(receiver.received.length).toBe(before);
@@ -147,7 +162,10 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
     await daemon.core.webhooks.drain();
     expect(receiver.received.slice(before).map((delivery) => delivery.id)).toEqual([failedEventId]);
     await ui.until((f) => f.includes('Deliveries, newest first (3)'), 'the replayed attempt');
-    const rows = ui.frame().split('\n').filter((line) => line.includes('product.created'));
+    const rows = ui
+      .frame()
+      .split('\n')
+      .filter((line) => line.includes('product.created'));
     // A replay starts the event's attempts afresh; the attempt it replaced now shows where its event ended up.
     expect(rows[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 1\s+product\.created\s+succeeded after 1/);
     expect(ui.selected()).toMatch(/✗ 500\s+\d+ ms\s+attempt 1\s+product\.created\s+succeeded after 1/);
@@ -163,18 +181,31 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
     expect(ui.frame()).toContain('every organization you can see');
 
     // Disabled from elsewhere while the screen is open: the daemon refuses, and the refresh shows why.
-    const disabled = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${live.id}`, { body: { enabled: false } });
+    const disabled = await merchant.api.call('PATCH', `/v1/webhooks/endpoints/${live.id}`, {
+      body: { enabled: false },
+    });
     expect(disabled.status, disabled.text).toBe(200);
-    await ui.press('ry', (f) => f.includes('✗ The webhook endpoint is disabled; enable it before redelivering.'), 'the refusal');
+    await ui.press(
+      'ry',
+      (f) => f.includes('✗ The webhook endpoint is disabled; enable it before redelivering.'),
+      'the refusal',
+    );
     expect(ui.frame()).toMatch(/disabled\s+http:\/\/127\.0\.0\.1:\d+\/hook/);
   });
 
   it('refuses an endpoint that is not among the caller’s, before any screen', async () => {
     const merchant = await createMerchant(daemon);
-    const target = resolveTarget({}, { TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, XDG_CONFIG_HOME: '/nonexistent-till-config' });
+    const target = resolveTarget(
+      {},
+      { TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, XDG_CONFIG_HOME: '/nonexistent-till-config' },
+    );
     const unknown = randomUUID();
-    await expect(createHttpData(target, { endpoint: unknown }).load()).rejects.toThrow(`no webhook endpoint "${unknown}" among yours`);
-    await expect(createHttpData(target, { org: 'no-such-org' }).load()).rejects.toThrow('no organization "no-such-org"');
+    await expect(createHttpData(target, { endpoint: unknown }).load()).rejects.toThrow(
+      `no webhook endpoint "${unknown}" among yours`,
+    );
+    await expect(createHttpData(target, { org: 'no-such-org' }).load()).rejects.toThrow(
+      'no organization "no-such-org"',
+    );
   });
 });
 
@@ -188,7 +219,8 @@ describe('till webhooks dashboard without a terminal', () => {
     expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('needs a terminal');
-    for (const command of ['till webhooks deliveries --json', 'till webhooks endpoints list --json']) expect(result.stderr).toContain(command);
+    for (const command of ['till webhooks deliveries --json', 'till webhooks endpoints list --json'])
+      expect(result.stderr).toContain(command);
     // Piped input alone is enough to refuse, too.
     const piped = await sandbox().run(['webhooks', 'dashboard', '--endpoint', randomUUID()], { nodeArgs, input: 'q' });
     expect(piped.exitCode, piped.stderr).toBe(2);

@@ -22,7 +22,16 @@ describe('till webhooks', () => {
     const merchant = await createMerchant(daemon);
     const cli = sandbox({ TILL_TOKEN: merchant.owner.token });
 
-    const created = await cli.run(['webhooks', 'endpoints', 'create', receiver.url, '--event', 'product.created', '--name', 'shop']);
+    const created = await cli.run([
+      'webhooks',
+      'endpoints',
+      'create',
+      receiver.url,
+      '--event',
+      'product.created',
+      '--name',
+      'shop',
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     const secret = created.stdout.trim();
     expect(secret).toMatch(/^whsec_/);
@@ -60,23 +69,39 @@ describe('till webhooks', () => {
     const body = '{"type":"product.created","timestamp":"2026-11-21T12:00:00.000Z","data":{"id":"p"}}';
     const now = Math.floor(Date.now() / 1000);
     const capture = (headers: Record<string, string>) => JSON.stringify({ headers, body });
-    const signed = (key: Buffer, timestamp: number) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${sign(key, 'msg_1', timestamp, body)}` });
+    const signed = (key: Buffer, timestamp: number) => ({
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${sign(key, 'msg_1', timestamp, body)}`,
+    });
     const [polarKey, standardKey] = signingKeys(secret) as [Buffer, Buffer];
 
     for (const key of [polarKey, standardKey]) {
-      const ok = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], { input: capture(signed(key, now)) });
+      const ok = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], {
+        input: capture(signed(key, now)),
+      });
       expect(ok.exitCode, ok.stderr).toBe(0);
       expect(ok.stdout.trim()).toBe('authentic');
     }
-    const forged = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], { input: capture(signed(Buffer.from('other'), now)) });
+    const forged = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], {
+      input: capture(signed(Buffer.from('other'), now)),
+    });
     expect(forged).toMatchObject({ exitCode: 1, stdout: 'not authentic: No matching signature found' });
-    const missing = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], { input: capture({ 'webhook-id': 'msg_1' }) });
+    const missing = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], {
+      input: capture({ 'webhook-id': 'msg_1' }),
+    });
     expect(missing).toMatchObject({ exitCode: 1, stdout: 'not authentic: Missing required headers' });
-    const old = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], { input: capture(signed(polarKey, now - 301)) });
+    const old = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], {
+      input: capture(signed(polarKey, now - 301)),
+    });
     expect(old).toMatchObject({ exitCode: 1, stdout: 'not authentic: Message timestamp too old' });
-    const edge = await cli.run(['webhooks', 'verify', '--secret-file', secretFile, '--at', String(now + 300)], { input: capture(signed(polarKey, now)) });
+    const edge = await cli.run(['webhooks', 'verify', '--secret-file', secretFile, '--at', String(now + 300)], {
+      input: capture(signed(polarKey, now)),
+    });
     expect(edge.exitCode).toBe(0);
-    const future = await cli.run(['webhooks', 'verify', '--secret-file', secretFile, '--at', String(now - 301)], { input: capture(signed(polarKey, now)) });
+    const future = await cli.run(['webhooks', 'verify', '--secret-file', secretFile, '--at', String(now - 301)], {
+      input: capture(signed(polarKey, now)),
+    });
     expect(future.stdout).toBe('not authentic: Message timestamp too new');
     const garbage = await cli.run(['webhooks', 'verify', '--secret-file', secretFile], { input: 'not json' });
     expect(garbage.exitCode).toBe(2);

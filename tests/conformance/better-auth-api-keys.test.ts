@@ -48,9 +48,17 @@ describe('Better Auth client: api-key routes', () => {
     expect(signUp.error).toBeNull();
     const userId = signUp.data!.user.id;
 
-    const created = await client.$fetch<Key>('/api-key/create', { method: 'POST', body: { name: 'conformance', expiresIn: 7 * 86400 } });
+    const created = await client.$fetch<Key>('/api-key/create', {
+      method: 'POST',
+      body: { name: 'conformance', expiresIn: 7 * 86400 },
+    });
     expect(created.error).toBeNull();
-    expect(created.data).toMatchObject({ name: 'conformance', enabled: true, referenceId: userId, key: expect.stringMatching(/^[A-Za-z]{64}$/) });
+    expect(created.data).toMatchObject({
+      name: 'conformance',
+      enabled: true,
+      referenceId: userId,
+      key: expect.stringMatching(/^[A-Za-z]{64}$/),
+    });
     const { id, key } = created.data!;
 
     const list = await client.$fetch<{ apiKeys: Key[]; total: number }>('/api-key/list', { method: 'GET' });
@@ -67,7 +75,10 @@ describe('Better Auth client: api-key routes', () => {
     expect(session.error).toBeNull();
     expect(session.data).toMatchObject({ session: { id, token: key, userId }, user: { id: userId, email } });
 
-    const disabled = await client.$fetch<Key>('/api-key/update', { method: 'POST', body: { keyId: id, enabled: false } });
+    const disabled = await client.$fetch<Key>('/api-key/update', {
+      method: 'POST',
+      body: { keyId: id, enabled: false },
+    });
     expect(disabled.data).toMatchObject({ id, enabled: false });
     const refused = await byKey.getSession();
     expect(refused.error).toMatchObject({ status: 401, code: 'KEY_DISABLED', message: 'API Key is disabled' });

@@ -11,7 +11,11 @@ const { daemon, newClient, signedUp } = useClientDaemon();
 describe('Better Auth client against Till', () => {
   it("without Origin, Node's fetch (sec-fetch-mode: cors) is refused with 403 MISSING_OR_NULL_ORIGIN", async () => {
     const bare = newClient(null);
-    const up = await bare.client.signUp.email({ name: 'No Origin', email: uniqueEmail('noorigin'), password: PASSWORD });
+    const up = await bare.client.signUp.email({
+      name: 'No Origin',
+      email: uniqueEmail('noorigin'),
+      password: PASSWORD,
+    });
     expect(up.data).toBeNull();
     expect(up.error).toMatchObject({ status: 403, code: 'MISSING_OR_NULL_ORIGIN', message: 'Missing or null Origin' });
     expect(bare.jar.cookies.size).toBe(0);
@@ -44,7 +48,12 @@ describe('Better Auth client against Till with the session cookie cache on', () 
   let cached: TestDaemon;
   beforeAll(async () => {
     cached = await startTestDaemon({
-      session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600, freshAge: 24 * 3600, cookieCache: { enabled: true, maxAge: 300 } },
+      session: {
+        expiresIn: 7 * 24 * 3600,
+        updateAge: 24 * 3600,
+        freshAge: 24 * 3600,
+        cookieCache: { enabled: true, maxAge: 300 },
+      },
     });
   });
   afterAll(async () => {

@@ -35,7 +35,11 @@ describe('Better Auth client against Till', () => {
     const a = await signedUp('Katherine');
     const b = await signedIn(a.email);
     const newPassword = 'a brand new password';
-    const { data, error } = await a.client.changePassword({ currentPassword: PASSWORD, newPassword, revokeOtherSessions: false });
+    const { data, error } = await a.client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword,
+      revokeOtherSessions: false,
+    });
     expect(error).toBeNull();
     expect(data!.token).toBeNull();
     expect(data!.user).toMatchObject({ id: a.userId, email: a.email });
@@ -53,7 +57,11 @@ describe('Better Auth client against Till', () => {
     const a = await signedUp('Dorothy');
     const b = await signedIn(a.email);
     const newPassword = 'another new password';
-    const { data, error } = await a.client.changePassword({ currentPassword: PASSWORD, newPassword, revokeOtherSessions: true });
+    const { data, error } = await a.client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword,
+      revokeOtherSessions: true,
+    });
     expect(error).toBeNull();
     expect(data!.token).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(data!.token).not.toBe(a.token);
@@ -65,7 +73,10 @@ describe('Better Auth client against Till', () => {
 
   it('changePassword with a wrong current password is 400 INVALID_PASSWORD; a short new one PASSWORD_TOO_SHORT', async () => {
     const a = await signedUp('Mary');
-    const wrong = await a.client.changePassword({ currentPassword: 'not my password', newPassword: 'whatever it is now' });
+    const wrong = await a.client.changePassword({
+      currentPassword: 'not my password',
+      newPassword: 'whatever it is now',
+    });
     expect(wrong.data).toBeNull();
     expect(wrong.error).toMatchObject({ status: 400, code: 'INVALID_PASSWORD', message: 'Invalid password' });
     const short = await a.client.changePassword({ currentPassword: PASSWORD, newPassword: 'short' });
@@ -145,7 +156,11 @@ describe('Better Auth client against Till', () => {
 
   it('session routes need a session: 401 UNAUTHORIZED', async () => {
     const c = newClient();
-    for (const result of [await c.client.listSessions(), await c.client.updateUser({ name: 'x' }), await c.client.revokeOtherSessions()]) {
+    for (const result of [
+      await c.client.listSessions(),
+      await c.client.updateUser({ name: 'x' }),
+      await c.client.revokeOtherSessions(),
+    ]) {
       expect(result.data).toBeNull();
       expect(result.error).toMatchObject({ status: 401, code: 'UNAUTHORIZED', message: 'Unauthorized' });
     }
@@ -162,5 +177,4 @@ describe('Better Auth client against Till', () => {
     expect(error).toMatchObject({ status: 403, code: 'SESSION_NOT_FRESH', message: 'Session is not fresh' });
     daemon().clock.set(started);
   });
-
 });

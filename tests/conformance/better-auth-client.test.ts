@@ -14,7 +14,9 @@ const { daemon, newClient, signedUp } = useClientDaemon();
 
 describe('Better Auth client against Till', () => {
   it('is the pinned client version', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../node_modules/better-auth/package.json', import.meta.url), 'utf8'));
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../node_modules/better-auth/package.json', import.meta.url), 'utf8'),
+    );
     expect(pkg.version).toBe(PINNED_VERSION);
   });
 
@@ -90,7 +92,11 @@ describe('Better Auth client against Till', () => {
       const fresh = newClient();
       const wrong = await fresh.client.signIn.email(attempt);
       expect(wrong.data).toBeNull();
-      expect(wrong.error).toMatchObject({ status: 401, code: 'INVALID_EMAIL_OR_PASSWORD', message: 'Invalid email or password' });
+      expect(wrong.error).toMatchObject({
+        status: 401,
+        code: 'INVALID_EMAIL_OR_PASSWORD',
+        message: 'Invalid email or password',
+      });
       expect(fresh.jar.cookies.size).toBe(0);
     }
   });
@@ -100,7 +106,11 @@ describe('Better Auth client against Till', () => {
     const owner = await signedUp('Ida');
 
     const redirected = newClient();
-    const withCallback = await redirected.client.signIn.email({ email: owner.email, password: PASSWORD, callbackURL: '/dashboard' });
+    const withCallback = await redirected.client.signIn.email({
+      email: owner.email,
+      password: PASSWORD,
+      callbackURL: '/dashboard',
+    });
     expect(withCallback.error).toBeNull();
     expect(withCallback.data).toMatchObject({ redirect: true, url: '/dashboard' });
     expect(withCallback.data!.user.id).toBe(owner.userId);
@@ -135,7 +145,17 @@ describe('Better Auth client against Till', () => {
     expect(data).not.toBeNull();
     const { session, user } = data!;
     expect(Object.keys(session).sort()).toEqual(
-      ['activeOrganizationId', 'createdAt', 'expiresAt', 'id', 'ipAddress', 'token', 'updatedAt', 'userAgent', 'userId'].sort(),
+      [
+        'activeOrganizationId',
+        'createdAt',
+        'expiresAt',
+        'id',
+        'ipAddress',
+        'token',
+        'updatedAt',
+        'userAgent',
+        'userId',
+      ].sort(),
     );
     expect(session.id).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(session.token).toBe(c.token);
@@ -146,7 +166,9 @@ describe('Better Auth client against Till', () => {
     expect(session.createdAt.getTime()).toBe(started.getTime());
     expect(session.expiresAt.getTime()).toBe(started.getTime() + 7 * DAY);
 
-    expect(Object.keys(user).sort()).toEqual(['createdAt', 'email', 'emailVerified', 'id', 'image', 'name', 'updatedAt'].sort());
+    expect(Object.keys(user).sort()).toEqual(
+      ['createdAt', 'email', 'emailVerified', 'id', 'image', 'name', 'updatedAt'].sort(),
+    );
     expect(user).toMatchObject({ id: c.userId, name: 'Hedy', email: c.email, emailVerified: false, image: null });
     expect(user.createdAt).toBeInstanceOf(Date);
     expect(user.updatedAt).toBeInstanceOf(Date);
@@ -165,16 +187,27 @@ describe('Better Auth client against Till', () => {
       const taken = newClient();
       const { data, error } = await taken.client.signUp.email({ name: 'Joan Again', email, password: PASSWORD });
       expect(data).toBeNull();
-      expect(error).toMatchObject({ status: 422, code: 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL', message: 'User already exists. Use another email.' });
+      expect(error).toMatchObject({
+        status: 422,
+        code: 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL',
+        message: 'User already exists. Use another email.',
+      });
       expect(taken.jar.cookies.size).toBe(0);
     }
 
-    const short = await newClient().client.signUp.email({ name: 'Shorty', email: uniqueEmail('short'), password: 'short' });
+    const short = await newClient().client.signUp.email({
+      name: 'Shorty',
+      email: uniqueEmail('short'),
+      password: 'short',
+    });
     expect(short.data).toBeNull();
     expect(short.error).toMatchObject({ status: 400, code: 'PASSWORD_TOO_SHORT', message: 'Password too short' });
 
     const invalid = await newClient().client.signUp.email({ name: 'Bad', email: 'not-an-email', password: PASSWORD });
-    expect(invalid.error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: '[body.email] Invalid email address' });
+    expect(invalid.error).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: '[body.email] Invalid email address',
+    });
   });
-
 });

@@ -46,7 +46,10 @@ describe.each(MAIL_MODES)('Better Auth client, mail flows (%s)', (mode) => {
     const anonymous = makeClient(h.daemon.url);
     const requested = await anonymous.client.requestPasswordReset({ email, redirectTo: '/reset' });
     expect(requested.error).toBeNull();
-    expect(requested.data).toEqual({ status: true, message: 'If this email exists in our system, check your email for the reset link' });
+    expect(requested.data).toEqual({
+      status: true,
+      message: 'If this email exists in our system, check your email for the reset link',
+    });
     const link = linkIn((await h.latest(email)).text, '/reset-password/');
     // The page the link opens receives the token in its query, as with Better Auth.
     const landed = await fetch(link, { redirect: 'manual' });

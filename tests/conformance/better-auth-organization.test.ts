@@ -43,7 +43,12 @@ describe('Better Auth organizationClient against Till', () => {
     const slug = `client-${Date.now()}`;
     const created = await owner.client.organization.create({ name: 'Client Org', slug, metadata: { tier: 'gold' } });
     expect(created.error).toBeNull();
-    expect(created.data).toMatchObject({ name: 'Client Org', slug, metadata: { tier: 'gold' }, members: [{ userId: owner.userId, role: 'owner' }] });
+    expect(created.data).toMatchObject({
+      name: 'Client Org',
+      slug,
+      metadata: { tier: 'gold' },
+      members: [{ userId: owner.userId, role: 'owner' }],
+    });
     const orgId = created.data!.id;
     expect((await owner.client.getSession()).data!.session.activeOrganizationId).toBe(orgId);
 
@@ -53,10 +58,19 @@ describe('Better Auth organizationClient against Till', () => {
     const guest = await signedUp('Guest');
     const invited = await owner.client.organization.inviteMember({ email: guest.email, role: 'member' });
     expect(invited.error).toBeNull();
-    expect(invited.data).toMatchObject({ email: guest.email, role: 'member', status: 'pending', organizationId: orgId });
+    expect(invited.data).toMatchObject({
+      email: guest.email,
+      role: 'member',
+      status: 'pending',
+      organizationId: orgId,
+    });
 
     const shown = await guest.client.organization.getInvitation({ query: { id: invited.data!.id } });
-    expect(shown.data).toMatchObject({ organizationName: 'Client Org', organizationSlug: slug, inviterEmail: owner.email });
+    expect(shown.data).toMatchObject({
+      organizationName: 'Client Org',
+      organizationSlug: slug,
+      inviterEmail: owner.email,
+    });
     const accepted = await guest.client.organization.acceptInvitation({ invitationId: invited.data!.id });
     expect(accepted.error).toBeNull();
     expect(accepted.data!.member).toMatchObject({ userId: guest.userId, role: 'member' });
@@ -80,6 +94,8 @@ describe('Better Auth organizationClient against Till', () => {
     const deleted = await owner.client.organization.delete({ organizationId: orgId });
     expect(deleted.error).toBeNull();
     expect((await owner.client.organization.list()).data).toEqual([]);
-    expect((await owner.client.getSession({ query: { disableCookieCache: true } })).data!.session.activeOrganizationId).toBeNull();
+    expect(
+      (await owner.client.getSession({ query: { disableCookieCache: true } })).data!.session.activeOrganizationId,
+    ).toBeNull();
   });
 });

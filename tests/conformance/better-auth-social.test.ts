@@ -21,7 +21,13 @@ afterAll(async () => {
 });
 
 function account(overrides: Partial<IdpAccount> = {}): IdpAccount {
-  return { sub: `sub-${randomBytes(6).toString('hex')}`, email: uniqueEmail('client-social'), email_verified: true, name: 'Client Social', ...overrides };
+  return {
+    sub: `sub-${randomBytes(6).toString('hex')}`,
+    email: uniqueEmail('client-social'),
+    email_verified: true,
+    name: 'Client Social',
+    ...overrides,
+  };
 }
 
 /** Plays the browser: the provider's redirects, then the daemon's callback with the client's cookies. Answers its Location. */
@@ -39,7 +45,12 @@ describe('Better Auth client: social sign-in and account linking', () => {
   it('signIn.social with disableRedirect answers the provider URL; the callback signs the client in', async () => {
     const c = makeClient(daemon.url);
     const who = account();
-    const { data, error } = await c.client.signIn.social({ provider: 'idp', callbackURL: '/dashboard', newUserCallbackURL: '/welcome', disableRedirect: true });
+    const { data, error } = await c.client.signIn.social({
+      provider: 'idp',
+      callbackURL: '/dashboard',
+      newUserCallbackURL: '/welcome',
+      disableRedirect: true,
+    });
     expect(error).toBeNull();
     expect(data).toMatchObject({ url: expect.stringContaining(idp.issuer), redirect: false });
     expect(await finishAtIdp(c, (data as { url: string }).url, who)).toBe('/welcome');
@@ -49,13 +60,20 @@ describe('Better Auth client: social sign-in and account linking', () => {
 
     // The same identity again is a returning user: callbackURL, not newUserCallbackURL.
     const again = makeClient(daemon.url);
-    const second = await again.client.signIn.social({ provider: 'idp', callbackURL: '/dashboard', newUserCallbackURL: '/welcome', disableRedirect: true });
+    const second = await again.client.signIn.social({
+      provider: 'idp',
+      callbackURL: '/dashboard',
+      newUserCallbackURL: '/welcome',
+      disableRedirect: true,
+    });
     expect(await finishAtIdp(again, second.data!.url!, who)).toBe('/dashboard');
     expect((await sessionOf(again))?.user.id).toBe(session?.user.id);
 
     const { data: accounts, error: listError } = await c.client.listAccounts();
     expect(listError).toBeNull();
-    expect(accounts).toEqual([expect.objectContaining({ providerId: 'idp', accountId: who.sub, userId: session?.user.id })]);
+    expect(accounts).toEqual([
+      expect.objectContaining({ providerId: 'idp', accountId: who.sub, userId: session?.user.id }),
+    ]);
   });
 
   it('linkSocial links a provider identity, listAccounts shows it, unlinkAccount removes it', async () => {
@@ -64,7 +82,11 @@ describe('Better Auth client: social sign-in and account linking', () => {
     const signedUp = await c.client.signUp.email({ name: 'Linker', email, password: PASSWORD });
     expect(signedUp.error).toBeNull();
     const who = account({ email });
-    const { data, error } = await c.client.linkSocial({ provider: 'idp', callbackURL: '/settings', disableRedirect: true });
+    const { data, error } = await c.client.linkSocial({
+      provider: 'idp',
+      callbackURL: '/settings',
+      disableRedirect: true,
+    });
     expect(error).toBeNull();
     expect(data).toMatchObject({ url: expect.stringContaining(idp.issuer), redirect: false });
     expect(await finishAtIdp(c, data!.url, who)).toBe('/settings');
@@ -75,22 +97,35 @@ describe('Better Auth client: social sign-in and account linking', () => {
     expect(listed.error).toBeNull();
     expect(listed.data!.map((a) => a.providerId).sort()).toEqual(['credential', 'idp']);
     const linked = listed.data!.find((a) => a.providerId === 'idp')!;
-    expect(linked).toMatchObject({ accountId: who.sub, userId: signedUp.data!.user.id, scopes: expect.arrayContaining(['openid', 'email']) });
+    expect(linked).toMatchObject({
+      accountId: who.sub,
+      userId: signedUp.data!.user.id,
+      scopes: expect.arrayContaining(['openid', 'email']),
+    });
 
     const unlinked = await c.client.unlinkAccount({ accountId: linked.id });
     expect(unlinked.error).toBeNull();
     expect(unlinked.data).toEqual({ status: true });
     expect((await c.client.listAccounts()).data!.map((a) => a.providerId)).toEqual(['credential']);
 
-    const last = await c.client.unlinkAccount({ accountId: listed.data!.find((a) => a.providerId === 'credential')!.id });
+    const last = await c.client.unlinkAccount({
+      accountId: listed.data!.find((a) => a.providerId === 'credential')!.id,
+    });
     expect(last.data).toBeNull();
     expect(last.error).toMatchObject({ status: 400, code: 'FAILED_TO_UNLINK_LAST_ACCOUNT' });
   });
 
   it('linkSocial with an address of another person lands on the error callback', async () => {
     const c = makeClient(daemon.url);
-    expect((await c.client.signUp.email({ name: 'Other', email: uniqueEmail('client-other'), password: PASSWORD })).error).toBeNull();
-    const { data } = await c.client.linkSocial({ provider: 'idp', callbackURL: '/settings', errorCallbackURL: '/link-error', disableRedirect: true });
+    expect(
+      (await c.client.signUp.email({ name: 'Other', email: uniqueEmail('client-other'), password: PASSWORD })).error,
+    ).toBeNull();
+    const { data } = await c.client.linkSocial({
+      provider: 'idp',
+      callbackURL: '/settings',
+      errorCallbackURL: '/link-error',
+      disableRedirect: true,
+    });
     expect(await finishAtIdp(c, data!.url, account())).toBe('/link-error?error=email_does_not_match');
     expect((await c.client.listAccounts()).data).toHaveLength(1);
   });

@@ -16,18 +16,20 @@ const daemon = useTestDaemon();
 /** A downloadable file row as the files module writes it once uploaded. */
 async function downloadableFile(organizationId: string): Promise<string> {
   const id = randomUUID();
-  await daemon().core.db('files').insert({
-    id,
-    organization_id: organizationId,
-    name: 'book.pdf',
-    path: `${organizationId}/${id}/book.pdf`,
-    mime_type: 'application/pdf',
-    size: 1024,
-    service: 'downloadable',
-    upload_id: randomUUID(),
-    is_uploaded: true,
-    created_at: daemon().clock.now(),
-  });
+  await daemon()
+    .core.db('files')
+    .insert({
+      id,
+      organization_id: organizationId,
+      name: 'book.pdf',
+      path: `${organizationId}/${id}/book.pdf`,
+      mime_type: 'application/pdf',
+      size: 1024,
+      service: 'downloadable',
+      upload_id: randomUUID(),
+      is_uploaded: true,
+      created_at: daemon().clock.now(),
+    });
   return id;
 }
 
@@ -37,24 +39,70 @@ describe('@polar-sh/sdk 0.47 against /v1/benefits', () => {
     const file = await downloadableFile(organization.id);
     const meterId = randomUUID();
 
-    const custom = await sdk.benefits.create({ type: 'custom', description: 'Private Slack', properties: { note: 'Welcome' } });
-    expect(custom).toMatchObject({ type: 'custom', isDeleted: false, selectable: true, deletable: true, organizationId: organization.id, properties: { note: 'Welcome' } });
+    const custom = await sdk.benefits.create({
+      type: 'custom',
+      description: 'Private Slack',
+      properties: { note: 'Welcome' },
+    });
+    expect(custom).toMatchObject({
+      type: 'custom',
+      isDeleted: false,
+      selectable: true,
+      deletable: true,
+      organizationId: organization.id,
+      properties: { note: 'Welcome' },
+    });
     expect(custom.createdAt).toBeInstanceOf(Date);
-    const discord = await sdk.benefits.create({ type: 'discord', description: 'Discord role', properties: { guildToken: '123456789012345678', roleId: '876543210987654321', kickMember: false } });
-    expect(discord.properties).toEqual({ guildId: '123456789012345678', guildToken: '123456789012345678', roleId: '876543210987654321', kickMember: false });
-    const github = await sdk.benefits.create({ type: 'github_repository', description: 'Repo access', properties: { repositoryOwner: 'acme', repositoryName: 'private_repo', permission: 'maintain' } });
-    expect(github.properties).toEqual({ repositoryOwner: 'acme', repositoryName: 'private_repo', permission: 'maintain' });
-    const downloadables = await sdk.benefits.create({ type: 'downloadables', description: 'E-book', properties: { files: [file] } });
+    const discord = await sdk.benefits.create({
+      type: 'discord',
+      description: 'Discord role',
+      properties: { guildToken: '123456789012345678', roleId: '876543210987654321', kickMember: false },
+    });
+    expect(discord.properties).toEqual({
+      guildId: '123456789012345678',
+      guildToken: '123456789012345678',
+      roleId: '876543210987654321',
+      kickMember: false,
+    });
+    const github = await sdk.benefits.create({
+      type: 'github_repository',
+      description: 'Repo access',
+      properties: { repositoryOwner: 'acme', repositoryName: 'private_repo', permission: 'maintain' },
+    });
+    expect(github.properties).toEqual({
+      repositoryOwner: 'acme',
+      repositoryName: 'private_repo',
+      permission: 'maintain',
+    });
+    const downloadables = await sdk.benefits.create({
+      type: 'downloadables',
+      description: 'E-book',
+      properties: { files: [file] },
+    });
     expect(downloadables.properties).toEqual({ files: [file], archived: { [file]: false } });
     const license = await sdk.benefits.create({
       type: 'license_keys',
       description: 'License',
       metadata: { plan: 'pro' },
-      properties: { prefix: 'ACME', expires: { ttl: 12, timeframe: 'month' }, activations: { limit: 5, enableCustomerAdmin: true }, limitUsage: 10 },
+      properties: {
+        prefix: 'ACME',
+        expires: { ttl: 12, timeframe: 'month' },
+        activations: { limit: 5, enableCustomerAdmin: true },
+        limitUsage: 10,
+      },
     });
-    expect(license.properties).toEqual({ prefix: 'ACME', expires: { ttl: 12, timeframe: 'month' }, activations: { limit: 5, enableCustomerAdmin: true }, limitUsage: 10 });
+    expect(license.properties).toEqual({
+      prefix: 'ACME',
+      expires: { ttl: 12, timeframe: 'month' },
+      activations: { limit: 5, enableCustomerAdmin: true },
+      limitUsage: 10,
+    });
     expect(license.metadata).toEqual({ plan: 'pro' });
-    const meter = await sdk.benefits.create({ type: 'meter_credit', description: 'API credits', properties: { units: 1000, rollover: true, meterId } });
+    const meter = await sdk.benefits.create({
+      type: 'meter_credit',
+      description: 'API credits',
+      properties: { units: 1000, rollover: true, meterId },
+    });
     expect(meter.properties).toEqual({ units: 1000, rollover: true, meterId });
 
     expect(await sdk.benefits.get({ id: license.id })).toEqual(license);
@@ -67,12 +115,20 @@ describe('@polar-sh/sdk 0.47 against /v1/benefits', () => {
       seen.push(...page.result.items.map((item) => item.id));
     }
     expect(pages).toBe(3);
-    expect(seen.sort()).toEqual([custom, discord, github, downloadables, license, meter].map((benefit) => benefit.id).sort());
+    expect(seen.sort()).toEqual(
+      [custom, discord, github, downloadables, license, meter].map((benefit) => benefit.id).sort(),
+    );
     const filtered = await sdk.benefits.list({ typeFilter: ['discord', 'custom'], query: 'disc' });
     expect(filtered.result.items.map((item) => item.id)).toEqual([discord.id]);
 
-    const updated = await sdk.benefits.update({ id: license.id, requestBody: { type: 'license_keys', description: 'Pro license', properties: { prefix: 'PRO' } } });
-    expect(updated).toMatchObject({ description: 'Pro license', properties: { prefix: 'PRO', expires: null, activations: null, limitUsage: null } });
+    const updated = await sdk.benefits.update({
+      id: license.id,
+      requestBody: { type: 'license_keys', description: 'Pro license', properties: { prefix: 'PRO' } },
+    });
+    expect(updated).toMatchObject({
+      description: 'Pro license',
+      properties: { prefix: 'PRO', expires: null, activations: null, limitUsage: null },
+    });
     expect(updated.modifiedAt).toBeInstanceOf(Date);
 
     const grants = await sdk.benefits.grants({ id: custom.id });
@@ -93,8 +149,12 @@ describe('@polar-sh/sdk 0.47 against /v1/benefits', () => {
   it('reports errors as the SDK’s error classes', async () => {
     const { sdk } = await createMerchant(daemon());
     await expect(sdk.benefits.get({ id: randomUUID() })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(sdk.benefits.update({ id: randomUUID(), requestBody: { type: 'custom', description: 'Nope' } })).rejects.toBeInstanceOf(ResourceNotFound);
-    const invalid = await sdk.benefits.create({ type: 'custom', description: 'ab', properties: {} }).catch((error: unknown) => error);
+    await expect(
+      sdk.benefits.update({ id: randomUUID(), requestBody: { type: 'custom', description: 'Nope' } }),
+    ).rejects.toBeInstanceOf(ResourceNotFound);
+    const invalid = await sdk.benefits
+      .create({ type: 'custom', description: 'ab', properties: {} })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(HTTPValidationError);
     expect((invalid as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'description']);
 
@@ -107,26 +167,64 @@ describe('@polar-sh/sdk 0.47 against /v1/benefits', () => {
 describe('@polar-sh/sdk 0.47 against /v1/custom-fields', () => {
   it('creates each type, gets, lists every page, updates and deletes', async () => {
     const { sdk, api } = await createMerchant(daemon());
-    const text = await sdk.customFields.create({ type: 'text', slug: 'company', name: 'Company', properties: { formLabel: 'Company', textarea: true, minLength: 1, maxLength: 50 } });
-    expect(text).toMatchObject({ type: 'text', slug: 'company', properties: { formLabel: 'Company', textarea: true, minLength: 1, maxLength: 50 } });
-    const number = await sdk.customFields.create({ type: 'number', slug: 'seats', name: 'Seats', properties: { ge: 1, le: 10 } });
+    const text = await sdk.customFields.create({
+      type: 'text',
+      slug: 'company',
+      name: 'Company',
+      properties: { formLabel: 'Company', textarea: true, minLength: 1, maxLength: 50 },
+    });
+    expect(text).toMatchObject({
+      type: 'text',
+      slug: 'company',
+      properties: { formLabel: 'Company', textarea: true, minLength: 1, maxLength: 50 },
+    });
+    const number = await sdk.customFields.create({
+      type: 'number',
+      slug: 'seats',
+      name: 'Seats',
+      properties: { ge: 1, le: 10 },
+    });
     const date = await sdk.customFields.create({ type: 'date', slug: 'start', name: 'Start', properties: {} });
-    const checkbox = await sdk.customFields.create({ type: 'checkbox', slug: 'terms', name: 'Terms', properties: { formHelpText: 'Read them first' } });
-    const select = await sdk.customFields.create({ type: 'select', slug: 'size', name: 'Size', properties: { options: [{ value: 's', label: 'Small' }] } });
+    const checkbox = await sdk.customFields.create({
+      type: 'checkbox',
+      slug: 'terms',
+      name: 'Terms',
+      properties: { formHelpText: 'Read them first' },
+    });
+    const select = await sdk.customFields.create({
+      type: 'select',
+      slug: 'size',
+      name: 'Size',
+      properties: { options: [{ value: 's', label: 'Small' }] },
+    });
     expect(select.properties).toEqual({ options: [{ value: 's', label: 'Small' }] });
 
     expect(await sdk.customFields.get({ id: number.id })).toEqual(number);
 
     const slugs: string[] = [];
-    for await (const page of await sdk.customFields.list({ limit: 2 })) slugs.push(...page.result.items.map((item) => item.slug));
+    for await (const page of await sdk.customFields.list({ limit: 2 }))
+      slugs.push(...page.result.items.map((item) => item.slug));
     expect(slugs).toEqual(['company', 'seats', 'size', 'start', 'terms']);
     const onlyDates = await sdk.customFields.list({ typeFilter: 'date' });
     expect(onlyDates.result.items.map((item) => item.id)).toEqual([date.id]);
 
-    const updated = await sdk.customFields.update({ id: select.id, customFieldUpdate: { type: 'select', name: 'Shirt size', properties: { options: [{ value: 'm', label: 'Medium' }] } } });
-    expect(updated).toMatchObject({ name: 'Shirt size', slug: 'size', properties: { options: [{ value: 'm', label: 'Medium' }] } });
+    const updated = await sdk.customFields.update({
+      id: select.id,
+      customFieldUpdate: {
+        type: 'select',
+        name: 'Shirt size',
+        properties: { options: [{ value: 'm', label: 'Medium' }] },
+      },
+    });
+    expect(updated).toMatchObject({
+      name: 'Shirt size',
+      slug: 'size',
+      properties: { options: [{ value: 'm', label: 'Medium' }] },
+    });
 
-    const duplicate = await sdk.customFields.create({ type: 'checkbox', slug: 'terms', name: 'Again', properties: {} }).catch((error: unknown) => error);
+    const duplicate = await sdk.customFields
+      .create({ type: 'checkbox', slug: 'terms', name: 'Again', properties: {} })
+      .catch((error: unknown) => error);
     expect(duplicate).toBeInstanceOf(HTTPValidationError);
     expect((duplicate as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'slug']);
 
@@ -137,6 +235,7 @@ describe('@polar-sh/sdk 0.47 against /v1/custom-fields', () => {
     const rawList = await api.get('/v1/custom-fields/');
     expect(rawList.json.items).toHaveLength(4);
     ListResourceCustomField$inboundSchema.parse(rawList.json);
-    for (const item of rawList.json.items) CustomField$inboundSchema.parse((await api.get(`/v1/custom-fields/${item.id}`)).json);
+    for (const item of rawList.json.items)
+      CustomField$inboundSchema.parse((await api.get(`/v1/custom-fields/${item.id}`)).json);
   });
 });

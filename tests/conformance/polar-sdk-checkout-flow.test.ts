@@ -33,9 +33,17 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
   it('runs the whole flow through the SDK', async () => {
     const merchant = await createMerchant(daemon());
     const { sdk } = merchant;
-    const product = await createProduct(merchant, { name: 'Pro monthly', recurring_interval: 'month', prices: [{ amount_type: 'fixed', price_amount: 2500, price_currency: 'usd' }] });
+    const product = await createProduct(merchant, {
+      name: 'Pro monthly',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 2500, price_currency: 'usd' }],
+    });
 
-    const checkout = await sdk.checkouts.create({ products: [product.id], metadata: { referenceId: 'team-7' }, successUrl: 'https://shop.example/thanks' });
+    const checkout = await sdk.checkouts.create({
+      products: [product.id],
+      metadata: { referenceId: 'team-7' },
+      successUrl: 'https://shop.example/thanks',
+    });
     expect(checkout).toMatchObject({ status: 'open', totalAmount: 2500, productId: product.id });
     Checkout$inboundSchema.parse((await merchant.api.get(`/v1/checkouts/${checkout.id}`)).json);
 
@@ -46,22 +54,40 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
     const anonymous = new TestClient(daemon().url);
     CheckoutPublic$inboundSchema.parse((await anonymous.get(`/v1/checkouts/client/${checkout.clientSecret}`)).json);
     const email = buyerEmail();
-    const updated = await buyer.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { customerEmail: email, customerName: 'Ada Buyer' } });
+    const updated = await buyer.checkouts.clientUpdate({
+      clientSecret: checkout.clientSecret,
+      checkoutUpdatePublic: { customerEmail: email, customerName: 'Ada Buyer' },
+    });
     expect(updated.customerEmail).toBe(email);
-    const confirmed = await buyer.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' } });
+    const confirmed = await buyer.checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' },
+    });
     expect(confirmed.status).toBe('confirmed');
     expect(confirmed.customerSessionToken).toMatch(/^till_cst_/);
     expect((await buyer.checkouts.clientGet({ clientSecret: checkout.clientSecret })).status).toBe('succeeded');
     CheckoutPublic$inboundSchema.parse((await anonymous.get(`/v1/checkouts/client/${checkout.clientSecret}`)).json);
     // The raw confirm answer of a second checkout, parsed with the SDK's schema.
     const second = await sdk.checkouts.create({ products: [product.id], customerEmail: buyerEmail() });
-    CheckoutPublicConfirmed$inboundSchema.parse((await anonymous.post(`/v1/checkouts/client/${second.clientSecret}/confirm`, { confirmation_token_id: 'tok_visa' })).json);
+    CheckoutPublicConfirmed$inboundSchema.parse(
+      (
+        await anonymous.post(`/v1/checkouts/client/${second.clientSecret}/confirm`, {
+          confirmation_token_id: 'tok_visa',
+        })
+      ).json,
+    );
 
     // The merchant sees the order and the subscription.
     const orders = await sdk.orders.list({ checkoutId: checkout.id, productBillingType: 'recurring' });
     expect(orders.result.items).toHaveLength(1);
     const order = orders.result.items[0]!;
-    expect(order).toMatchObject({ status: 'paid', paid: true, billingReason: 'subscription_create', totalAmount: 2500, productId: product.id });
+    expect(order).toMatchObject({
+      status: 'paid',
+      paid: true,
+      billingReason: 'subscription_create',
+      totalAmount: 2500,
+      productId: product.id,
+    });
     ListResourceOrder$inboundSchema.parse((await merchant.api.get('/v1/orders/')).json);
     Order$inboundSchema.parse((await merchant.api.get(`/v1/orders/${order.id}`)).json);
     expect((await sdk.orders.get({ id: order.id })).invoiceNumber).toBe(order.invoiceNumber);
@@ -70,7 +96,13 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
 
     const subscriptionId = order.subscriptionId!;
     const subscription = await sdk.subscriptions.get({ id: subscriptionId });
-    expect(subscription).toMatchObject({ status: 'active', amount: 2500, recurringInterval: 'month', customerId: order.customerId, metadata: { referenceId: 'team-7' } });
+    expect(subscription).toMatchObject({
+      status: 'active',
+      amount: 2500,
+      recurringInterval: 'month',
+      customerId: order.customerId,
+      metadata: { referenceId: 'team-7' },
+    });
     Subscription$inboundSchema.parse((await merchant.api.get(`/v1/subscriptions/${subscriptionId}`)).json);
     // better-auth's lookup: active subscriptions with a metadata reference.
     const listed = await sdk.subscriptions.list({ active: true, metadata: { referenceId: 'team-7' } });
@@ -94,42 +126,85 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
     expect(grants.result.items).toEqual([]);
     const portal = new TestClient(daemon().url, { headers: { authorization: `Bearer ${session.token}` } });
     CustomerOrder$inboundSchema.parse((await portal.get(`/v1/customer-portal/orders/${order.id}`)).json);
-    CustomerSubscription$inboundSchema.parse((await portal.get(`/v1/customer-portal/subscriptions/${subscriptionId}`)).json);
-    ListResourceCustomerBenefitGrant$inboundSchema.parse((await portal.get('/v1/customer-portal/benefit-grants/')).json);
-    const portalCanceled = await customer.customerPortal.subscriptions.update(security, { id: subscriptionId, customerSubscriptionUpdate: { cancelAtPeriodEnd: true, cancellationReason: 'unused' } });
+    CustomerSubscription$inboundSchema.parse(
+      (await portal.get(`/v1/customer-portal/subscriptions/${subscriptionId}`)).json,
+    );
+    ListResourceCustomerBenefitGrant$inboundSchema.parse(
+      (await portal.get('/v1/customer-portal/benefit-grants/')).json,
+    );
+    const portalCanceled = await customer.customerPortal.subscriptions.update(security, {
+      id: subscriptionId,
+      customerSubscriptionUpdate: { cancelAtPeriodEnd: true, cancellationReason: 'unused' },
+    });
     expect(portalCanceled.cancelAtPeriodEnd).toBe(true);
-    const portalUncanceled = await customer.customerPortal.subscriptions.update(security, { id: subscriptionId, customerSubscriptionUpdate: { cancelAtPeriodEnd: false } });
+    const portalUncanceled = await customer.customerPortal.subscriptions.update(security, {
+      id: subscriptionId,
+      customerSubscriptionUpdate: { cancelAtPeriodEnd: false },
+    });
     expect(portalUncanceled.cancelAtPeriodEnd).toBe(false);
 
     // Cancel, uncancel, revoke.
-    const canceled = await sdk.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: 'too_expensive' } });
+    const canceled = await sdk.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: true, customerCancellationReason: 'too_expensive' },
+    });
     expect(canceled).toMatchObject({ cancelAtPeriodEnd: true, customerCancellationReason: 'too_expensive' });
     expect(canceled.endsAt).toEqual(canceled.currentPeriodEnd);
-    await expect(sdk.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
-    const uncanceled = await sdk.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: false } });
+    await expect(
+      sdk.subscriptions.update({ id: subscriptionId, subscriptionUpdate: { cancelAtPeriodEnd: true } }),
+    ).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
+    const uncanceled = await sdk.subscriptions.update({
+      id: subscriptionId,
+      subscriptionUpdate: { cancelAtPeriodEnd: false },
+    });
     expect(uncanceled).toMatchObject({ cancelAtPeriodEnd: false, endsAt: null, canceledAt: null });
     const revoked = await sdk.subscriptions.revoke({ id: subscriptionId });
     expect(revoked.status).toBe('canceled');
     expect(revoked.endedAt).toBeInstanceOf(Date);
     await expect(sdk.subscriptions.revoke({ id: subscriptionId })).rejects.toBeInstanceOf(AlreadyCanceledSubscription);
     expect((await sdk.customers.getState({ id: order.customerId })).activeSubscriptions).toEqual([]);
-    await expect(sdk.subscriptions.get({ id: '00000000-0000-4000-8000-000000000000' })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(sdk.subscriptions.get({ id: '00000000-0000-4000-8000-000000000000' })).rejects.toBeInstanceOf(
+      ResourceNotFound,
+    );
 
     // Refunds.
-    const partial = await sdk.refunds.create({ orderId: order.id, reason: 'customer_request', amount: 1000, comment: 'Half-month' });
-    expect(partial).toMatchObject({ status: 'succeeded', amount: 1000, taxAmount: 0, orderId: order.id, subscriptionId, revokeBenefits: false });
+    const partial = await sdk.refunds.create({
+      orderId: order.id,
+      reason: 'customer_request',
+      amount: 1000,
+      comment: 'Half-month',
+    });
+    expect(partial).toMatchObject({
+      status: 'succeeded',
+      amount: 1000,
+      taxAmount: 0,
+      orderId: order.id,
+      subscriptionId,
+      revokeBenefits: false,
+    });
     Refund$inboundSchema.parse((await merchant.api.get(`/v1/refunds/?order_id=${order.id}`)).json.items[0]);
-    await expect(sdk.refunds.create({ orderId: order.id, reason: 'other', amount: 1501 })).rejects.toBeInstanceOf(HTTPValidationError);
+    await expect(sdk.refunds.create({ orderId: order.id, reason: 'other', amount: 1501 })).rejects.toBeInstanceOf(
+      HTTPValidationError,
+    );
     await sdk.refunds.create({ orderId: order.id, reason: 'other', amount: 1500 });
-    await expect(sdk.refunds.create({ orderId: order.id, reason: 'other', amount: 1 })).rejects.toBeInstanceOf(RefundedAlready);
+    await expect(sdk.refunds.create({ orderId: order.id, reason: 'other', amount: 1 })).rejects.toBeInstanceOf(
+      RefundedAlready,
+    );
     const refunds = await sdk.refunds.list({ orderId: order.id, succeeded: true });
     expect(refunds.result.items.map((r) => r.amount).sort()).toEqual([1000, 1500]);
     ListResourceRefund$inboundSchema.parse((await merchant.api.get('/v1/refunds/')).json);
     expect(await sdk.orders.get({ id: order.id })).toMatchObject({ status: 'refunded', refundedAmount: 2500 });
 
     // Every event this flow recorded carries what the SDK's webhook payloads require.
-    const schemas: Record<string, { parse(value: unknown): unknown }> = { order: Order$inboundSchema, subscription: Subscription$inboundSchema, refund: Refund$inboundSchema };
-    const rows = await daemon().core.db('outbox_events').where({ organization_id: merchant.organization.id }).orderBy('id');
+    const schemas: Record<string, { parse(value: unknown): unknown }> = {
+      order: Order$inboundSchema,
+      subscription: Subscription$inboundSchema,
+      refund: Refund$inboundSchema,
+    };
+    const rows = await daemon()
+      .core.db('outbox_events')
+      .where({ organization_id: merchant.organization.id })
+      .orderBy('id');
     const recorded = new Set<string>();
     for (const row of rows) {
       const type = String(row.type);
@@ -140,7 +215,21 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
       recorded.add(type);
     }
     expect([...recorded].sort()).toEqual(
-      ['customer.state_changed', 'order.created', 'order.paid', 'order.refunded', 'order.updated', 'refund.created', 'refund.updated', 'subscription.active', 'subscription.canceled', 'subscription.created', 'subscription.revoked', 'subscription.uncanceled', 'subscription.updated'].sort(),
+      [
+        'customer.state_changed',
+        'order.created',
+        'order.paid',
+        'order.refunded',
+        'order.updated',
+        'refund.created',
+        'refund.updated',
+        'subscription.active',
+        'subscription.canceled',
+        'subscription.created',
+        'subscription.revoked',
+        'subscription.uncanceled',
+        'subscription.updated',
+      ].sort(),
     );
   });
 });

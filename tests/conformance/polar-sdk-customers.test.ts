@@ -45,11 +45,17 @@ describe('@polar-sh/sdk customers', () => {
     expect((await sdk.customers.get({ id: created.id })).id).toBe(created.id);
     expect((await sdk.customers.getExternal({ externalId: 'user-1' })).id).toBe(created.id);
 
-    const updated = await sdk.customers.update({ id: created.id, customerUpdate: { name: 'Rear Admiral Hopper', metadata: { plan: 'team' } } });
+    const updated = await sdk.customers.update({
+      id: created.id,
+      customerUpdate: { name: 'Rear Admiral Hopper', metadata: { plan: 'team' } },
+    });
     expect(updated).toMatchObject({ name: 'Rear Admiral Hopper', metadata: { plan: 'team' } });
     expect(updated.modifiedAt).toBeInstanceOf(Date);
     const newEmail = uniqueEmail('sdk-new');
-    const byExternal = await sdk.customers.updateExternal({ externalId: 'user-1', customerUpdateExternalID: { email: newEmail, name: 'Grace' } });
+    const byExternal = await sdk.customers.updateExternal({
+      externalId: 'user-1',
+      customerUpdateExternalID: { email: newEmail, name: 'Grace' },
+    });
     expect(byExternal).toMatchObject({ email: newEmail, name: 'Grace' });
 
     const state = await sdk.customers.getState({ id: created.id });
@@ -58,8 +64,12 @@ describe('@polar-sh/sdk customers', () => {
 
     // better-auth's flow: an existing customer found by e-mail gets the user's id as external id.
     const second = await sdk.customers.create({ email: uniqueEmail('sdk2') });
-    expect((await sdk.customers.update({ id: second.id, customerUpdate: { externalId: 'user-2' } })).externalId).toBe('user-2');
-    await expect(sdk.customers.update({ id: second.id, customerUpdate: { externalId: 'user-3' } })).rejects.toBeInstanceOf(HTTPValidationError);
+    expect((await sdk.customers.update({ id: second.id, customerUpdate: { externalId: 'user-2' } })).externalId).toBe(
+      'user-2',
+    );
+    await expect(
+      sdk.customers.update({ id: second.id, customerUpdate: { externalId: 'user-3' } }),
+    ).rejects.toBeInstanceOf(HTTPValidationError);
 
     await sdk.customers.deleteExternal({ externalId: 'user-2' });
     await sdk.customers.delete({ id: created.id });
@@ -75,21 +85,38 @@ describe('@polar-sh/sdk customers', () => {
     await sdk.customers.create({ email });
     const duplicate = await sdk.customers.create({ email }).catch((error: unknown) => error);
     expect(duplicate).toBeInstanceOf(HTTPValidationError);
-    expect((duplicate as HTTPValidationError).detail?.[0]).toMatchObject({ loc: ['body', 'email'], msg: 'A customer with this email address already exists.' });
+    expect((duplicate as HTTPValidationError).detail?.[0]).toMatchObject({
+      loc: ['body', 'email'],
+      msg: 'A customer with this email address already exists.',
+    });
     // The SDK checks the country itself; the daemon checks what it cannot, such as lengths and tax ids.
-    const tooLong = await sdk.customers.create({ email: uniqueEmail(), name: 'x'.repeat(257) }).catch((error: unknown) => error);
+    const tooLong = await sdk.customers
+      .create({ email: uniqueEmail(), name: 'x'.repeat(257) })
+      .catch((error: unknown) => error);
     expect(tooLong).toBeInstanceOf(HTTPValidationError);
     expect((tooLong as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'name']);
-    const badTaxId = await sdk.customers.create({ email: uniqueEmail(), billingAddress: { country: 'DE' }, taxId: 'DE1' }).catch((error: unknown) => error);
+    const badTaxId = await sdk.customers
+      .create({ email: uniqueEmail(), billingAddress: { country: 'DE' }, taxId: 'DE1' })
+      .catch((error: unknown) => error);
     expect(badTaxId).toBeInstanceOf(HTTPValidationError);
-    expect((badTaxId as HTTPValidationError).detail?.[0]).toMatchObject({ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.' });
+    expect((badTaxId as HTTPValidationError).detail?.[0]).toMatchObject({
+      loc: ['body', 'tax_id'],
+      msg: 'Invalid tax ID.',
+    });
   });
 
   it('pages through the list to the last page with for await, and filters by e-mail and metadata', async () => {
     const { sdk } = await createMerchant(daemon());
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await sdk.customers.create({ email: uniqueEmail(`page${i}`), metadata: { cohort: i % 2 === 0 ? 'even' : 'odd' } })).id);
+      ids.push(
+        (
+          await sdk.customers.create({
+            email: uniqueEmail(`page${i}`),
+            metadata: { cohort: i % 2 === 0 ? 'even' : 'odd' },
+          })
+        ).id,
+      );
       daemon().clock.advance(1000);
     }
     const seen: string[] = [];
@@ -111,8 +138,15 @@ describe('@polar-sh/sdk customers', () => {
   it('creates customer sessions whose token the SDK uses for the customer portal', async () => {
     const { sdk } = await createMerchant(daemon());
     const customer = await sdk.customers.create({ email: uniqueEmail('portal'), externalId: 'portal-1', name: 'Pat' });
-    const session = await sdk.customerSessions.create({ externalCustomerId: 'portal-1', returnUrl: 'https://shop.example/account' });
-    expect(session).toMatchObject({ customerId: customer.id, returnUrl: 'https://shop.example/account', customer: { id: customer.id } });
+    const session = await sdk.customerSessions.create({
+      externalCustomerId: 'portal-1',
+      returnUrl: 'https://shop.example/account',
+    });
+    expect(session).toMatchObject({
+      customerId: customer.id,
+      returnUrl: 'https://shop.example/account',
+      customer: { id: customer.id },
+    });
     expect(session.expiresAt.getTime() - session.createdAt.getTime()).toBe(3_600_000);
     expect((await sdk.customerSessions.create({ customerId: customer.id })).customerId).toBe(customer.id);
 
@@ -121,19 +155,35 @@ describe('@polar-sh/sdk customers', () => {
     expect(me).toMatchObject({ id: customer.id, email: customer.email, name: 'Pat', oauthAccounts: {} });
     const updated = await asCustomer.customerPortal.customers.update(
       { customerSession: session.token },
-      { billingName: 'Pat Ltd', billingAddress: { country: 'GB', city: 'London', postalCode: 'SW1A 1AA' }, taxId: 'GB123456789' },
+      {
+        billingName: 'Pat Ltd',
+        billingAddress: { country: 'GB', city: 'London', postalCode: 'SW1A 1AA' },
+        taxId: 'GB123456789',
+      },
     );
-    expect(updated).toMatchObject({ billingName: 'Pat Ltd', taxId: ['GB123456789', 'gb_vat'], billingAddress: { country: 'GB' } });
+    expect(updated).toMatchObject({
+      billingName: 'Pat Ltd',
+      taxId: ['GB123456789', 'gb_vat'],
+      billingAddress: { country: 'GB' },
+    });
 
-    await expect(asCustomer.customerPortal.customers.get({ customerSession: 'till_cst_wrong' })).rejects.toBeInstanceOf(SDKError);
+    await expect(asCustomer.customerPortal.customers.get({ customerSession: 'till_cst_wrong' })).rejects.toBeInstanceOf(
+      SDKError,
+    );
     daemon().clock.advance(3_600_000);
-    await expect(asCustomer.customerPortal.customers.get({ customerSession: session.token })).rejects.toBeInstanceOf(SDKError);
+    await expect(asCustomer.customerPortal.customers.get({ customerSession: session.token })).rejects.toBeInstanceOf(
+      SDKError,
+    );
   });
 
   it('answers with bodies the SDK’s own schemas accept', async () => {
     const merchant = await createMerchant(daemon());
     const { api } = merchant;
-    const created = await api.post('/v1/customers/', { email: uniqueEmail('raw'), external_id: 'raw-1', billing_address: { country: 'SE' } });
+    const created = await api.post('/v1/customers/', {
+      email: uniqueEmail('raw'),
+      external_id: 'raw-1',
+      billing_address: { country: 'SE' },
+    });
     const team = await api.post('/v1/customers/', { type: 'team', name: 'A team without an address' });
     expect(team.status, team.text).toBe(201);
     const session = await api.post('/v1/customer-sessions/', { customer_id: created.json.id });
@@ -142,7 +192,10 @@ describe('@polar-sh/sdk customers', () => {
       [Customer$inboundSchema, created.json],
       [Customer$inboundSchema, team.json],
       [Customer$inboundSchema, (await api.get(`/v1/customers/${created.json.id}`)).json],
-      [Customer$inboundSchema, (await api.call('PATCH', '/v1/customers/external/raw-1', { body: { name: 'Raw' } })).json],
+      [
+        Customer$inboundSchema,
+        (await api.call('PATCH', '/v1/customers/external/raw-1', { body: { name: 'Raw' } })).json,
+      ],
       [CustomerState$inboundSchema, (await api.get('/v1/customers/external/raw-1/state')).json],
       [CustomerState$inboundSchema, (await api.get(`/v1/customers/${team.json.id}/state`)).json],
       [ListResourceCustomer$inboundSchema, (await api.get('/v1/customers/')).json],

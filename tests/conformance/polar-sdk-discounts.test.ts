@@ -16,10 +16,32 @@ describe('@polar-sh/sdk 0.47 against /v1/discounts', () => {
     const { sdk, api, organization } = await createMerchant(daemon());
     const product = await createProduct(api, { name: 'Course' });
 
-    const fixedOnce = await sdk.discounts.create({ type: 'fixed', name: 'Ten off', amount: 1000, currency: 'usd', duration: 'once', code: 'TENOFF' });
-    expect(fixedOnce).toMatchObject({ type: 'fixed', amount: 1000, currency: 'usd', amounts: { usd: 1000 }, duration: 'once', code: 'TENOFF', redemptionsCount: 0, organizationId: organization.id });
+    const fixedOnce = await sdk.discounts.create({
+      type: 'fixed',
+      name: 'Ten off',
+      amount: 1000,
+      currency: 'usd',
+      duration: 'once',
+      code: 'TENOFF',
+    });
+    expect(fixedOnce).toMatchObject({
+      type: 'fixed',
+      amount: 1000,
+      currency: 'usd',
+      amounts: { usd: 1000 },
+      duration: 'once',
+      code: 'TENOFF',
+      redemptionsCount: 0,
+      organizationId: organization.id,
+    });
     expect(fixedOnce.createdAt).toBeInstanceOf(Date);
-    const fixedRepeat = await sdk.discounts.create({ type: 'fixed', name: 'Multi', amounts: { usd: 500, eur: 450 }, duration: 'repeating', durationInMonths: 3 });
+    const fixedRepeat = await sdk.discounts.create({
+      type: 'fixed',
+      name: 'Multi',
+      amounts: { usd: 500, eur: 450 },
+      duration: 'repeating',
+      durationInMonths: 3,
+    });
     expect(fixedRepeat).toMatchObject({ amount: 500, currency: 'usd', durationInMonths: 3 });
     const percentForever = await sdk.discounts.create({
       type: 'percentage',
@@ -34,8 +56,16 @@ describe('@polar-sh/sdk 0.47 against /v1/discounts', () => {
     });
     expect(percentForever).toMatchObject({ basisPoints: 1500, maxRedemptions: 10, metadata: { channel: 'friends' } });
     expect(percentForever.startsAt).toEqual(new Date('2026-12-01T00:00:00Z'));
-    expect(percentForever.products).toEqual([expect.objectContaining({ id: product.id, name: 'Course', isArchived: false })]);
-    const percentRepeat = await sdk.discounts.create({ type: 'percentage', name: 'Half year', basisPoints: 5000, duration: 'repeating', durationInMonths: 6 });
+    expect(percentForever.products).toEqual([
+      expect.objectContaining({ id: product.id, name: 'Course', isArchived: false }),
+    ]);
+    const percentRepeat = await sdk.discounts.create({
+      type: 'percentage',
+      name: 'Half year',
+      basisPoints: 5000,
+      duration: 'repeating',
+      durationInMonths: 6,
+    });
     expect(percentRepeat).toMatchObject({ basisPoints: 5000, durationInMonths: 6 });
 
     expect(await sdk.discounts.get({ id: percentForever.id })).toEqual(percentForever);
@@ -48,33 +78,62 @@ describe('@polar-sh/sdk 0.47 against /v1/discounts', () => {
       seen.push(...page.result.items.map((item) => item.id));
     }
     expect(pages).toBe(2);
-    expect(seen.sort()).toEqual([fixedOnce, fixedRepeat, percentForever, percentRepeat].map((discount) => discount.id).sort());
+    expect(seen.sort()).toEqual(
+      [fixedOnce, fixedRepeat, percentForever, percentRepeat].map((discount) => discount.id).sort(),
+    );
     const found = await sdk.discounts.list({ query: 'tenoff', sorting: ['name'] });
     expect(found.result.items.map((item) => item.id)).toEqual([fixedOnce.id]);
 
-    const updated = await sdk.discounts.update({ id: fixedOnce.id, discountUpdate: { name: 'Twelve off', amount: 1200, currency: 'usd', code: null, maxRedemptions: 3 } });
+    const updated = await sdk.discounts.update({
+      id: fixedOnce.id,
+      discountUpdate: { name: 'Twelve off', amount: 1200, currency: 'usd', code: null, maxRedemptions: 3 },
+    });
     expect(updated).toMatchObject({ name: 'Twelve off', amount: 1200, code: null, maxRedemptions: 3 });
     expect(updated.modifiedAt).toBeInstanceOf(Date);
 
     await sdk.discounts.delete({ id: fixedRepeat.id });
     await expect(sdk.discounts.get({ id: fixedRepeat.id })).rejects.toBeInstanceOf(ResourceNotFound);
     await expect(sdk.discounts.delete({ id: fixedRepeat.id })).rejects.toBeInstanceOf(ResourceNotFound);
-    const invalid = await sdk.discounts.create({ type: 'percentage', name: 'Too much', basisPoints: 20_000, duration: 'once' }).catch((error: unknown) => error);
+    const invalid = await sdk.discounts
+      .create({ type: 'percentage', name: 'Too much', basisPoints: 20_000, duration: 'once' })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(HTTPValidationError);
     expect((invalid as HTTPValidationError).data$.detail?.[0]?.loc).toEqual(['body', 'basis_points']);
-    const duplicate = await sdk.discounts.create({ type: 'percentage', name: 'Dup', basisPoints: 100, duration: 'once', code: 'tenOFF' }).catch((error: unknown) => error);
+    const duplicate = await sdk.discounts
+      .create({ type: 'percentage', name: 'Dup', basisPoints: 100, duration: 'once', code: 'tenOFF' })
+      .catch((error: unknown) => error);
     // The code was cleared above, so it is free; a second use of it is not.
     expect(duplicate).toMatchObject({ code: 'tenOFF' });
-    await expect(sdk.discounts.create({ type: 'percentage', name: 'Dup', basisPoints: 100, duration: 'once', code: 'TENoff' })).rejects.toBeInstanceOf(HTTPValidationError);
+    await expect(
+      sdk.discounts.create({ type: 'percentage', name: 'Dup', basisPoints: 100, duration: 'once', code: 'TENoff' }),
+    ).rejects.toBeInstanceOf(HTTPValidationError);
   });
 
   it('answers raw bodies the SDK’s own schemas accept', async () => {
     const { api } = await createMerchant(daemon());
     const product = await createProduct(api);
     const bodies = [
-      await createDiscount(api, { type: 'fixed', amount: 100, currency: 'usd', basis_points: undefined, products: [product.id] }),
-      await createDiscount(api, { type: 'fixed', amounts: { eur: 90 }, basis_points: undefined, duration: 'repeating', duration_in_months: 2 }),
-      await createDiscount(api, { duration: 'forever', code: 'RAW', starts_at: '2026-12-01T00:00:00Z', max_redemptions: 4, metadata: { n: 1.5 } }),
+      await createDiscount(api, {
+        type: 'fixed',
+        amount: 100,
+        currency: 'usd',
+        basis_points: undefined,
+        products: [product.id],
+      }),
+      await createDiscount(api, {
+        type: 'fixed',
+        amounts: { eur: 90 },
+        basis_points: undefined,
+        duration: 'repeating',
+        duration_in_months: 2,
+      }),
+      await createDiscount(api, {
+        duration: 'forever',
+        code: 'RAW',
+        starts_at: '2026-12-01T00:00:00Z',
+        max_redemptions: 4,
+        metadata: { n: 1.5 },
+      }),
       await createDiscount(api, { duration: 'repeating', duration_in_months: 12 }),
     ];
     for (const body of bodies) {
@@ -94,7 +153,12 @@ describe('@polar-sh/sdk 0.47 against /v1/checkout-links', () => {
     const { sdk, api, organization } = await createMerchant(daemon());
     const first = await createProduct(api, { name: 'First' });
     const second = await createProduct(api, { name: 'Second' });
-    const discount = await sdk.discounts.create({ type: 'percentage', name: 'Link', basisPoints: 1000, duration: 'once' });
+    const discount = await sdk.discounts.create({
+      type: 'percentage',
+      name: 'Link',
+      basisPoints: 1000,
+      duration: 'once',
+    });
 
     const many = await sdk.checkoutLinks.create({
       paymentProcessor: 'stripe',
@@ -117,10 +181,19 @@ describe('@polar-sh/sdk 0.47 against /v1/checkout-links', () => {
     expect(many.discount).toMatchObject({ id: discount.id, basisPoints: 1000 });
     expect(many.url).toBe(`${daemon().url}/v1/checkout-links/${many.clientSecret}/redirect`);
     daemon().clock.advance(1000);
-    const single = await sdk.checkoutLinks.create({ paymentProcessor: 'stripe', productId: first.id, requireBillingAddress: true });
+    const single = await sdk.checkoutLinks.create({
+      paymentProcessor: 'stripe',
+      productId: first.id,
+      requireBillingAddress: true,
+    });
     expect(single.products.map((product) => product.id)).toEqual([first.id]);
     daemon().clock.advance(1000);
-    const byPrice = await sdk.checkoutLinks.create({ paymentProcessor: 'stripe', productPriceId: second.prices[0]!.id, trialInterval: 'month', trialIntervalCount: 1 });
+    const byPrice = await sdk.checkoutLinks.create({
+      paymentProcessor: 'stripe',
+      productPriceId: second.prices[0]!.id,
+      trialInterval: 'month',
+      trialIntervalCount: 1,
+    });
     expect(byPrice).toMatchObject({ trialInterval: 'month', trialIntervalCount: 1 });
 
     expect(await sdk.checkoutLinks.get({ id: many.id })).toEqual(many);
@@ -133,13 +206,18 @@ describe('@polar-sh/sdk 0.47 against /v1/checkout-links', () => {
     const forSecond = await sdk.checkoutLinks.list({ productId: second.id });
     expect(forSecond.result.items.map((item) => item.id)).toEqual([many.id, byPrice.id]);
 
-    const updated = await sdk.checkoutLinks.update({ id: many.id, checkoutLinkUpdate: { products: [second.id], discountId: null, label: null, allowDiscountCodes: false } });
+    const updated = await sdk.checkoutLinks.update({
+      id: many.id,
+      checkoutLinkUpdate: { products: [second.id], discountId: null, label: null, allowDiscountCodes: false },
+    });
     expect(updated).toMatchObject({ discountId: null, discount: null, label: null, allowDiscountCodes: false });
     expect(updated.products.map((product) => product.id)).toEqual([second.id]);
 
     await sdk.checkoutLinks.delete({ id: single.id });
     await expect(sdk.checkoutLinks.get({ id: single.id })).rejects.toBeInstanceOf(ResourceNotFound);
-    const invalid = await sdk.checkoutLinks.create({ paymentProcessor: 'stripe', products: [first.id], successUrl: 'ftp://nope' }).catch((error: unknown) => error);
+    const invalid = await sdk.checkoutLinks
+      .create({ paymentProcessor: 'stripe', products: [first.id], successUrl: 'ftp://nope' })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(HTTPValidationError);
     expect((invalid as HTTPValidationError).data$.detail?.[0]?.loc).toEqual(['body', 'success_url']);
   });
@@ -147,15 +225,29 @@ describe('@polar-sh/sdk 0.47 against /v1/checkout-links', () => {
   it('answers raw bodies the SDK’s own schemas accept', async () => {
     const { api } = await createMerchant(daemon());
     const product = await createProduct(api);
-    const fixed = await createDiscount(api, { type: 'fixed', amount: 300, currency: 'usd', basis_points: undefined, duration: 'repeating', duration_in_months: 2 });
-    const withDiscount = await api.post('/v1/checkout-links/', { payment_processor: 'stripe', products: [product.id], discount_id: fixed.id, metadata: { a: true } });
+    const fixed = await createDiscount(api, {
+      type: 'fixed',
+      amount: 300,
+      currency: 'usd',
+      basis_points: undefined,
+      duration: 'repeating',
+      duration_in_months: 2,
+    });
+    const withDiscount = await api.post('/v1/checkout-links/', {
+      payment_processor: 'stripe',
+      products: [product.id],
+      discount_id: fixed.id,
+      metadata: { a: true },
+    });
     const plain = await api.post('/v1/checkout-links/', { payment_processor: 'stripe', product_id: product.id });
     for (const body of [withDiscount.json, plain.json]) {
       expect(() => CheckoutLink$inboundSchema.parse(body)).not.toThrow();
       const fetched = (await api.get(`/v1/checkout-links/${body.id}`)).json;
       expect(() => CheckoutLink$inboundSchema.parse(fetched)).not.toThrow();
     }
-    const updated = await api.call('PATCH', `/v1/checkout-links/${plain.json.id}`, { body: { label: 'x', return_url: 'https://shop.example/back' } });
+    const updated = await api.call('PATCH', `/v1/checkout-links/${plain.json.id}`, {
+      body: { label: 'x', return_url: 'https://shop.example/back' },
+    });
     expect(() => CheckoutLink$inboundSchema.parse(updated.json)).not.toThrow();
     const list = (await api.get('/v1/checkout-links/')).json;
     expect(() => ListResourceCheckoutLink$inboundSchema.parse(list)).not.toThrow();

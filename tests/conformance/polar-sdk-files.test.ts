@@ -1,5 +1,8 @@
 import { FileUpload$inboundSchema } from '@polar-sh/sdk/models/components/fileupload.js';
-import { FileRead$inboundSchema, ListResourceFileRead$inboundSchema } from '@polar-sh/sdk/models/components/listresourcefileread.js';
+import {
+  FileRead$inboundSchema,
+  ListResourceFileRead$inboundSchema,
+} from '@polar-sh/sdk/models/components/listresourcefileread.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
@@ -15,7 +18,11 @@ import { createMerchant, polarSdk } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
 
-async function sdkUpload(sdk: ReturnType<typeof polarSdk>, bytes: Buffer, service: 'downloadable' | 'product_media' = 'downloadable') {
+async function sdkUpload(
+  sdk: ReturnType<typeof polarSdk>,
+  bytes: Buffer,
+  service: 'downloadable' | 'product_media' = 'downloadable',
+) {
   const half = Math.ceil(bytes.length / 2);
   const chunks = [bytes.subarray(0, half), bytes.subarray(half)];
   const upload = await sdk.files.create({
@@ -24,15 +31,29 @@ async function sdkUpload(sdk: ReturnType<typeof polarSdk>, bytes: Buffer, servic
     mimeType: service === 'downloadable' ? 'application/pdf' : 'image/webp',
     size: bytes.length,
     checksumSha256Base64: sha256Base64(bytes),
-    upload: { parts: chunks.map((chunk, index) => ({ number: index + 1, chunkStart: index * half, chunkEnd: index * half + chunk.length - 1, checksumSha256Base64: sha256Base64(chunk) })) },
+    upload: {
+      parts: chunks.map((chunk, index) => ({
+        number: index + 1,
+        chunkStart: index * half,
+        chunkEnd: index * half + chunk.length - 1,
+        checksumSha256Base64: sha256Base64(chunk),
+      })),
+    },
   });
   const parts = [];
   for (const part of upload.upload.parts) {
     const put = await putPart(part.url, chunks[part.number - 1]!, part.headers ?? {});
     expect(put.status, put.text).toBe(200);
-    parts.push({ number: part.number, checksumEtag: String(put.headers.etag), checksumSha256Base64: part.checksumSha256Base64 ?? null });
+    parts.push({
+      number: part.number,
+      checksumEtag: String(put.headers.etag),
+      checksumSha256Base64: part.checksumSha256Base64 ?? null,
+    });
   }
-  const file = await sdk.files.uploaded({ id: upload.id, fileUploadCompleted: { id: upload.upload.id, path: upload.upload.path, parts } });
+  const file = await sdk.files.uploaded({
+    id: upload.id,
+    fileUploadCompleted: { id: upload.upload.id, path: upload.upload.path, parts },
+  });
   return { upload, file };
 }
 
@@ -41,9 +62,21 @@ describe('@polar-sh/sdk files', () => {
     const { sdk, organization, api } = await createMerchant(daemon());
     const bytes = randomBytes(300_000);
     const { upload, file } = await sdkUpload(sdk, bytes);
-    expect(upload).toMatchObject({ organizationId: organization.id, isUploaded: false, service: 'downloadable', storageVersion: null, lastModifiedAt: null, sizeReadable: '293.0 KB' });
+    expect(upload).toMatchObject({
+      organizationId: organization.id,
+      isUploaded: false,
+      service: 'downloadable',
+      storageVersion: null,
+      lastModifiedAt: null,
+      sizeReadable: '293.0 KB',
+    });
     expect(upload.upload.parts[0]!.expiresAt).toBeInstanceOf(Date);
-    expect(file).toMatchObject({ id: upload.id, service: 'downloadable', isUploaded: true, checksumSha256Hex: createHash('sha256').update(bytes).digest('hex') });
+    expect(file).toMatchObject({
+      id: upload.id,
+      service: 'downloadable',
+      isUploaded: true,
+      checksumSha256Hex: createHash('sha256').update(bytes).digest('hex'),
+    });
     expect((file as { lastModifiedAt: Date }).lastModifiedAt).toBeInstanceOf(Date);
 
     const { file: media } = await sdkUpload(sdk, randomBytes(2048), 'product_media');
@@ -59,9 +92,16 @@ describe('@polar-sh/sdk files', () => {
     expect(updated).toMatchObject({ id: file.id, name: 'Manual v2.pdf', version: '2' });
 
     // The raw answers satisfy the SDK's models exactly, not only through the operation wrappers.
-    const raw = await api.post('/v1/files/', { service: 'downloadable', name: 'x', mime_type: 'text/plain', size: 1, upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 0 }] } });
+    const raw = await api.post('/v1/files/', {
+      service: 'downloadable',
+      name: 'x',
+      mime_type: 'text/plain',
+      size: 1,
+      upload: { parts: [{ number: 1, chunk_start: 0, chunk_end: 0 }] },
+    });
     expect(FileUpload$inboundSchema.safeParse(raw.json).success).toBe(true);
-    for (const item of (await api.get('/v1/files/')).json.items) expect(FileRead$inboundSchema.safeParse(item).success, JSON.stringify(item)).toBe(true);
+    for (const item of (await api.get('/v1/files/')).json.items)
+      expect(FileRead$inboundSchema.safeParse(item).success, JSON.stringify(item)).toBe(true);
     expect(ListResourceFileRead$inboundSchema.safeParse((await api.get('/v1/files/')).json).success).toBe(true);
 
     await sdk.files.delete({ id: media.id });
@@ -73,9 +113,17 @@ describe('@polar-sh/sdk files', () => {
     const merchant = await createMerchant(daemon());
     const other = await createMerchant(daemon());
     const { file } = await sdkUpload(other.sdk, randomBytes(1000));
-    await expect(merchant.sdk.files.update({ id: file.id, filePatch: { name: 'mine' } })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(merchant.sdk.files.update({ id: file.id, filePatch: { name: 'mine' } })).rejects.toBeInstanceOf(
+      ResourceNotFound,
+    );
     await expect(
-      merchant.sdk.files.create({ service: 'product_media', name: 'a.pdf', mimeType: 'application/pdf', size: 10, upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: 9 }] } }),
+      merchant.sdk.files.create({
+        service: 'product_media',
+        name: 'a.pdf',
+        mimeType: 'application/pdf',
+        size: 10,
+        upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: 9 }] },
+      }),
     ).rejects.toBeInstanceOf(HTTPValidationError);
 
     const member = await signedInUser(daemon(), 'Reader');
@@ -84,9 +132,22 @@ describe('@polar-sh/sdk files', () => {
     expect((await asMember.files.list({})).result.items.map((item) => item.id)).toEqual([file.id]);
     await expect(asMember.files.delete({ id: file.id })).rejects.toBeInstanceOf(NotPermitted);
 
-    const upload = await other.sdk.files.create({ service: 'downloadable', name: 'b', mimeType: 'text/plain', size: 4, checksumSha256Base64: sha256Base64(Buffer.from('nope')), upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: 3 }] } });
+    const upload = await other.sdk.files.create({
+      service: 'downloadable',
+      name: 'b',
+      mimeType: 'text/plain',
+      size: 4,
+      checksumSha256Base64: sha256Base64(Buffer.from('nope')),
+      upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: 3 }] },
+    });
     const put = await putPart(upload.upload.parts[0]!.url, Buffer.from('abcd'));
-    const completion = { id: upload.upload.id, path: upload.upload.path, parts: [{ number: 1, checksumEtag: String(put.headers.etag), checksumSha256Base64: null }] };
-    await expect(other.sdk.files.uploaded({ id: upload.id, fileUploadCompleted: completion })).rejects.toBeInstanceOf(HTTPValidationError);
+    const completion = {
+      id: upload.upload.id,
+      path: upload.upload.path,
+      parts: [{ number: 1, checksumEtag: String(put.headers.etag), checksumSha256Base64: null }],
+    };
+    await expect(other.sdk.files.uploaded({ id: upload.id, fileUploadCompleted: completion })).rejects.toBeInstanceOf(
+      HTTPValidationError,
+    );
   });
 });

@@ -27,14 +27,39 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
       medias: [media.id],
       attachedCustomFields: [{ customFieldId: field.id, required: true }],
     });
-    expect(book).toMatchObject({ name: 'E-book', isRecurring: false, recurringInterval: null, organizationId: organization.id, metadata: { sku: 'B-1', pages: 320 } });
+    expect(book).toMatchObject({
+      name: 'E-book',
+      isRecurring: false,
+      recurringInterval: null,
+      organizationId: organization.id,
+      metadata: { sku: 'B-1', pages: 320 },
+    });
     expect(book.createdAt).toBeInstanceOf(Date);
-    expect(book.prices[0]).toMatchObject({ amountType: 'fixed', priceAmount: 1500, priceCurrency: 'usd', productId: book.id, isArchived: false });
+    expect(book.prices[0]).toMatchObject({
+      amountType: 'fixed',
+      priceAmount: 1500,
+      priceCurrency: 'usd',
+      productId: book.id,
+      isArchived: false,
+    });
     expect(book.medias[0]).toMatchObject({ id: media.id, service: 'product_media', isUploaded: true });
-    expect(book.attachedCustomFields[0]).toMatchObject({ customFieldId: field.id, required: true, order: 0, customField: { slug: 'company' } });
+    expect(book.attachedCustomFields[0]).toMatchObject({
+      customFieldId: field.id,
+      required: true,
+      order: 0,
+      customField: { slug: 'company' },
+    });
 
-    const tip = await sdk.products.create({ name: 'Tip jar', prices: [{ amountType: 'custom', minimumAmount: 100, maximumAmount: 5000, presetAmount: 500 }] });
-    expect(tip.prices[0]).toMatchObject({ amountType: 'custom', minimumAmount: 100, maximumAmount: 5000, presetAmount: 500 });
+    const tip = await sdk.products.create({
+      name: 'Tip jar',
+      prices: [{ amountType: 'custom', minimumAmount: 100, maximumAmount: 5000, presetAmount: 500 }],
+    });
+    expect(tip.prices[0]).toMatchObject({
+      amountType: 'custom',
+      minimumAmount: 100,
+      maximumAmount: 5000,
+      presetAmount: 500,
+    });
     const sampler = await sdk.products.create({ name: 'Sampler', prices: [{ amountType: 'free' }] });
     expect(sampler.prices[0]).toMatchObject({ amountType: 'free' });
 
@@ -48,9 +73,26 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
         { amountType: 'metered_unit', meterId, unitAmount: '0.25', capAmount: 10_000 },
       ],
     });
-    expect(plan).toMatchObject({ isRecurring: true, recurringInterval: 'month', recurringIntervalCount: 1, trialInterval: 'day', trialIntervalCount: 7 });
-    expect(plan.prices[1]).toMatchObject({ amountType: 'metered_unit', unitAmount: '0.25', capAmount: 10_000, meterId, meter: { id: meterId, unit: 'scalar' } });
-    const yearly = await sdk.products.create({ name: 'Yearly', recurringInterval: 'year', recurringIntervalCount: 2, prices: [{ amountType: 'custom' }] });
+    expect(plan).toMatchObject({
+      isRecurring: true,
+      recurringInterval: 'month',
+      recurringIntervalCount: 1,
+      trialInterval: 'day',
+      trialIntervalCount: 7,
+    });
+    expect(plan.prices[1]).toMatchObject({
+      amountType: 'metered_unit',
+      unitAmount: '0.25',
+      capAmount: 10_000,
+      meterId,
+      meter: { id: meterId, unit: 'scalar' },
+    });
+    const yearly = await sdk.products.create({
+      name: 'Yearly',
+      recurringInterval: 'year',
+      recurringIntervalCount: 2,
+      prices: [{ amountType: 'custom' }],
+    });
     expect(yearly).toMatchObject({ recurringInterval: 'year', recurringIntervalCount: 2 });
 
     expect(await sdk.products.get({ id: plan.id })).toEqual(plan);
@@ -66,7 +108,12 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
     const { sdk } = await createMerchant(daemon());
     const created = [];
     for (let i = 0; i < 5; i++) {
-      created.push(await sdk.products.create({ name: `Product ${i}`, prices: [{ amountType: 'fixed', priceAmount: 1000 + i * 100 }] }));
+      created.push(
+        await sdk.products.create({
+          name: `Product ${i}`,
+          prices: [{ amountType: 'fixed', priceAmount: 1000 + i * 100 }],
+        }),
+      );
       daemon().clock.advance(1000);
     }
     const seen: string[] = [];
@@ -80,20 +127,39 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
     expect(seen).toEqual(created.map((product) => product.id).reverse());
     const byName = await sdk.products.list({ query: 'product 3', sorting: ['name'] });
     expect(byName.result.items.map((item) => item.name)).toEqual(['Product 3']);
-    const oneTime = await sdk.products.list({ isRecurring: false, isArchived: false, id: [created[0]!.id, created[1]!.id] });
+    const oneTime = await sdk.products.list({
+      isRecurring: false,
+      isArchived: false,
+      id: [created[0]!.id, created[1]!.id],
+    });
     expect(oneTime.result.pagination.totalCount).toBe(2);
   });
 
   it('updates prices (archiving the replaced ones), archives the product and sets its benefits', async () => {
     const { sdk } = await createMerchant(daemon());
-    const product = await sdk.products.create({ name: 'Course', recurringInterval: 'month', prices: [{ amountType: 'fixed', priceAmount: 1000 }] });
+    const product = await sdk.products.create({
+      name: 'Course',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 1000 }],
+    });
     const oldPrice = product.prices[0]!;
-    const repriced = await sdk.products.update({ id: product.id, productUpdate: { name: 'Course 2', prices: [{ amountType: 'fixed', priceAmount: 1200 }] } });
+    const repriced = await sdk.products.update({
+      id: product.id,
+      productUpdate: { name: 'Course 2', prices: [{ amountType: 'fixed', priceAmount: 1200 }] },
+    });
     expect(repriced.name).toBe('Course 2');
     expect(repriced.prices).toHaveLength(1);
     expect(repriced.prices[0]).toMatchObject({ amountType: 'fixed', priceAmount: 1200 });
     expect(repriced.prices[0]!.id).not.toBe(oldPrice.id);
-    const kept = await sdk.products.update({ id: product.id, productUpdate: { prices: [{ id: repriced.prices[0]!.id }, { amountType: 'metered_unit', meterId: randomUUID(), unitAmount: 1.5 }] } });
+    const kept = await sdk.products.update({
+      id: product.id,
+      productUpdate: {
+        prices: [
+          { id: repriced.prices[0]!.id },
+          { amountType: 'metered_unit', meterId: randomUUID(), unitAmount: 1.5 },
+        ],
+      },
+    });
     expect(kept.prices.map((price) => price.id)[0]).toBe(repriced.prices[0]!.id);
     expect(kept.prices[1]).toMatchObject({ amountType: 'metered_unit', unitAmount: '1.5' });
 
@@ -101,9 +167,16 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
     expect(archived.isArchived).toBe(true);
     expect((await sdk.products.list({ isArchived: true })).result.items.map((item) => item.id)).toEqual([product.id]);
 
-    const perk = await sdk.benefits.create({ type: 'custom', description: 'Office hours', properties: { note: 'Book a slot' } });
+    const perk = await sdk.benefits.create({
+      type: 'custom',
+      description: 'Office hours',
+      properties: { note: 'Book a slot' },
+    });
     const second = await sdk.benefits.create({ type: 'custom', description: 'Community', properties: { note: null } });
-    const withBenefits = await sdk.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [second.id, perk.id] } });
+    const withBenefits = await sdk.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [second.id, perk.id] },
+    });
     expect(withBenefits.benefits.map((item) => item.id)).toEqual([second.id, perk.id]);
     expect(withBenefits.benefits[1]).toMatchObject({ type: 'custom', description: 'Office hours' });
     expect((await sdk.products.list({ benefitId: perk.id })).result.items.map((item) => item.id)).toEqual([product.id]);
@@ -115,20 +188,36 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
     const foreign = await other.sdk.products.create({ name: 'Theirs', prices: [{ amountType: 'free' }] });
     await expect(sdk.products.get({ id: foreign.id })).rejects.toBeInstanceOf(ResourceNotFound);
     await expect(sdk.products.get({ id: randomUUID() })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(sdk.products.update({ id: foreign.id, productUpdate: { name: 'Mine now' } })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(sdk.products.updateBenefits({ id: foreign.id, productBenefitsUpdate: { benefits: [] } })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(sdk.products.update({ id: foreign.id, productUpdate: { name: 'Mine now' } })).rejects.toBeInstanceOf(
+      ResourceNotFound,
+    );
+    await expect(
+      sdk.products.updateBenefits({ id: foreign.id, productBenefitsUpdate: { benefits: [] } }),
+    ).rejects.toBeInstanceOf(ResourceNotFound);
 
-    const invalid = await sdk.products.create({ name: 'Bad', prices: [{ amountType: 'custom', minimumAmount: 1000, maximumAmount: 100 }] }).catch((error: unknown) => error);
+    const invalid = await sdk.products
+      .create({ name: 'Bad', prices: [{ amountType: 'custom', minimumAmount: 1000, maximumAmount: 100 }] })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(HTTPValidationError);
     expect((invalid as HTTPValidationError).detail?.[0]?.loc).toEqual(['body', 'prices', 0, 'maximum_amount']);
-    const mine = await sdk.products.create({ name: 'Mine', recurringInterval: 'month', prices: [{ amountType: 'free' }] });
-    await expect(sdk.products.update({ id: mine.id, productUpdate: { recurringInterval: 'year' } })).rejects.toBeInstanceOf(HTTPValidationError);
-    await expect(sdk.products.updateBenefits({ id: mine.id, productBenefitsUpdate: { benefits: [randomUUID()] } })).rejects.toBeInstanceOf(HTTPValidationError);
+    const mine = await sdk.products.create({
+      name: 'Mine',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'free' }],
+    });
+    await expect(
+      sdk.products.update({ id: mine.id, productUpdate: { recurringInterval: 'year' } }),
+    ).rejects.toBeInstanceOf(HTTPValidationError);
+    await expect(
+      sdk.products.updateBenefits({ id: mine.id, productBenefitsUpdate: { benefits: [randomUUID()] } }),
+    ).rejects.toBeInstanceOf(HTTPValidationError);
 
     const reader = await signedInUser(daemon(), 'Reader');
     await addMember(daemon(), other.organization.id, reader.user.id, 'member');
     const asMember = polarSdk(daemon(), reader.token);
     expect((await asMember.products.get({ id: foreign.id })).id).toBe(foreign.id);
-    await expect(asMember.products.update({ id: foreign.id, productUpdate: { name: 'Nope' } })).rejects.toBeInstanceOf(NotPermitted);
+    await expect(asMember.products.update({ id: foreign.id, productUpdate: { name: 'Nope' } })).rejects.toBeInstanceOf(
+      NotPermitted,
+    );
   });
 });

@@ -12,7 +12,9 @@ describe('@polar-sh/sdk 0.47 webhook operations against Till', () => {
   beforeAll(async () => {
     daemon = await startWebhookDaemon();
     let failOnce = true;
-    receiver = await startReceiver(() => (failOnce ? ((failOnce = false), { status: 500, body: 'try again' }) : { status: 200, body: 'ok' }));
+    receiver = await startReceiver(() =>
+      failOnce ? ((failOnce = false), { status: 500, body: 'try again' }) : { status: 200, body: 'ok' },
+    );
   });
   afterAll(async () => {
     await daemon.stop();
@@ -21,15 +23,30 @@ describe('@polar-sh/sdk 0.47 webhook operations against Till', () => {
 
   it('creates, lists, gets, updates, rotates, lists deliveries, redelivers and deletes', async () => {
     const { sdk, api, organization } = await createMerchant(daemon);
-    const created = await sdk.webhooks.createWebhookEndpoint({ url: receiver.url, format: 'raw', events: ['product.created', 'order.paid'] });
-    expect(created).toMatchObject({ url: receiver.url, format: 'raw', enabled: true, organizationId: organization.id, events: ['product.created', 'order.paid'] });
+    const created = await sdk.webhooks.createWebhookEndpoint({
+      url: receiver.url,
+      format: 'raw',
+      events: ['product.created', 'order.paid'],
+    });
+    expect(created).toMatchObject({
+      url: receiver.url,
+      format: 'raw',
+      enabled: true,
+      organizationId: organization.id,
+      events: ['product.created', 'order.paid'],
+    });
     expect(created.createdAt).toBeInstanceOf(Date);
-    expect(WebhookEndpoint$inboundSchema.parse((await api.get(`/v1/webhooks/endpoints/${created.id}`)).json).secret).toBe(created.secret);
+    expect(
+      WebhookEndpoint$inboundSchema.parse((await api.get(`/v1/webhooks/endpoints/${created.id}`)).json).secret,
+    ).toBe(created.secret);
 
     const pages = await sdk.webhooks.listWebhookEndpoints({ organizationId: organization.id, limit: 10 });
     expect(pages.result.items.map((item) => item.id)).toEqual([created.id]);
     expect((await sdk.webhooks.getWebhookEndpoint({ id: created.id })).id).toBe(created.id);
-    const updated = await sdk.webhooks.updateWebhookEndpoint({ id: created.id, webhookEndpointUpdate: { events: ['product.created'], name: 'catalog' } });
+    const updated = await sdk.webhooks.updateWebhookEndpoint({
+      id: created.id,
+      webhookEndpointUpdate: { events: ['product.created'], name: 'catalog' },
+    });
     expect(updated).toMatchObject({ events: ['product.created'], name: 'catalog' });
     const rotated = await sdk.webhooks.resetWebhookEndpointSecret({ id: created.id });
     expect(rotated.secret).not.toBe(created.secret);
@@ -52,6 +69,8 @@ describe('@polar-sh/sdk 0.47 webhook operations against Till', () => {
     expect(receiver.received.filter((delivery) => delivery.id === eventId)).toHaveLength(3);
 
     await sdk.webhooks.deleteWebhookEndpoint({ id: created.id });
-    await expect(sdk.webhooks.getWebhookEndpoint({ id: created.id })).rejects.toMatchObject({ name: 'ResourceNotFound' });
+    await expect(sdk.webhooks.getWebhookEndpoint({ id: created.id })).rejects.toMatchObject({
+      name: 'ResourceNotFound',
+    });
   });
 });

@@ -15,7 +15,9 @@ const daemon = useTestDaemon();
 function chromiumPath(): string {
   const path = process.env.TILL_CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(path)) {
-    throw new Error(`Chromium not found at ${path}. Install it with \`apt-get install -y chromium\` (Debian) or point TILL_CHROMIUM at a Chromium binary.`);
+    throw new Error(
+      `Chromium not found at ${path}. Install it with \`apt-get install -y chromium\` (Debian) or point TILL_CHROMIUM at a Chromium binary.`,
+    );
   }
   return path;
 }
@@ -36,7 +38,9 @@ beforeAll(async () => {
   shop = createServer((request, response) => {
     const checkoutId = new URL(request.url ?? '/', 'http://shop').searchParams.get('checkout') ?? '';
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><title>Thanks</title><h1>Thanks from the shop</h1><p id="checkout">${checkoutId.replace(/[^0-9a-f-]/g, '')}</p>`);
+    response.end(
+      `<!doctype html><title>Thanks</title><h1>Thanks from the shop</h1><p id="checkout">${checkoutId.replace(/[^0-9a-f-]/g, '')}</p>`,
+    );
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
@@ -72,7 +76,9 @@ describe('hosted checkout in Chromium', { timeout: 60_000 }, () => {
     const merchant = await createMerchant(daemon(), { name: 'Paper Goods' });
     const product = await createProduct(merchant, { name: 'Notebook' });
     await createDiscount(merchant, { code: 'E2E20', basis_points: 2000 });
-    const checkout = await createCheckout(merchant, [product.id], { success_url: `${shopUrl}/thanks?checkout={CHECKOUT_ID}` });
+    const checkout = await createCheckout(merchant, [product.id], {
+      success_url: `${shopUrl}/thanks?checkout={CHECKOUT_ID}`,
+    });
 
     // No JavaScript at all: the page is a plain HTML form.
     const context = await (await browser()).newContext({ javaScriptEnabled: false });
@@ -134,7 +140,10 @@ describe('hosted checkout in Chromium', { timeout: 60_000 }, () => {
       expect(refused).toEqual([]);
       // What the Origin check sees from a real browser: with Referrer-Policy no-referrer Chromium sends Origin: null
       // on the same-origin form POST, and vouches for it with Sec-Fetch-Site.
-      const sent = (await Promise.all(posts)).map((headers) => ({ origin: headers.origin, site: headers['sec-fetch-site'] }));
+      const sent = (await Promise.all(posts)).map((headers) => ({
+        origin: headers.origin,
+        site: headers['sec-fetch-site'],
+      }));
       expect(sent).toEqual([
         { origin: 'null', site: 'same-origin' },
         { origin: 'null', site: 'same-origin' },

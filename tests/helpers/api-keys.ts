@@ -11,12 +11,17 @@ export async function keyOwner(daemon: TestDaemon, name = 'Key Owner') {
 
 /** A client that authenticates with an API key in x-api-key (or, with `bearer`, in Authorization). */
 export function keyClient(daemon: TestDaemon, key: string, how: 'x-api-key' | 'bearer' = 'x-api-key'): TestClient {
-  return new TestClient(daemon.url, { headers: how === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key } });
+  return new TestClient(daemon.url, {
+    headers: how === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
+  });
 }
 
 /** The operator's API, with the admin token the test secret derives. */
 export function adminPost(daemon: TestDaemon, path: string, body: unknown) {
-  return new TestClient(daemon.url, { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } }).post(`/api/admin${path}`, body);
+  return new TestClient(daemon.url, { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } }).post(
+    `/api/admin${path}`,
+    body,
+  );
 }
 
 /** Creates a key through the admin API (which may set limits) and returns the created object, key included. */

@@ -1,7 +1,15 @@
 import type { Merchant } from './v1.js';
 
 /** A product through the API: one fixed price unless `prices` says otherwise. */
-export async function createProduct(merchant: Merchant, fields: { name?: string; recurring_interval?: 'month' | 'year' | null; prices?: unknown[]; attached_custom_fields?: unknown[] } = {}) {
+export async function createProduct(
+  merchant: Merchant,
+  fields: {
+    name?: string;
+    recurring_interval?: 'month' | 'year' | null;
+    prices?: unknown[];
+    attached_custom_fields?: unknown[];
+  } = {},
+) {
   const response = await merchant.api.post('/v1/products/', {
     name: fields.name ?? 'Pro plan',
     recurring_interval: fields.recurring_interval ?? null,
@@ -13,7 +21,13 @@ export async function createProduct(merchant: Merchant, fields: { name?: string;
 }
 
 export async function createDiscount(merchant: Merchant, fields: Record<string, unknown>) {
-  const response = await merchant.api.post('/v1/discounts/', { name: 'Launch', duration: 'once', type: 'percentage', basis_points: 1000, ...fields });
+  const response = await merchant.api.post('/v1/discounts/', {
+    name: 'Launch',
+    duration: 'once',
+    type: 'percentage',
+    basis_points: 1000,
+    ...fields,
+  });
   if (response.status !== 201) throw new Error(`discount create failed: ${response.status} ${response.text}`);
   return response.json as { id: string; code: string | null; redemptions_count: number };
 }

@@ -29,7 +29,11 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
   const database: TestDatabase = overrides.databaseUrl
-    ? { url: overrides.databaseUrl, dialect: overrides.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite', drop: async () => undefined }
+    ? {
+        url: overrides.databaseUrl,
+        dialect: overrides.databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite',
+        drop: async () => undefined,
+      }
     : await createTestDatabase();
   const clock = options.clock ?? new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
   // Uploaded files go to a directory of the daemon's own, removed when it stops.
@@ -81,7 +85,10 @@ export async function startTestDaemon(
  * One daemon for a whole test file: started before its tests, stopped after. Returns a getter, since the daemon
  * exists only once beforeAll has run.
  */
-export function useTestDaemon(overrides: Partial<TillConfig> = {}, options: { paymentProcessor?: PaymentProcessor } = {}): () => TestDaemon {
+export function useTestDaemon(
+  overrides: Partial<TillConfig> = {},
+  options: { paymentProcessor?: PaymentProcessor } = {},
+): () => TestDaemon {
   let daemon: TestDaemon | undefined;
   beforeAll(async () => {
     daemon = await startTestDaemon(overrides, options);

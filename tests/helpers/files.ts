@@ -9,7 +9,12 @@ export function partsOf(bytes: Buffer, partSize: number, withChecksums = true) {
   const parts = [];
   for (let start = 0, number = 1; start < bytes.length; start += partSize, number++) {
     const chunk = bytes.subarray(start, Math.min(start + partSize, bytes.length));
-    parts.push({ number, chunk_start: start, chunk_end: start + chunk.length - 1, ...(withChecksums ? { checksum_sha256_base64: sha256Base64(chunk) } : {}) });
+    parts.push({
+      number,
+      chunk_start: start,
+      chunk_end: start + chunk.length - 1,
+      ...(withChecksums ? { checksum_sha256_base64: sha256Base64(chunk) } : {}),
+    });
   }
   return parts;
 }
@@ -18,7 +23,12 @@ export function partsOf(bytes: Buffer, partSize: number, withChecksums = true) {
 export async function putPart(url: string, body: Buffer, headers: Record<string, string> = {}) {
   const response = await request(url, { method: 'PUT', body, headers });
   const text = await response.body.text();
-  return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as any) : undefined };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    json: text ? (JSON.parse(text) as any) : undefined,
+  };
 }
 
 export interface UploadOptions {
@@ -46,9 +56,17 @@ export async function uploadFile(api: TestClient, bytes: Buffer = randomBytes(40
   for (const part of created.json.upload.parts) {
     const put = await putPart(part.url, bytes.subarray(part.chunk_start, part.chunk_end + 1), part.headers);
     if (put.status !== 200) throw new Error(`part ${part.number} failed: ${put.status} ${put.text}`);
-    parts.push({ number: part.number, checksum_etag: String(put.headers.etag), checksum_sha256_base64: part.checksum_sha256_base64 });
+    parts.push({
+      number: part.number,
+      checksum_etag: String(put.headers.etag),
+      checksum_sha256_base64: part.checksum_sha256_base64,
+    });
   }
-  const completed = await api.post(`/v1/files/${created.json.id}/uploaded`, { id: created.json.upload.id, path: created.json.upload.path, parts });
+  const completed = await api.post(`/v1/files/${created.json.id}/uploaded`, {
+    id: created.json.upload.id,
+    path: created.json.upload.path,
+    parts,
+  });
   if (completed.status !== 200) throw new Error(`file completion failed: ${completed.status} ${completed.text}`);
   return completed.json;
 }

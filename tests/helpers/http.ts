@@ -83,7 +83,10 @@ export function uniqueEmail(prefix = 'user'): string {
 export const DEFAULT_PASSWORD = 'correct horse battery staple';
 
 /** Signs a new user up through the API; the client's jar then holds the session cookie. */
-export async function signUpUser(client: TestClient, fields: { name?: string; email?: string; password?: string; rememberMe?: boolean } = {}) {
+export async function signUpUser(
+  client: TestClient,
+  fields: { name?: string; email?: string; password?: string; rememberMe?: boolean } = {},
+) {
   const email = fields.email ?? uniqueEmail();
   const password = fields.password ?? DEFAULT_PASSWORD;
   const response = await client.post('/api/auth/sign-up/email', {

@@ -30,7 +30,11 @@ export interface MailHarness {
   stop(): Promise<void>;
 }
 
-export async function startMailHarness(mode: MailMode, flows: Partial<EmailFlowsConfig> = {}, overrides: Partial<TillConfig> = {}): Promise<MailHarness> {
+export async function startMailHarness(
+  mode: MailMode,
+  flows: Partial<EmailFlowsConfig> = {},
+  overrides: Partial<TillConfig> = {},
+): Promise<MailHarness> {
   const smtp = mode === 'smtp' ? await startSmtpServer() : null;
   const daemon = await startTestDaemon({
     mail: { url: smtp ? smtp.url : 'outbox', from: MAIL_FROM },
@@ -45,7 +49,10 @@ export async function startMailHarness(mode: MailMode, flows: Partial<EmailFlows
       if (smtp) {
         await daemon.core.mail.drain();
         // Newest by Message-ID (the mail's time-ordered id), not by arrival: one batch is sent concurrently.
-        const letter = smtp.received.filter((mail) => mail.to.includes(to)).sort((a, b) => a.messageId.localeCompare(b.messageId)).at(-1);
+        const letter = smtp.received
+          .filter((mail) => mail.to.includes(to))
+          .sort((a, b) => a.messageId.localeCompare(b.messageId))
+          .at(-1);
         if (!letter) throw new Error(`no mail reached ${to} over SMTP`);
         return letter;
       }
@@ -64,7 +71,11 @@ export async function startMailHarness(mode: MailMode, flows: Partial<EmailFlows
 }
 
 /** One harness for a whole test file or describe block. */
-export function useMailHarness(mode: MailMode, flows: Partial<EmailFlowsConfig> = {}, overrides: Partial<TillConfig> = {}): () => MailHarness {
+export function useMailHarness(
+  mode: MailMode,
+  flows: Partial<EmailFlowsConfig> = {},
+  overrides: Partial<TillConfig> = {},
+): () => MailHarness {
   let harness: MailHarness | undefined;
   beforeAll(async () => {
     harness = await startMailHarness(mode, flows, overrides);

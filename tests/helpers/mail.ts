@@ -58,10 +58,16 @@ export function parseMail(raw: string, envelopeTo: string[] = []): ReceivedMail 
       const at = chunk.indexOf('\r\n\r\n');
       const partHeaders = unfoldHeaders(chunk.slice(0, at).replace(/^\r\n/, ''));
       const content = chunk.slice(at + 4).replace(/\r\n$/, '');
-      parts.push({ type: partHeaders.get('content-type') ?? '', content: decodeBody(content, partHeaders.get('content-transfer-encoding')) });
+      parts.push({
+        type: partHeaders.get('content-type') ?? '',
+        content: decodeBody(content, partHeaders.get('content-transfer-encoding')),
+      });
     }
   } else {
-    parts.push({ type: headers.get('content-type') ?? 'text/plain', content: decodeBody(body, headers.get('content-transfer-encoding')) });
+    parts.push({
+      type: headers.get('content-type') ?? 'text/plain',
+      content: decodeBody(body, headers.get('content-transfer-encoding')),
+    });
   }
   return {
     from: headers.get('from') ?? '',
@@ -126,7 +132,10 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
 
 export interface TestRelay {
   url: string;
-  received: Array<{ body: { from: string; to: string; subject: string; text: string; html: string }; headers: IncomingMessage['headers'] }>;
+  received: Array<{
+    body: { from: string; to: string; subject: string; text: string; html: string };
+    headers: IncomingMessage['headers'];
+  }>;
   attempts: number;
   /** Answer the next n posts with HTTP 503. */
   failNext(n: number): void;
@@ -136,7 +145,13 @@ export interface TestRelay {
 /** An HTTP mail relay on node:http: takes the JSON message, answers 202. */
 export async function startRelay(): Promise<TestRelay> {
   let failing = 0;
-  const state: TestRelay = { url: '', received: [], attempts: 0, failNext: (n) => void (failing = n), close: async () => undefined };
+  const state: TestRelay = {
+    url: '',
+    received: [],
+    attempts: 0,
+    failNext: (n) => void (failing = n),
+    close: async () => undefined,
+  };
   const server: Server = createServer((req, res) => {
     let text = '';
     req.setEncoding('utf8');
@@ -159,7 +174,10 @@ export async function startRelay(): Promise<TestRelay> {
 }
 
 /** The outbox as the admin API shows it: the newest mail to an address, bodies included. */
-export async function latestOutboxMail(baseUrl: string, to: string): Promise<{ id: string; kind: string; subject: string; text: string; html: string; status: string } | null> {
+export async function latestOutboxMail(
+  baseUrl: string,
+  to: string,
+): Promise<{ id: string; kind: string; subject: string; text: string; html: string; status: string } | null> {
   const headers = { authorization: `Bearer ${adminToken(TEST_SECRET)}` };
   const list = await request(`${baseUrl}/api/admin/mails?to=${encodeURIComponent(to)}&limit=1`, { headers });
   const { mails } = (await list.body.json()) as { mails: Array<{ id: string }> };

@@ -64,7 +64,15 @@ export async function startIdp() {
         features: { devInteractions: { enabled: false } },
         // Like Google's, the ID token carries the profile claims, so ID-token sign-in has an address to use.
         conformIdTokenClaims: false,
-        ttl: { Grant: 3600, Session: 3600, AccessToken: 3600, IdToken: 3600, Interaction: 600, AuthorizationCode: 60, RefreshToken: 86400 },
+        ttl: {
+          Grant: 3600,
+          Session: 3600,
+          AccessToken: 3600,
+          IdToken: 3600,
+          Interaction: 600,
+          AuthorizationCode: 60,
+          RefreshToken: 86400,
+        },
         // Every code flow gets a refresh token, so get-access-token and refresh-token have one to use.
         issueRefreshToken: async () => true,
         interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
@@ -96,7 +104,12 @@ export async function startIdp() {
     const grant = new p.Grant({ accountId: account.sub, clientId: String(details.params.client_id) });
     grant.addOIDCScope(String(details.params.scope));
     const grantId = await grant.save();
-    await p.interactionFinished(req, res, { login: { accountId: account.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await p.interactionFinished(
+      req,
+      res,
+      { login: { accountId: account.sub }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   return idp;
@@ -108,7 +121,11 @@ export type Idp = Awaited<ReturnType<typeof startIdp>>;
  * Follows redirects by hand with a cookie jar per origin, as a browser would, and stops at the first URL that
  * starts with `stopAt` (the daemon's callback), which it returns without requesting.
  */
-export async function followUntil(start: string, stopAt: string, jar = new Map<string, Map<string, string>>()): Promise<string> {
+export async function followUntil(
+  start: string,
+  stopAt: string,
+  jar = new Map<string, Map<string, string>>(),
+): Promise<string> {
   let url = start;
   for (let hop = 0; hop < 10; hop++) {
     if (url.startsWith(stopAt)) return url;
@@ -136,7 +153,10 @@ export async function followUntil(start: string, stopAt: string, jar = new Map<s
 
 /** Runs a code flow at the IdP as a client of its own would, and returns the ID token (for ID-token sign-in). */
 export async function obtainIdToken(idp: Idp, who: IdpAccount, nonce: string, redirectUri: string): Promise<string> {
-  const discovery = (await (await request(`${idp.issuer}/.well-known/openid-configuration`)).body.json()) as Record<string, string>;
+  const discovery = (await (await request(`${idp.issuer}/.well-known/openid-configuration`)).body.json()) as Record<
+    string,
+    string
+  >;
   const verifier = randomBytes(48).toString('base64url');
   const authorize = new URL(discovery.authorization_endpoint!);
   const params = {
@@ -152,7 +172,14 @@ export async function obtainIdToken(idp: Idp, who: IdpAccount, nonce: string, re
   for (const [name, value] of Object.entries(params)) authorize.searchParams.set(name, value);
   idp.nextLogin = who;
   const code = new URL(await followUntil(authorize.href, redirectUri)).searchParams.get('code')!;
-  const form = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: IDP_CLIENT_ID, client_secret: IDP_CLIENT_SECRET };
+  const form = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    client_id: IDP_CLIENT_ID,
+    client_secret: IDP_CLIENT_SECRET,
+  };
   const token = await request(discovery.token_endpoint!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -165,7 +192,9 @@ export async function obtainIdToken(idp: Idp, who: IdpAccount, nonce: string, re
  * An OpenID provider and a daemon that trusts it as provider `idp`, wired both ways (the provider knows the
  * daemon's callback). The provider signs with real time, so the daemon's clock starts at now.
  */
-export async function startIdpDaemon(oauth: Partial<OAuthConfig> = {}): Promise<{ idp: Idp; daemon: TestDaemon; stop(): Promise<void> }> {
+export async function startIdpDaemon(
+  oauth: Partial<OAuthConfig> = {},
+): Promise<{ idp: Idp; daemon: TestDaemon; stop(): Promise<void> }> {
   const idp = await startIdp();
   const daemon = await startTestDaemon(
     {

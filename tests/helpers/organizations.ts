@@ -18,7 +18,12 @@ export async function createOrganization(client: TestClient, fields: { name?: st
 }
 
 /** Better Auth's server-only addMember: puts a user into an organization without an invitation. */
-export async function addMember(daemon: TestDaemon, organizationId: string, userId: string, role: string): Promise<string> {
+export async function addMember(
+  daemon: TestDaemon,
+  organizationId: string,
+  userId: string,
+  role: string,
+): Promise<string> {
   const id = newAuthId();
   await membersRepository(daemon.core.db).insert({ id, organizationId, userId, role, createdAt: daemon.clock.now() });
   return id;

@@ -8,26 +8,42 @@ import type { Merchant } from './v1.js';
 export const METER = '0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41';
 
 export async function createProductVia(merchant: Merchant, body: Record<string, unknown> = {}) {
-  const response = await merchant.api.post('/v1/products/', { name: 'E-book', prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }], ...body });
+  const response = await merchant.api.post('/v1/products/', {
+    name: 'E-book',
+    prices: [{ amount_type: 'fixed', price_amount: 1500, price_currency: 'usd' }],
+    ...body,
+  });
   expect(response.status, response.text).toBe(201);
   return response.json;
 }
 
 export async function createBenefitVia(merchant: Merchant, description = 'Private Slack') {
-  const response = await merchant.api.post('/v1/benefits/', { type: 'custom', description, properties: { note: 'Join at example.com' } });
+  const response = await merchant.api.post('/v1/benefits/', {
+    type: 'custom',
+    description,
+    properties: { note: 'Join at example.com' },
+  });
   expect(response.status, response.text).toBe(201);
   return response.json;
 }
 
 export async function createCustomFieldVia(merchant: Merchant, slug = 'company') {
-  const response = await merchant.api.post('/v1/custom-fields/', { type: 'text', slug, name: 'Company', properties: {} });
+  const response = await merchant.api.post('/v1/custom-fields/', {
+    type: 'text',
+    slug,
+    name: 'Company',
+    properties: {},
+  });
   expect(response.status, response.text).toBe(201);
   return response.json;
 }
 
 /** The payloads of an organization's outbox events of one type, oldest first. */
 export async function outboxEvents(daemon: TestDaemon, organizationId: string, type: string) {
-  const rows = await daemon.core.db('outbox_events').where({ organization_id: organizationId, type }).orderBy('id', 'asc');
+  const rows = await daemon.core
+    .db('outbox_events')
+    .where({ organization_id: organizationId, type })
+    .orderBy('id', 'asc');
   return rows.map((row: { payload: unknown }) => parseJson<any>(row.payload));
 }
 

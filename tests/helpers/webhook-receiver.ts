@@ -18,7 +18,9 @@ export type Answer = { status: number; body?: string; headers?: Record<string, s
  * A webhook receiver on 127.0.0.1, port 0. `answer` decides each response (200 by default); every request is kept,
  * and requests left hanging can be released.
  */
-export async function startReceiver(answer: (delivery: ReceivedDelivery) => Answer = () => ({ status: 200, body: 'ok' })) {
+export async function startReceiver(
+  answer: (delivery: ReceivedDelivery) => Answer = () => ({ status: 200, body: 'ok' }),
+) {
   const received: ReceivedDelivery[] = [];
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -14,7 +14,10 @@ export const WEBHOOK_TEST_CONFIG: Partial<TillConfig> = { webhooks: { allowPriva
  * the real time (standardwebhooks' verify, validateEvent) until a test moves the clock on.
  */
 export function startWebhookDaemon(overrides: Partial<TillConfig> = {}): Promise<TestDaemon> {
-  return startTestDaemon({ ...WEBHOOK_TEST_CONFIG, ...overrides }, { clock: new ManualClock(Math.floor(Date.now() / 1000) * 1000) });
+  return startTestDaemon(
+    { ...WEBHOOK_TEST_CONFIG, ...overrides },
+    { clock: new ManualClock(Math.floor(Date.now() / 1000) * 1000) },
+  );
 }
 
 /**
@@ -42,14 +45,31 @@ export function webhookSuite(overrides: Partial<TillConfig> = {}) {
   return suite;
 }
 
-export async function createEndpoint(merchant: Merchant, url: string, events: string[], extra: Record<string, unknown> = {}) {
+export async function createEndpoint(
+  merchant: Merchant,
+  url: string,
+  events: string[],
+  extra: Record<string, unknown> = {},
+) {
   const response = await merchant.api.post('/v1/webhooks/endpoints', { url, format: 'raw', events, ...extra });
   if (response.status !== 201) throw new Error(`endpoint create failed: ${response.status} ${response.text}`);
-  return response.json as { id: string; secret: string; url: string; events: string[]; enabled: boolean; organization_id: string };
+  return response.json as {
+    id: string;
+    secret: string;
+    url: string;
+    events: string[];
+    enabled: boolean;
+    organization_id: string;
+  };
 }
 
 /** An outbox row as a producing service writes it (for types whose routes do not exist yet, and for bulk). */
-export async function emit(daemon: TestDaemon, organizationId: string, type: string, data: Record<string, unknown>): Promise<void> {
+export async function emit(
+  daemon: TestDaemon,
+  organizationId: string,
+  type: string,
+  data: Record<string, unknown>,
+): Promise<void> {
   await recordEvent(daemon.core.db, { organizationId, type, data, at: daemon.clock.now() });
 }
 
@@ -62,9 +82,14 @@ export async function advanceAndDrain(daemon: TestDaemon, ms: number, rounds = 1
 }
 
 /** Several outbox rows in one transaction, so the daemon's own worker sees them all at once. */
-export async function emitAll(daemon: TestDaemon, organizationId: string, events: Array<{ type: string; data: Record<string, unknown> }>): Promise<void> {
+export async function emitAll(
+  daemon: TestDaemon,
+  organizationId: string,
+  events: Array<{ type: string; data: Record<string, unknown> }>,
+): Promise<void> {
   await daemon.core.db.transaction(async (trx) => {
-    for (const event of events) await recordEvent(trx, { organizationId, type: event.type, data: event.data, at: daemon.clock.now() });
+    for (const event of events)
+      await recordEvent(trx, { organizationId, type: event.type, data: event.data, at: daemon.clock.now() });
   });
 }
 
@@ -73,5 +98,6 @@ export async function emitAll(daemon: TestDaemon, organizationId: string, events
  * 10 ms for at most 20 s; the caller asserts on the outcome afterwards.
  */
 export async function until(condition: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {
-  for (let waited = 0; waited < limitMs && !(await condition()); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let waited = 0; waited < limitMs && !(await condition()); waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
 }

@@ -37,9 +37,18 @@ beforeAll(async () => {
   });
   const api = new AuthApi(router, deps);
   const body = z.object({ email: z.email() });
-  api.route({ method: 'post', path: '/session', caller: 'session', body }, ({ actor, body }) => ({ user: actor.user.id, email: body.email }));
-  api.route({ method: 'get', path: '/fresh', caller: 'fresh-session', query: z.object({ id: z.string() }) }, ({ query }) => ({ id: query.id }));
-  api.route({ method: 'post', path: '/first', caller: 'session', signedOut: 'empty-401', sessionBeforeInput: true, body }, () => ({ ok: true }));
+  api.route({ method: 'post', path: '/session', caller: 'session', body }, ({ actor, body }) => ({
+    user: actor.user.id,
+    email: body.email,
+  }));
+  api.route(
+    { method: 'get', path: '/fresh', caller: 'fresh-session', query: z.object({ id: z.string() }) },
+    ({ query }) => ({ id: query.id }),
+  );
+  api.route(
+    { method: 'post', path: '/first', caller: 'session', signedOut: 'empty-401', sessionBeforeInput: true, body },
+    () => ({ ok: true }),
+  );
   api.route({ method: 'post', path: '/bare', caller: 'session', signedOut: 'bare-401', body }, () => ({ ok: true }));
   api.route({ method: 'post', path: '/optional', caller: 'optional' }, ({ actor }) => ({ signedIn: actor !== null }));
   api.route(
@@ -76,23 +85,43 @@ describe('AuthApi.route', () => {
       status: 400,
       text: JSON.stringify({ message: '[body.email] Invalid email address', code: 'VALIDATION_ERROR' }),
     });
-    expect(await call('POST', '/session', { 'x-test-body': '{"email":"a@b.co"}' })).toMatchObject({ status: 401, text: JSON.stringify({ message: 'Unauthorized', code: 'UNAUTHORIZED' }) });
-    expect(await call('POST', '/session', { 'x-test-body': '{"email":"a@b.co"}', 'x-test-session': 'fresh' })).toMatchObject({ status: 200, text: '{"user":"u1","email":"a@b.co"}' });
+    expect(await call('POST', '/session', { 'x-test-body': '{"email":"a@b.co"}' })).toMatchObject({
+      status: 401,
+      text: JSON.stringify({ message: 'Unauthorized', code: 'UNAUTHORIZED' }),
+    });
+    expect(
+      await call('POST', '/session', { 'x-test-body': '{"email":"a@b.co"}', 'x-test-session': 'fresh' }),
+    ).toMatchObject({ status: 200, text: '{"user":"u1","email":"a@b.co"}' });
   });
 
   it('refuses a stale session on a fresh-session route, after the query', async () => {
     expect((await call('GET', '/fresh', { 'x-test-session': 'stale' })).status).toBe(400);
-    expect(await call('GET', '/fresh?id=1', { 'x-test-session': 'stale' })).toMatchObject({ status: 403, text: JSON.stringify({ message: 'Session is not fresh', code: 'SESSION_NOT_FRESH' }) });
-    expect(await call('GET', '/fresh?id=1', { 'x-test-session': 'fresh' })).toMatchObject({ status: 200, text: '{"id":"1"}' });
+    expect(await call('GET', '/fresh?id=1', { 'x-test-session': 'stale' })).toMatchObject({
+      status: 403,
+      text: JSON.stringify({ message: 'Session is not fresh', code: 'SESSION_NOT_FRESH' }),
+    });
+    expect(await call('GET', '/fresh?id=1', { 'x-test-session': 'fresh' })).toMatchObject({
+      status: 200,
+      text: '{"id":"1"}',
+    });
   });
 
   it('answers a missing session in the declared way', async () => {
-    expect(await call('POST', '/first', { 'x-test-body': '{"email":"nope"}' })).toMatchObject({ status: 401, text: '', type: 'text/plain; charset=utf-8' });
-    expect(await call('POST', '/bare', { 'x-test-body': '{"email":"a@b.co"}' })).toMatchObject({ status: 401, text: '', type: null });
+    expect(await call('POST', '/first', { 'x-test-body': '{"email":"nope"}' })).toMatchObject({
+      status: 401,
+      text: '',
+      type: 'text/plain; charset=utf-8',
+    });
+    expect(await call('POST', '/bare', { 'x-test-body': '{"email":"a@b.co"}' })).toMatchObject({
+      status: 401,
+      text: '',
+      type: null,
+    });
     expect(await call('POST', '/optional')).toMatchObject({ status: 200, text: '{"signedIn":false}' });
   });
 
   it('runs the precondition first, on every path of the route', async () => {
-    for (const path of ['/off', '/off-alias']) expect((await call('POST', path, { 'x-test-body': '{"email":"nope"}' })).status).toBe(418);
+    for (const path of ['/off', '/off-alias'])
+      expect((await call('POST', path, { 'x-test-body': '{"email":"nope"}' })).status).toBe(418);
   });
 });

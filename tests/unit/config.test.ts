@@ -28,7 +28,9 @@ describe('daemon configuration', () => {
   });
 
   it('requires TILL_SECRET with PostgreSQL', () => {
-    expect(() => loadConfig({ TILL_DATA_DIR: freshDir(), TILL_DATABASE_URL: 'postgres://localhost/x' })).toThrow(/TILL_SECRET is required/);
+    expect(() => loadConfig({ TILL_DATA_DIR: freshDir(), TILL_DATABASE_URL: 'postgres://localhost/x' })).toThrow(
+      /TILL_SECRET is required/,
+    );
   });
 
   it('reads the environment and refuses malformed values', () => {
@@ -52,7 +54,9 @@ describe('daemon configuration', () => {
     const dir = freshDir();
     expect(loadConfig({ TILL_DATA_DIR: dir }).files).toEqual({ dir: join(dir, 'files'), maxBytes: 1024 ** 3 });
     const elsewhere = join(freshDir(), 'blobs');
-    expect(loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_DIR: elsewhere, TILL_FILES_MAX_BYTES: '1048576' }).files).toEqual({ dir: elsewhere, maxBytes: 1048576 });
+    expect(
+      loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_DIR: elsewhere, TILL_FILES_MAX_BYTES: '1048576' }).files,
+    ).toEqual({ dir: elsewhere, maxBytes: 1048576 });
     expect(() => loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_MAX_BYTES: '0' })).toThrow(/TILL_FILES_MAX_BYTES/);
     expect(() => loadConfig({ TILL_DATA_DIR: dir, TILL_FILES_MAX_BYTES: 'lots' })).toThrow(ConfigError);
   });

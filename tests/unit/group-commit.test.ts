@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { afterWriteOnlyCommit, isUniqueViolation, onSqliteCalls, transaction, type Db, type DeferredList } from '../../src/core/database/index.js';
+import {
+  afterWriteOnlyCommit,
+  isUniqueViolation,
+  onSqliteCalls,
+  transaction,
+  type Db,
+  type DeferredList,
+} from '../../src/core/database/index.js';
 
 /** Today's commitAtomically: a write-only transaction. */
 const commitAtomically = (db: Db, build: (on: Db) => DeferredList) => transaction(db, build, { writeOnly: true });
@@ -26,7 +33,15 @@ async function busy(db: Db): Promise<{ release(): void; done: Promise<unknown> }
 async function callsOf(work: () => Promise<unknown>): Promise<string[]> {
   const calls: string[] = [];
   const stop = onSqliteCalls((call) =>
-    calls.push(call.statements.map((sql) => (/^insert/i.test(sql) ? `insert ${/values \('([^']*)'/i.exec(sql)?.[1] ?? '?'}` : sql.split(/\s+/)[0]!.toLowerCase())).join(' + ')),
+    calls.push(
+      call.statements
+        .map((sql) =>
+          /^insert/i.test(sql)
+            ? `insert ${/values \('([^']*)'/i.exec(sql)?.[1] ?? '?'}`
+            : sql.split(/\s+/)[0]!.toLowerCase(),
+        )
+        .join(' + '),
+    ),
   );
   try {
     await work();
@@ -81,7 +96,10 @@ describe('commitAtomically on SQLite', () => {
     const holder = await busy(db);
     const waiting = [
       commitAtomically(db, insert('plain')),
-      commitAtomically(db, (on) => [on('items').insert({ name: 'fraction' }), on('items').where({ name: 'fraction' }).update({ count: 0.5 })]),
+      commitAtomically(db, (on) => [
+        on('items').insert({ name: 'fraction' }),
+        on('items').where({ name: 'fraction' }).update({ count: 0.5 }),
+      ]),
       commitAtomically(db, insert('also plain')),
     ];
     holder.release();
@@ -116,7 +134,10 @@ describe('commitAtomically on SQLite', () => {
   it('gives every waiting caller the error when the database closes under them', async () => {
     const db = await freshDb();
     const holder = await busy(db);
-    const waiting = commitAtomically(db, insert('late')).then(() => 'committed', (error: unknown) => String(error));
+    const waiting = commitAtomically(db, insert('late')).then(
+      () => 'committed',
+      (error: unknown) => String(error),
+    );
     const closing = db.destroy();
     holder.release();
     await Promise.all([holder.done, closing]);

@@ -17,7 +17,14 @@ describe('JWT configuration', () => {
   });
 
   it('reads TILL_JWT_ALG, TILL_JWT_RSA_BITS, TILL_JWT_EXPIRES_IN and TILL_JWT_ROTATION_INTERVAL', () => {
-    const config = loadConfig(env({ TILL_JWT_ALG: 'RS256', TILL_JWT_RSA_BITS: '4096', TILL_JWT_EXPIRES_IN: '300', TILL_JWT_ROTATION_INTERVAL: '0' }));
+    const config = loadConfig(
+      env({
+        TILL_JWT_ALG: 'RS256',
+        TILL_JWT_RSA_BITS: '4096',
+        TILL_JWT_EXPIRES_IN: '300',
+        TILL_JWT_ROTATION_INTERVAL: '0',
+      }),
+    );
     expect(config.jwt).toEqual({ alg: 'RS256', rsaBits: 4096, expiresIn: 300, rotationInterval: 0 });
     expect(loadConfig(env({ TILL_JWT_ALG: 'ES256' })).jwt.alg).toBe('ES256');
   });
@@ -32,7 +39,9 @@ describe('JWT configuration', () => {
   });
 
   it('refuses unknown algorithms and malformed lifetimes', () => {
-    expect(() => loadConfig(env({ TILL_JWT_ALG: 'HS256' }))).toThrow(/TILL_JWT_ALG must be one of EdDSA, ES256, RS256, PS256/);
+    expect(() => loadConfig(env({ TILL_JWT_ALG: 'HS256' }))).toThrow(
+      /TILL_JWT_ALG must be one of EdDSA, ES256, RS256, PS256/,
+    );
     expect(() => loadConfig(env({ TILL_JWT_ALG: 'none' }))).toThrow(ConfigError);
     expect(() => loadConfig(env({ TILL_JWT_EXPIRES_IN: '0' }))).toThrow(ConfigError);
     expect(() => loadConfig(env({ TILL_JWT_ROTATION_INTERVAL: '-1' }))).toThrow(ConfigError);

@@ -3,7 +3,8 @@ import { ConfigError, loadConfig } from '../../src/core/config/index.js';
 import { DEFAULT_EMAIL_FLOWS, DEFAULT_MAIL } from '../../src/core/config/index.js';
 
 const SECRET = 'a-secret-that-is-long-enough-0123456789';
-const load = (env: Record<string, string>) => loadConfig({ TILL_SECRET: SECRET, TILL_DATA_DIR: '/nonexistent', ...env });
+const load = (env: Record<string, string>) =>
+  loadConfig({ TILL_SECRET: SECRET, TILL_DATA_DIR: '/nonexistent', ...env });
 
 describe('mail and e-mail flow configuration', () => {
   it('defaults to the outbox and Better Auth’s flow defaults, with change-email on', () => {
@@ -41,7 +42,10 @@ describe('mail and e-mail flow configuration', () => {
       deleteUser: 'verify',
       revokeSessionsOnPasswordReset: true,
     });
-    expect(load({ TILL_REQUIRE_EMAIL_VERIFICATION: 'on', TILL_SEND_VERIFICATION_ON_SIGN_UP: 'off' }).emailFlows.sendVerificationOnSignUp).toBe(false);
+    expect(
+      load({ TILL_REQUIRE_EMAIL_VERIFICATION: 'on', TILL_SEND_VERIFICATION_ON_SIGN_UP: 'off' }).emailFlows
+        .sendVerificationOnSignUp,
+    ).toBe(false);
     expect(load({ TILL_MAIL_URL: 'https://relay.example.com/send' }).mail.url).toBe('https://relay.example.com/send');
   });
 
@@ -50,6 +54,8 @@ describe('mail and e-mail flow configuration', () => {
     expect(() => load({ TILL_MAIL_URL: 'smtp-server' })).toThrow(/TILL_MAIL_URL/);
     expect(() => load({ TILL_DELETE_USER: 'maybe' })).toThrow(/TILL_DELETE_USER must be off, on or verify/);
     expect(() => load({ TILL_CHANGE_EMAIL: 'sometimes' })).toThrow(/TILL_CHANGE_EMAIL must be on or off/);
-    expect(() => loadConfig({}, { secret: SECRET, dataDir: '/nonexistent', mail: { url: 'gopher://x', from: 'x' } })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({}, { secret: SECRET, dataDir: '/nonexistent', mail: { url: 'gopher://x', from: 'x' } }),
+    ).toThrow(ConfigError);
   });
 });

@@ -33,7 +33,14 @@ describe('priceCart (property: 2,000 random carts)', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), discount, (lines, rule) => {
         const cart = priceCart(lines, rule);
-        const all = [cart.subtotal_amount, cart.discount_amount, cart.net_amount, cart.tax_amount, cart.total_amount, ...cart.lines.flatMap((l) => Object.values(l))];
+        const all = [
+          cart.subtotal_amount,
+          cart.discount_amount,
+          cart.net_amount,
+          cart.tax_amount,
+          cart.total_amount,
+          ...cart.lines.flatMap((l) => Object.values(l)),
+        ];
         for (const value of all) expect(Number.isSafeInteger(value)).toBe(true);
         expect(cart.subtotal_amount).toBe(lines.reduce((sum, l) => sum + l.amount, 0));
         expect(cart.discount_amount).toBeGreaterThanOrEqual(0);
@@ -46,7 +53,8 @@ describe('priceCart (property: 2,000 random carts)', () => {
           expect(priced.discount_amount).toBeLessThanOrEqual(priced.amount);
           expect(priced.net_amount).toBeGreaterThanOrEqual(0);
         }
-        if (rule?.type === 'percentage') expect(cart.discount_amount).toBe(applyBasisPoints(cart.subtotal_amount, rule.basis_points));
+        if (rule?.type === 'percentage')
+          expect(cart.discount_amount).toBe(applyBasisPoints(cart.subtotal_amount, rule.basis_points));
         if (rule?.type === 'fixed') expect(cart.discount_amount).toBe(Math.min(rule.amount, cart.subtotal_amount));
       }),
       { numRuns: 2_000 },

@@ -1,19 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/cli/tui/org-dashboard/data.js';
-import { followSelection, initialView, press, splitInput, type KeyPress, type ViewState } from '../../src/cli/tui/org-dashboard/model.js';
+import {
+  followSelection,
+  initialView,
+  press,
+  splitInput,
+  type KeyPress,
+  type ViewState,
+} from '../../src/cli/tui/org-dashboard/model.js';
 
 // The key bindings without a terminal or a daemon; tests/cli/org-dashboard.test.tsx drives the same keys through
 // Ink against a real daemon.
 
-const NO_KEY: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
+const NO_KEY: KeyPress = {
+  tab: false,
+  shift: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+};
 const key = (overrides: Partial<KeyPress> = {}) => ({ ...NO_KEY, ...overrides });
 
-const member = (id: string, role: string) => ({ id, userId: `u-${id}`, organizationId: 'o', role, createdAt: '', user: { id: `u-${id}`, name: id, email: `${id}@example.com` } });
+const member = (id: string, role: string) => ({
+  id,
+  userId: `u-${id}`,
+  organizationId: 'o',
+  role,
+  createdAt: '',
+  user: { id: `u-${id}`, name: id, email: `${id}@example.com` },
+});
 const snapshot: Snapshot = {
   org: { id: 'o', name: 'Acme', slug: 'acme', createdAt: '' },
   members: [member('olga', 'owner'), member('mia', 'member')],
   teams: { unavailable: 'teams are off' },
-  invitations: [{ id: 'i1', email: 'new@example.com', role: 'member', status: 'pending', organizationId: 'o', expiresAt: '' }],
+  invitations: [
+    { id: 'i1', email: 'new@example.com', role: 'member', status: 'pending', organizationId: 'o', expiresAt: '' },
+  ],
   userId: 'u-olga',
 };
 
@@ -35,7 +61,13 @@ describe('org dashboard keys', () => {
   it('moves between sections with Tab, Shift+Tab and the side arrows, and clamps rows', () => {
     expect(run([['\t', { tab: true }]]).state.section).toBe('teams');
     expect(run([['', { tab: true, shift: true }]]).state.section).toBe('invitations');
-    expect(run([['', { rightArrow: true }], ['', { rightArrow: true }], ['', { rightArrow: true }]]).state.section).toBe('members');
+    expect(
+      run([
+        ['', { rightArrow: true }],
+        ['', { rightArrow: true }],
+        ['', { rightArrow: true }],
+      ]).state.section,
+    ).toBe('members');
     expect(run([['', { downArrow: true }], ['', { downArrow: true }], ['j']]).state.rows.members).toBe(1);
     expect(run([['', { upArrow: true }]]).state.rows.members).toBe(0);
   });
@@ -45,7 +77,11 @@ describe('org dashboard keys', () => {
     expect(asked.state.mode).toMatchObject({ kind: 'confirm', question: 'Remove mia@example.com from Acme?' });
     expect(press(asked.state, snapshot, 'n', key()).run).toBeUndefined();
     expect(press(asked.state, snapshot, '', key({ return: true })).run).toBeUndefined();
-    expect(press(asked.state, snapshot, 'y', key()).run).toEqual({ kind: 'remove-member', memberId: 'mia', label: 'mia@example.com' });
+    expect(press(asked.state, snapshot, 'y', key()).run).toEqual({
+      kind: 'remove-member',
+      memberId: 'mia',
+      label: 'mia@example.com',
+    });
     const cancel = run([['', { leftArrow: true }], ['c'], ['y']]);
     expect(cancel.run).toEqual({ kind: 'cancel-invitation', invitationId: 'i1', label: 'new@example.com' });
     expect(cancel.state.mode.kind).toBe('busy');
@@ -54,7 +90,11 @@ describe('org dashboard keys', () => {
   });
 
   it('chooses a role by cycling or by its initial, and Enter on the current role changes nothing', () => {
-    expect(run([['', { downArrow: true }], ['r'], ['', { upArrow: true }], ['', { return: true }]]).run).toMatchObject({ kind: 'update-role', memberId: 'mia', role: 'admin' });
+    expect(run([['', { downArrow: true }], ['r'], ['', { upArrow: true }], ['', { return: true }]]).run).toMatchObject({
+      kind: 'update-role',
+      memberId: 'mia',
+      role: 'admin',
+    });
     expect(run([['', { downArrow: true }], ['r'], ['o'], ['', { return: true }]]).run).toMatchObject({ role: 'owner' });
     expect(run([['', { downArrow: true }], ['r'], ['r'], ['', { return: true }]]).run).toMatchObject({ role: 'owner' });
     const same = run([['r'], ['', { return: true }]]);
@@ -69,8 +109,14 @@ describe('org dashboard keys', () => {
   });
 
   it('keeps the selection on the same member when a refresh reorders or removes rows', () => {
-    const before: Snapshot = { ...snapshot, members: [member('olga', 'owner'), member('adam', 'admin'), member('mia', 'member')] };
-    const reordered: Snapshot = { ...snapshot, members: [member('olga', 'owner'), member('mia', 'admin'), member('adam', 'member')] };
+    const before: Snapshot = {
+      ...snapshot,
+      members: [member('olga', 'owner'), member('adam', 'admin'), member('mia', 'member')],
+    };
+    const reordered: Snapshot = {
+      ...snapshot,
+      members: [member('olga', 'owner'), member('mia', 'admin'), member('adam', 'member')],
+    };
     const onAdam: ViewState = { ...initialView, rows: { ...initialView.rows, members: 1 } };
     expect(followSelection(onAdam, before, reordered).rows.members).toBe(2);
     const removed: Snapshot = { ...snapshot, members: [member('olga', 'owner'), member('mia', 'member')] };

@@ -22,9 +22,13 @@ describe('password hasher', () => {
   it('runs many jobs concurrently through a small pool', async () => {
     const passwords = Array.from({ length: 12 }, (_, i) => `password number ${i}`);
     const hashes = await Promise.all(passwords.map((password) => pooled.hash(password)));
-    const checks = await Promise.all(passwords.map((password, i) => pooled.verify(password, hashes[(i + 1) % hashes.length]!)));
+    const checks = await Promise.all(
+      passwords.map((password, i) => pooled.verify(password, hashes[(i + 1) % hashes.length]!)),
+    );
     expect(checks.every((ok) => ok === false)).toBe(true);
-    expect(await Promise.all(passwords.map((password, i) => pooled.verify(password, hashes[i]!)))).toEqual(passwords.map(() => true));
+    expect(await Promise.all(passwords.map((password, i) => pooled.verify(password, hashes[i]!)))).toEqual(
+      passwords.map(() => true),
+    );
   });
 
   it('distinguishes passwords that share their first 72 bytes', async () => {
@@ -39,7 +43,12 @@ describe('password hasher', () => {
 
   it('verifies password hashes imported from Better Auth (scrypt, salt:key)', async () => {
     const salt = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
-    const key = scryptSync('imported password'.normalize('NFKC'), salt, 64, { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 * 2 });
+    const key = scryptSync('imported password'.normalize('NFKC'), salt, 64, {
+      N: 16384,
+      r: 16,
+      p: 1,
+      maxmem: 128 * 16384 * 16 * 2,
+    });
     const stored = `${salt}:${key.toString('hex')}`;
     expect(await pooled.verify('imported password', stored)).toBe(true);
     expect(await pooled.verify('imported passworD', stored)).toBe(false);

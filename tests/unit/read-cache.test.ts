@@ -9,7 +9,10 @@ const db = createDb('sqlite::memory:');
 afterAll(() => db.destroy());
 
 function setup() {
-  const bus = new InvalidationBus('sqlite::memory:', { onKey: (key) => cache.forgetKey(key), onReset: () => cache.clear() });
+  const bus = new InvalidationBus('sqlite::memory:', {
+    onKey: (key) => cache.forgetKey(key),
+    onReset: () => cache.clear(),
+  });
   const cache = new ReadCache(bus, new ManualClock(0), 60_000);
   return { cache, changing: createChanging(db, bus) };
 }

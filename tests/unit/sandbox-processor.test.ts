@@ -14,26 +14,46 @@ describe('sandbox processor', () => {
   });
 
   it('declines tok_chargeDeclined and tok_chargeDeclinedInsufficientFunds with their reasons', async () => {
-    expect(await processor.chargeToken('tok_chargeDeclined', request)).toMatchObject({ status: 'failed', declineReason: 'card_declined', declineMessage: 'Your card was declined.' });
-    expect(await processor.chargeToken('tok_chargeDeclinedInsufficientFunds', request)).toMatchObject({ status: 'failed', declineReason: 'insufficient_funds' });
+    expect(await processor.chargeToken('tok_chargeDeclined', request)).toMatchObject({
+      status: 'failed',
+      declineReason: 'card_declined',
+      declineMessage: 'Your card was declined.',
+    });
+    expect(await processor.chargeToken('tok_chargeDeclinedInsufficientFunds', request)).toMatchObject({
+      status: 'failed',
+      declineReason: 'insufficient_funds',
+    });
   });
 
   it('lets tok_chargeCustomerFail pay now and fail on renewal', async () => {
     const charge = await processor.chargeToken('tok_chargeCustomerFail', request);
     expect(charge.status).toBe('succeeded');
     if (charge.status !== 'succeeded') throw new Error('unreachable');
-    expect(await processor.chargeSavedMethod(charge.savedMethodReference!, request)).toMatchObject({ status: 'failed', declineReason: 'card_declined' });
+    expect(await processor.chargeSavedMethod(charge.savedMethodReference!, request)).toMatchObject({
+      status: 'failed',
+      declineReason: 'card_declined',
+    });
   });
 
   it('fails unknown tokens and unknown kept methods without throwing', async () => {
-    expect(await processor.chargeToken('tok_nonsense', request)).toMatchObject({ status: 'failed', declineReason: 'invalid_token' });
-    expect(await processor.chargeSavedMethod('pm_elsewhere', request)).toMatchObject({ status: 'failed', declineReason: 'payment_method_missing' });
+    expect(await processor.chargeToken('tok_nonsense', request)).toMatchObject({
+      status: 'failed',
+      declineReason: 'invalid_token',
+    });
+    expect(await processor.chargeSavedMethod('pm_elsewhere', request)).toMatchObject({
+      status: 'failed',
+      declineReason: 'payment_method_missing',
+    });
   });
 
   it('refunds its own charges only', async () => {
     const charge = await processor.chargeToken('tok_visa', request);
-    expect((await processor.refund(charge.processorReference, { amount: 500, currency: 'usd', reference: 'r' })).status).toBe('succeeded');
-    expect((await processor.refund('ch_stripe', { amount: 500, currency: 'usd', reference: 'r' })).status).toBe('failed');
+    expect(
+      (await processor.refund(charge.processorReference, { amount: 500, currency: 'usd', reference: 'r' })).status,
+    ).toBe('succeeded');
+    expect((await processor.refund('ch_stripe', { amount: 500, currency: 'usd', reference: 'r' })).status).toBe(
+      'failed',
+    );
   });
 
   it('maps the hosted page’s card numbers to the tokens', () => {

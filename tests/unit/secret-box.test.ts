@@ -52,7 +52,15 @@ describe('secret box', () => {
 
   it('refuses unknown versions and malformed values without leaking details', () => {
     const sealed = box.seal('x');
-    for (const bad of ['', 'plain text', sealed.replace(/^v1\./, 'v2.'), sealed.split('.').slice(0, 3).join('.'), `${sealed}.extra`, sealed.replace(/\.[^.]+$/, '.!!!!'), 'v1...']) {
+    for (const bad of [
+      '',
+      'plain text',
+      sealed.replace(/^v1\./, 'v2.'),
+      sealed.split('.').slice(0, 3).join('.'),
+      `${sealed}.extra`,
+      sealed.replace(/\.[^.]+$/, '.!!!!'),
+      'v1...',
+    ]) {
       expect(() => box.open(bad), bad).toThrow(SecretBoxError);
     }
     const secret = box.seal('hunter2-plaintext');

@@ -42,11 +42,19 @@ describe('sign-in without user enumeration', () => {
     const clock = new ManualClock();
     const bus = new InvalidationBus(database.url, { onKey() {}, onReset() {} });
     const sessions = createSessionService({ db, clock, session: DEFAULT_SESSION, bus });
-    const auth = createAuthService({ db, clock, hasher: countingHasher, sessions, config: { password: { minLength: 8, maxLength: 128 }, accountFailureLimit: 100 } });
+    const auth = createAuthService({
+      db,
+      clock,
+      hasher: countingHasher,
+      sessions,
+      config: { password: { minLength: 8, maxLength: 128 }, accountFailureLimit: 100 },
+    });
     const meta = { ipAddress: '127.0.0.1', userAgent: 'test' };
     const { user } = await auth.signUp({ name: 'A', email: 'known@example.com', password: 'the right password' }, meta);
     await auth.signUp({ name: 'B', email: 'social@example.com', password: 'the right password' }, meta);
-    await db('accounts').whereIn('user_id', db('users').select('id').where({ email: 'social@example.com' })).del();
+    await db('accounts')
+      .whereIn('user_id', db('users').select('id').where({ email: 'social@example.com' }))
+      .del();
 
     const attempts = [
       { email: 'unknown@example.com', password: 'whatever it is' },

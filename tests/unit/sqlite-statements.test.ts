@@ -12,7 +12,12 @@ describe('prepared statement reuse on SQLite', () => {
     const ids: number[] = [];
     for (let i = 0; i < 20; i++) ids.push(...((await db('items').insert({ name: `item-${i}`, count: i })) as number[]));
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    for (let i = 0; i < 20; i++) expect(await db('items').where({ name: `item-${i}` }).first()).toEqual({ id: i + 1, name: `item-${i}`, count: i });
+    for (let i = 0; i < 20; i++)
+      expect(
+        await db('items')
+          .where({ name: `item-${i}` })
+          .first(),
+      ).toEqual({ id: i + 1, name: `item-${i}`, count: i });
     expect(await db('items').where('count', '<', 5).update({ count: 100 })).toBe(5);
     expect(await db('items').where('count', '<', 5).update({ count: 100 })).toBe(0);
     expect(await db('items').where({ count: 100 }).delete()).toBe(5);
@@ -22,7 +27,9 @@ describe('prepared statement reuse on SQLite', () => {
   it('reports failures and keeps working after them: constraint violations, bad SQL, rolled back transactions', async () => {
     const db = await freshDb();
     await db('items').insert({ name: 'taken' });
-    const duplicate = await db('items').insert({ name: 'taken' }).catch((error: unknown) => error);
+    const duplicate = await db('items')
+      .insert({ name: 'taken' })
+      .catch((error: unknown) => error);
     expect(isUniqueViolation(duplicate)).toBe(true);
     await db('items').insert({ name: 'free' });
     await expect(db.raw('select * from no_such_table')).rejects.toThrow(/no such table/);
@@ -38,7 +45,12 @@ describe('prepared statement reuse on SQLite', () => {
       await trx('items').insert({ name: 'kept' });
       await trx.transaction(async (inner) => inner('items').insert({ name: 'inner kept' }));
     });
-    expect((await db('items').orderBy('id').select('name')).map((row: { name: string }) => row.name)).toEqual(['taken', 'free', 'kept', 'inner kept']);
+    expect((await db('items').orderBy('id').select('name')).map((row: { name: string }) => row.name)).toEqual([
+      'taken',
+      'free',
+      'kept',
+      'inner kept',
+    ]);
   });
 
   it('rolls back after a COMMIT that fails (a deferred foreign key), so the one connection takes the next transaction', async () => {
@@ -83,7 +95,9 @@ describe('prepared statement reuse on SQLite', () => {
     const database = new sqlite3.Database(path()) as unknown as SqliteConnection;
     cachePreparedStatements(database, 3);
     const all = (sql: string, parameters: unknown[]) =>
-      new Promise<unknown>((resolve, reject) => database.all(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))));
+      new Promise<unknown>((resolve, reject) =>
+        database.all(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows))),
+      );
     const prepared: string[] = [];
     const prepare = database.prepare.bind(database);
     database.prepare = (sql, callback) => {
@@ -92,7 +106,13 @@ describe('prepared statement reuse on SQLite', () => {
     };
     for (const n of [1, 2, 3, 1, 4, 1, 2]) expect(await all(`select ? + ${n} as v`, [10])).toEqual([{ v: 10 + n }]);
     // 1, 2, 3 prepared; 1 reused; 4 evicts 2 (least recently used); 1 reused; 2 prepared again.
-    expect(prepared).toEqual(['select ? + 1 as v', 'select ? + 2 as v', 'select ? + 3 as v', 'select ? + 4 as v', 'select ? + 2 as v']);
+    expect(prepared).toEqual([
+      'select ? + 1 as v',
+      'select ? + 2 as v',
+      'select ? + 3 as v',
+      'select ? + 4 as v',
+      'select ? + 2 as v',
+    ]);
     await new Promise<void>((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { finishWith, isUniqueViolation, onSqliteCalls, type Db, type SqliteCall } from '../../src/core/database/index.js';
+import {
+  finishWith,
+  isUniqueViolation,
+  onSqliteCalls,
+  type Db,
+  type SqliteCall,
+} from '../../src/core/database/index.js';
 import { inlineBindings, sqliteLiteral } from '../../src/core/database/sqlite/literals.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
@@ -25,14 +31,16 @@ async function callsOf(work: () => Promise<unknown>): Promise<string[]> {
   } finally {
     stop();
   }
-  return calls.map((call) => call.statements.map((sql) => sql.split(/\s+/).slice(0, 3).join(' ').toLowerCase()).join(' + '));
+  return calls.map((call) =>
+    call.statements.map((sql) => sql.split(/\s+/).slice(0, 3).join(' ').toLowerCase()).join(' + '),
+  );
 }
 
 describe('SQLite literals', () => {
   it('are what the driver would have bound: same value, same storage class', async () => {
     const db = await freshDb();
     const values: unknown[][] = [
-      ["it's", 'quote \'\' twice', 'ünïcödé 🧾', 'semi; colon -- and /* not a comment */ ?'],
+      ["it's", "quote '' twice", 'ünïcödé 🧾', 'semi; colon -- and /* not a comment */ ?'],
       [0, -0, 2147483647, -2147483648],
       [2147483648, 1_763_800_000_000, -9007199254740991, Number.MAX_SAFE_INTEGER],
       [true, false, null, Buffer.from([0, 1, 254, 255])],
@@ -44,17 +52,33 @@ describe('SQLite literals', () => {
       expect(sql).not.toBeNull();
       await db.raw(sql!);
     }
-    const rows = await db.raw('SELECT a, typeof(a) AS ta, b, typeof(b) AS tb, c, typeof(c) AS tc, d, typeof(d) AS td FROM loose ORDER BY rowid');
+    const rows = await db.raw(
+      'SELECT a, typeof(a) AS ta, b, typeof(b) AS tb, c, typeof(c) AS tc, d, typeof(d) AS td FROM loose ORDER BY rowid',
+    );
     expect(rows).toHaveLength(values.length * 2);
     for (let i = 0; i < rows.length; i += 2) expect(rows[i + 1]).toEqual(rows[i]);
   });
 
   it('decline what cannot be written exactly, and placeholders that do not match their values', () => {
-    for (const value of ['nul \0 inside', 0.5, Number.NaN, Infinity, 2 ** 53, 10n, undefined, new Date(Number.NaN), {}, [1]]) expect(sqliteLiteral(value)).toBeNull();
+    for (const value of [
+      'nul \0 inside',
+      0.5,
+      Number.NaN,
+      Infinity,
+      2 ** 53,
+      10n,
+      undefined,
+      new Date(Number.NaN),
+      {},
+      [1],
+    ])
+      expect(sqliteLiteral(value)).toBeNull();
     expect(inlineBindings('select ?, ?', [1])).toBeNull();
     expect(inlineBindings('select ?', [1, 2])).toBeNull();
     expect(inlineBindings('select ?1', [1])).toBeNull();
-    expect(inlineBindings("select '?', \"?\", `?`, [?], ? -- ?\n, /* ? */ ?", [1, 'two'])).toBe("select '?', \"?\", `?`, [?], 1 -- ?\n, /* ? */ 'two'");
+    expect(inlineBindings('select \'?\', "?", `?`, [?], ? -- ?\n, /* ? */ ?', [1, 'two'])).toBe(
+      "select '?', \"?\", `?`, [?], 1 -- ?\n, /* ? */ 'two'",
+    );
     expect(inlineBindings("select 'it''s ?', ?", [3])).toBe("select 'it''s ?', 3");
   });
 });
@@ -62,7 +86,11 @@ describe('SQLite literals', () => {
 describe('transactions on SQLite', () => {
   it('send the last writes with COMMIT in one call, BEGIN too when nothing went before', async () => {
     const db = await freshDb();
-    const calls = await callsOf(() => db.transaction((trx) => finishWith(trx, trx('items').insert({ name: 'a', count: 1 }), trx('notes').insert({ item_id: 1 }))));
+    const calls = await callsOf(() =>
+      db.transaction((trx) =>
+        finishWith(trx, trx('items').insert({ name: 'a', count: 1 }), trx('notes').insert({ item_id: 1 })),
+      ),
+    );
     expect(calls).toEqual(['begin + insert into `items` + insert into `notes` + commit']);
     expect(await db('notes').select('item_id')).toEqual([{ item_id: 1 }]);
 
@@ -96,7 +124,9 @@ describe('transactions on SQLite', () => {
     expect((await db('items').orderBy('id')).map((row: { name: string }) => row.name)).toEqual(['taken']);
 
     // A foreign key is checked as each statement runs: a note for a missing item fails at once.
-    await expect(db.transaction((trx) => finishWith(trx, trx('notes').insert({ item_id: 999 })))).rejects.toThrow(/FOREIGN KEY/);
+    await expect(db.transaction((trx) => finishWith(trx, trx('notes').insert({ item_id: 999 })))).rejects.toThrow(
+      /FOREIGN KEY/,
+    );
     // Checked at COMMIT when deferred: the COMMIT in the batch fails and leaves the transaction open, to be rolled back.
     await expect(
       db.transaction(async (trx) => {
@@ -133,7 +163,13 @@ describe('transactions on SQLite', () => {
     expect(nested.filter((call) => call.includes('+'))).toEqual([]);
     expect(await db('items').count({ n: '*' }).first()).toEqual({ n: 3 });
 
-    await db.transaction((trx) => finishWith(trx, trx('items').insert({ name: 'nul \0 byte' }), trx.raw('UPDATE items SET count = ? WHERE name = ?', [0.5, 'outer'])));
+    await db.transaction((trx) =>
+      finishWith(
+        trx,
+        trx('items').insert({ name: 'nul \0 byte' }),
+        trx.raw('UPDATE items SET count = ? WHERE name = ?', [0.5, 'outer']),
+      ),
+    );
     expect(await db('items').where({ name: 'nul \0 byte' }).first()).toBeTruthy();
     expect(await db.raw("SELECT count FROM items WHERE name = 'outer'")).toEqual([{ count: 0.5 }]);
   });

@@ -1,14 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookDeliveryWire } from '../../src/core/webhooks/schemas.js';
 import { endpointHealth, type EndpointSummary, type Snapshot } from '../../src/cli/tui/webhooks-dashboard/data.js';
-import { followSelection, initialView, NO_KEY, press, splitInput, visibleWindow, type KeyPress, type ViewState } from '../../src/cli/tui/webhooks-dashboard/model.js';
+import {
+  followSelection,
+  initialView,
+  NO_KEY,
+  press,
+  splitInput,
+  visibleWindow,
+  type KeyPress,
+  type ViewState,
+} from '../../src/cli/tui/webhooks-dashboard/model.js';
 
 // The key bindings and the health figures without a terminal or a daemon; tests/cli/webhooks-dashboard.test.tsx
 // drives the same keys through Ink against a real daemon.
 
 const key = (overrides: Partial<KeyPress> = {}) => ({ ...NO_KEY, ...overrides });
 
-const endpoint = (id: string, enabled = true): EndpointSummary => ({ id, url: `https://example.com/${id}`, name: null, enabled, events: ['order.paid'], organization_id: 'o' });
+const endpoint = (id: string, enabled = true): EndpointSummary => ({
+  id,
+  url: `https://example.com/${id}`,
+  name: null,
+  enabled,
+  events: ['order.paid'],
+  organization_id: 'o',
+});
 
 function delivery(id: string, endpointId: string, eventId: string, httpCode: number | null): WebhookDeliveryWire {
   const succeeded = httpCode !== null && httpCode < 300;
@@ -42,7 +58,12 @@ function delivery(id: string, endpointId: string, eventId: string, httpCode: num
 
 // Newest first, as the daemon lists them.
 const deliveries = [delivery('d3', 'a', 'e3', 200), delivery('d2', 'a', 'e2', 500), delivery('d1', 'b', 'e1', null)];
-const snapshot: Snapshot = { scope: 'Acme', endpoints: endpointHealth([endpoint('a'), endpoint('b', false), endpoint('c')], deliveries), deliveries, loadedAt: new Date() };
+const snapshot: Snapshot = {
+  scope: 'Acme',
+  endpoints: endpointHealth([endpoint('a'), endpoint('b', false), endpoint('c')], deliveries),
+  deliveries,
+  loadedAt: new Date(),
+};
 
 function run(keys: Array<[string, Partial<KeyPress>?]>, state: ViewState = initialView, on: Snapshot = snapshot) {
   let outcome = { state } as ReturnType<typeof press>;
@@ -74,7 +95,12 @@ describe('webhooks dashboard keys', () => {
 
   it('moves between the lists with Tab (and Shift+Tab) and within one with the arrows, stopping at the ends', () => {
     expect(run([['', { tab: true }]]).state.section).toBe('endpoints');
-    expect(run([['', { tab: true }], ['', { tab: true }]]).state.section).toBe('deliveries');
+    expect(
+      run([
+        ['', { tab: true }],
+        ['', { tab: true }],
+      ]).state.section,
+    ).toBe('deliveries');
     expect(run([['', { tab: true, shift: true }]]).state.section).toBe('endpoints');
     const down = run([['', { downArrow: true }], ['j'], ['', { downArrow: true }]]);
     expect(down.state.rows.deliveries).toBe(2);
@@ -86,7 +112,10 @@ describe('webhooks dashboard keys', () => {
 
   it('asks before replaying the selected delivery’s event, and runs it only on y', () => {
     const asked = run([['j'], ['r']]);
-    expect(asked.state.mode).toMatchObject({ kind: 'confirm', question: 'Replay order.paid e2 to https://example.com/a?' });
+    expect(asked.state.mode).toMatchObject({
+      kind: 'confirm',
+      question: 'Replay order.paid e2 to https://example.com/a?',
+    });
     const yes = run([['y']], asked.state);
     expect(yes.run).toEqual({ kind: 'redeliver', eventId: 'e2', label: 'order.paid e2' });
     expect(yes.state.mode.kind).toBe('busy');
@@ -102,7 +131,10 @@ describe('webhooks dashboard keys', () => {
   it('says where r works instead of replaying from the endpoints list or an empty log', () => {
     expect(run([['', { tab: true }], ['r']]).state.status?.text).toContain('Tab to Deliveries first');
     const empty: Snapshot = { ...snapshot, deliveries: [] };
-    expect(run([['r']], initialView, empty).state).toMatchObject({ mode: { kind: 'browse' }, status: { text: 'No delivery to replay yet' } });
+    expect(run([['r']], initialView, empty).state).toMatchObject({
+      mode: { kind: 'browse' },
+      status: { text: 'No delivery to replay yet' },
+    });
     expect(run([['', { downArrow: true }]], initialView, empty).state.rows.deliveries).toBe(0);
   });
 

@@ -14,7 +14,17 @@ export interface KeyPress {
   ctrl: boolean;
 }
 
-export const NO_KEY: KeyPress = { tab: false, shift: false, upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, return: false, escape: false, ctrl: false };
+export const NO_KEY: KeyPress = {
+  tab: false,
+  shift: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+};
 
 /**
  * Ink hands over plain text that arrives in one read as one input ("rm" when keys come faster than it reads, as
@@ -29,7 +39,8 @@ export function isQuit(input: string, key: KeyPress): boolean {
   return input === 'q' || key.escape || (key.ctrl && input === 'c');
 }
 
-export const cycle = <T>(items: readonly T[], current: T, step: number): T => items[(items.indexOf(current) + step + items.length) % items.length]!;
+export const cycle = <T>(items: readonly T[], current: T, step: number): T =>
+  items[(items.indexOf(current) + step + items.length) % items.length]!;
 
 /**
  * Tab/Shift-Tab and ←/→ move between sections, ↑/↓ and k/j between rows (clamped). Returns the new position, or

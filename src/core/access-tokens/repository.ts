@@ -52,7 +52,11 @@ export function accessTokensRepository(db: Db) {
     },
     async list(organizationIds: string[], options: ListOptions) {
       const query = db('organization_access_tokens').whereIn('organization_id', organizationIds);
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', comment: 'comment', last_used_at: 'last_used_at' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        comment: 'comment',
+        last_used_at: 'last_used_at',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
     async update(id: string, changes: { comment?: string; scopes?: string[]; modifiedAt: Date }): Promise<void> {

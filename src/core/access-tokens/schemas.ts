@@ -18,16 +18,14 @@ export const organizationAccessTokenSchema = z
   .meta({ id: 'OrganizationAccessToken' });
 
 /** An ISO 8601 duration (`P30D`, `PT12H`, `P1W`) or a number of seconds, as Pydantic reads Polar's `expires_in`. */
-export const durationInput = z
-  .union([z.string().max(64), z.number().int().positive()])
-  .transform((value, ctx) => {
-    const seconds = typeof value === 'number' ? value : parseIsoDuration(value);
-    if (seconds === null || seconds <= 0) {
-      ctx.addIssue({ code: 'custom', message: 'Input should be a valid duration, e.g. P30D or PT12H' });
-      return z.NEVER;
-    }
-    return seconds;
-  });
+export const durationInput = z.union([z.string().max(64), z.number().int().positive()]).transform((value, ctx) => {
+  const seconds = typeof value === 'number' ? value : parseIsoDuration(value);
+  if (seconds === null || seconds <= 0) {
+    ctx.addIssue({ code: 'custom', message: 'Input should be a valid duration, e.g. P30D or PT12H' });
+    return z.NEVER;
+  }
+  return seconds;
+});
 
 export const organizationAccessTokenCreateSchema = z
   .strictObject({
@@ -49,7 +47,10 @@ export const organizationAccessTokenCreateResponseSchema = z
   .object({ organization_access_token: organizationAccessTokenSchema, token: z.string() })
   .meta({ id: 'OrganizationAccessTokenCreateResponse' });
 
-export const organizationAccessTokenListSchema = listResource(organizationAccessTokenSchema, 'ListResource_OrganizationAccessToken_');
+export const organizationAccessTokenListSchema = listResource(
+  organizationAccessTokenSchema,
+  'ListResource_OrganizationAccessToken_',
+);
 
 export type OrganizationAccessTokenWire = z.infer<typeof organizationAccessTokenSchema>;
 
@@ -59,6 +60,8 @@ const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(
 export function parseIsoDuration(text: string): number | null {
   const match = DURATION.exec(text);
   if (!match || text === 'P' || text.endsWith('T')) return null;
-  const [years, months, weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as number[];
-  return ((((years! * 365 + months! * 30 + weeks! * 7 + days!) * 24 + hours!) * 60 + minutes!) * 60) + seconds!;
+  const [years, months, weeks, days, hours, minutes, seconds] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0)) as number[];
+  return (((years! * 365 + months! * 30 + weeks! * 7 + days!) * 24 + hours!) * 60 + minutes!) * 60 + seconds!;
 }

@@ -57,10 +57,15 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
     /** The token behind a bearer value, or null when it is unknown or expired. */
     async authenticate(value: string): Promise<OrganizationAccessToken | null> {
       const tokenHash = sha256Hex(value);
-      const token = await cache.read(db, `oat:${tokenHash}`, async () => {
-        const found = await repo.findByHash(tokenHash);
-        return found ? { value: found, organizationId: found.organizationId } : null;
-      }, accessInvalidation);
+      const token = await cache.read(
+        db,
+        `oat:${tokenHash}`,
+        async () => {
+          const found = await repo.findByHash(tokenHash);
+          return found ? { value: found, organizationId: found.organizationId } : null;
+        },
+        accessInvalidation,
+      );
       const now = clock.now();
       if (!token || (token.expiresAt && token.expiresAt <= now)) return null;
       // Written at most once a minute per token: the column answers "is this token still used?", not an audit log.
@@ -72,7 +77,10 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
       return token;
     },
 
-    async create(actor: MerchantActor, input: { organization_id?: string | null; comment: string; expires_in?: number | null; scopes: string[] }) {
+    async create(
+      actor: MerchantActor,
+      input: { organization_id?: string | null; comment: string; expires_in?: number | null; scopes: string[] },
+    ) {
       const organizationId = organizationForCreate(actor, input.organization_id);
       const now = clock.now();
       const secret = `${ACCESS_TOKEN_PREFIX}${randomAlphanumeric(43)}`;
@@ -90,7 +98,10 @@ export function createAccessTokenService(deps: { db: Db; clock: Clock; cache: Re
       return { organization_access_token: accessTokenWire(token), token: secret };
     },
 
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[] }): Promise<Page<OrganizationAccessTokenWire>> {
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & { organization_id?: string[] },
+    ): Promise<Page<OrganizationAccessTokenWire>> {
       const page = await repo.list(organizationFilter(actor, query.organization_id), query);
       return { items: page.items.map(accessTokenWire), pagination: page.pagination };
     },

@@ -65,7 +65,10 @@ export function createDeleteUserService(deps: DeleteUserDeps) {
   /** Uses up a deletion token issued to this user and deletes them; anyone else's token is 404 INVALID_TOKEN. */
   async function deleteWithToken(userId: string, token: string): Promise<void> {
     await transaction(db, async (trx) => {
-      const consumed = await verificationsRepository(trx).consume({ identifier: deleteIdentifier(token), value: userId }, clock.now());
+      const consumed = await verificationsRepository(trx).consume(
+        { identifier: deleteIdentifier(token), value: userId },
+        clock.now(),
+      );
       if (!consumed) throw authError(404, 'INVALID_TOKEN');
       await deleteNow(userId, trx);
     });
@@ -79,7 +82,10 @@ export function createDeleteUserService(deps: DeleteUserDeps) {
      * mode a request mails a confirmation link; otherwise the user is deleted at once, which without a password
      * needs a fresh session.
      */
-    async request(actor: AuthActor, input: { password?: string; token?: string; callbackURL?: string }): Promise<DeleteUserOutcome> {
+    async request(
+      actor: AuthActor,
+      input: { password?: string; token?: string; callbackURL?: string },
+    ): Promise<DeleteUserOutcome> {
       assertEnabled();
       if (input.password) {
         if (input.password.length > deps.config.password.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');

@@ -42,6 +42,10 @@ export const API_KEY_ERRORS = {
 
 export type ApiKeyErrorCode = keyof typeof API_KEY_ERRORS;
 
-export function apiKeyError(status: number, code: ApiKeyErrorCode, options?: { headers?: Record<string, string> }): DomainError {
+export function apiKeyError(
+  status: number,
+  code: ApiKeyErrorCode,
+  options?: { headers?: Record<string, string> },
+): DomainError {
   return new DomainError(status, code, API_KEY_ERRORS[code], options);
 }

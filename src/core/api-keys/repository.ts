@@ -122,7 +122,13 @@ function toRow(values: Partial<ApiKeyRecord>): Row {
   return row;
 }
 
-const SORT_COLUMNS = { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name', expiresAt: 'expires_at', lastRequest: 'last_request' } as const;
+const SORT_COLUMNS = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  name: 'name',
+  expiresAt: 'expires_at',
+  lastRequest: 'last_request',
+} as const;
 
 export function apiKeysRepository(db: Db) {
   // Timestamps plus a number of milliseconds: timestamptz on PostgreSQL, epoch milliseconds on SQLite.
@@ -145,7 +151,10 @@ export function apiKeysRepository(db: Db) {
         .leftJoin('users as u', function () {
           this.on('u.id', '=', 'k.reference_id').andOnVal('k.reference_type', '=', 'user');
         })
-        .select([...COLUMN_LIST.map((column) => `k.${column}`), ...USER_COLUMNS.map((column) => `u.${column} as u_${column}`)])
+        .select([
+          ...COLUMN_LIST.map((column) => `k.${column}`),
+          ...USER_COLUMNS.map((column) => `u.${column} as u_${column}`),
+        ])
         .where('k.key_hash', keyHash)
         .first();
       if (!row) return null;
@@ -215,13 +224,16 @@ export function apiKeysRepository(db: Db) {
         .andWhere(db.raw(`(remaining is null or remaining > 0 or ${refillDue})`, [now]))
         .andWhere(db.raw(`(not ${limited} or ${windowOver} or request_count < rate_limit_max)`, [now]))
         .update({
-          remaining: db.raw(`case when remaining is null then null when ${refillDue} then refill_amount - 1 else remaining - 1 end`, [now]),
+          remaining: db.raw(
+            `case when remaining is null then null when ${refillDue} then refill_amount - 1 else remaining - 1 end`,
+            [now],
+          ),
           last_refill_at: db.raw(`case when ${refillDue} then ? else last_refill_at end`, [now, now]),
           request_count: db.raw(`case when ${limited} and ${windowOver} then 1 else request_count + 1 end`, [now]),
-          rate_limit_window_start: db.raw(`case when ${limited} and ${windowOver} then ? else rate_limit_window_start end`, [
-            now,
-            now,
-          ]),
+          rate_limit_window_start: db.raw(
+            `case when ${limited} and ${windowOver} then ? else rate_limit_window_start end`,
+            [now, now],
+          ),
           last_request: now,
         })
         .returning(['remaining', 'request_count']);

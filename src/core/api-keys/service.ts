@@ -17,7 +17,13 @@ import { apiKeyError } from './errors.js';
 import { hashApiKey, newApiKey } from './keys.js';
 import type { ApiKeyChanges, ApiKeyRecord, ReferenceType } from './repository.js';
 import { apiKeysRepository } from './repository.js';
-import type { AdminCreateApiKeyBody, AdminUpdateApiKeyBody, CreateApiKeyBody, ListApiKeysQuery, UpdateApiKeyBody } from './schemas.js';
+import type {
+  AdminCreateApiKeyBody,
+  AdminUpdateApiKeyBody,
+  CreateApiKeyBody,
+  ListApiKeysQuery,
+  UpdateApiKeyBody,
+} from './schemas.js';
 import { API_KEY_RULES, SERVER_ONLY_FIELDS } from './schemas.js';
 import { UsageRecorder } from './usage.js';
 import { apiKeyInvalidation, createVerifier } from './verify.js';
@@ -30,7 +36,11 @@ type Update = Omit<AdminUpdateApiKeyBody, 'keyId'>;
 /** The actions of the organization access-control resource `apiKey` (contract §7). */
 type ApiKeyAction = 'create' | 'read' | 'update' | 'delete';
 
-function checkLength(value: string | undefined, rule: { min: number; max: number }, code: 'INVALID_NAME_LENGTH' | 'INVALID_PREFIX_LENGTH'): void {
+function checkLength(
+  value: string | undefined,
+  rule: { min: number; max: number },
+  code: 'INVALID_NAME_LENGTH' | 'INVALID_PREFIX_LENGTH',
+): void {
   if (value !== undefined && (value.length < rule.min || value.length > rule.max)) throw apiKeyError(400, code);
 }
 
@@ -59,7 +69,9 @@ function checkRefill(input: { refillAmount?: number | null; refillInterval?: num
 
 function refuseServerOnly(body: Record<string, unknown>): void {
   // Better Auth's client may send remaining: null (its default); only a value is server-only.
-  const used = SERVER_ONLY_FIELDS.some((field) => body[field] !== undefined && !(field === 'remaining' && body[field] === null));
+  const used = SERVER_ONLY_FIELDS.some(
+    (field) => body[field] !== undefined && !(field === 'remaining' && body[field] === null),
+  );
   if (used) throw apiKeyError(400, 'SERVER_ONLY_PROPERTY');
 }
 
@@ -74,7 +86,9 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 export function createApiKeyService(deps: { db: Db; clock: Clock; bus: InvalidationBus; session: SessionConfig }) {
   const { db, clock, bus } = deps;
   const cache = new CoherentCache<CachedKey>(CACHE_MAX_AGE_MS);
-  const usage = new UsageRecorder((keyId, uses, lastRequest) => apiKeysRepository(db).addUsage(keyId, uses, lastRequest));
+  const usage = new UsageRecorder((keyId, uses, lastRequest) =>
+    apiKeysRepository(db).addUsage(keyId, uses, lastRequest),
+  );
 
   /** Applies an invalidation key announced by any daemon (this one included). */
   function forgetKey(key: string): void {
@@ -95,14 +109,19 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
   async function authorizeOrganization(userId: string, organizationId: string, action: ApiKeyAction): Promise<void> {
     const member = await membersRepository(db).find(organizationId, userId);
     if (!member) throw apiKeyError(403, 'USER_NOT_MEMBER_OF_ORGANIZATION');
-    if (!hasRole(member.role, CREATOR_ROLE) && !roleAllows(member.role, { apiKey: [action] })) throw apiKeyError(403, 'INSUFFICIENT_API_KEY_PERMISSIONS');
+    if (!hasRole(member.role, CREATOR_ROLE) && !roleAllows(member.role, { apiKey: [action] }))
+      throw apiKeyError(403, 'INSUFFICIENT_API_KEY_PERMISSIONS');
   }
 
   /**
    * The key a session may act on: its own user key, or a key of an organization whose member's role allows the
    * action. Non-members get Better Auth's 403, since the key names its organization; anything else is unknown.
    */
-  async function reachable(actor: AuthActor, keyId: string, action: Exclude<ApiKeyAction, 'create'>): Promise<ApiKeyRecord> {
+  async function reachable(
+    actor: AuthActor,
+    keyId: string,
+    action: Exclude<ApiKeyAction, 'create'>,
+  ): Promise<ApiKeyRecord> {
     const key = await apiKeysRepository(db).findById(keyId);
     if (key?.referenceType !== 'organization') return owned(key, actor.user.id);
     await authorizeOrganization(actor.user.id, key.referenceId, action);
@@ -168,9 +187,13 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
       rateLimitMax: input.rateLimitMax,
       permissions: input.permissions,
     };
-    const changes = Object.fromEntries(Object.entries(candidates).filter(([, value]) => value !== undefined)) as typeof candidates;
+    const changes = Object.fromEntries(
+      Object.entries(candidates).filter(([, value]) => value !== undefined),
+    ) as typeof candidates;
     if (Object.keys(changes).length === 0) throw apiKeyError(400, 'NO_VALUES_TO_UPDATE');
-    const updated = await changing((trx) => apiKeysRepository(trx).update(key.id, { ...changes, updatedAt: now }), { keys: [apiKeyInvalidation(key.keyHash)] });
+    const updated = await changing((trx) => apiKeysRepository(trx).update(key.id, { ...changes, updatedAt: now }), {
+      keys: [apiKeyInvalidation(key.keyHash)],
+    });
     // Found a moment ago, gone now: deleted by a request that ran in between. Better Auth answers 500; this is a
     // conflict between two client requests, not a server fault, so Till answers 409.
     if (!updated) throw apiKeyError(409, 'FAILED_TO_UPDATE_API_KEY');
@@ -197,7 +220,10 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
       const { name, expiresIn, prefix, metadata } = body;
       if (body.organizationId !== undefined) {
         await authorizeOrganization(actor.user.id, body.organizationId, 'create');
-        return insert({ referenceType: 'organization', referenceId: body.organizationId }, { name, expiresIn, prefix, metadata });
+        return insert(
+          { referenceType: 'organization', referenceId: body.organizationId },
+          { name, expiresIn, prefix, metadata },
+        );
       }
       return insert({ referenceType: 'user', referenceId: actor.user.id }, { name, expiresIn, prefix, metadata });
     },
@@ -206,7 +232,8 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
     async createForAdmin(body: AdminCreateApiKeyBody) {
       const { userId, organizationId, ...settings } = body;
       if (organizationId !== undefined) {
-        if (!(await organizationsRepository(db).findById(organizationId))) throw new DomainError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found');
+        if (!(await organizationsRepository(db).findById(organizationId)))
+          throw new DomainError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found');
         return insert({ referenceType: 'organization', referenceId: organizationId }, settings);
       }
       // The schema lets exactly one owner through; a userId is there whenever organizationId is not.
@@ -231,7 +258,12 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
       if (!actor) throw apiKeyError(401, 'UNAUTHORIZED_SESSION');
       refuseServerOnly(body);
       const key = await reachable(actor, body.keyId, 'update');
-      return applyUpdate(key, { name: body.name, enabled: body.enabled, expiresIn: body.expiresIn, metadata: body.metadata });
+      return applyUpdate(key, {
+        name: body.name,
+        enabled: body.enabled,
+        expiresIn: body.expiresIn,
+        metadata: body.metadata,
+      });
     },
 
     async updateForAdmin(body: AdminUpdateApiKeyBody): Promise<ApiKeyRecord> {
@@ -243,7 +275,9 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; bus: Invalidat
 
     async remove(actor: AuthActor, keyId: string): Promise<void> {
       const key = await reachable(actor, keyId, 'delete');
-      const removed = await changing((trx) => apiKeysRepository(trx).deleteById(key.id), { keys: [apiKeyInvalidation(key.keyHash)] });
+      const removed = await changing((trx) => apiKeysRepository(trx).deleteById(key.id), {
+        keys: [apiKeyInvalidation(key.keyHash)],
+      });
       if (removed === 0) throw apiKeyError(404, 'KEY_NOT_FOUND');
     },
   };

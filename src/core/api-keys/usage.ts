@@ -35,7 +35,8 @@ export class UsageRecorder {
   /** Writes everything pending (the daemon's minute timer and shutdown) and forgets keys idle for a while. */
   async flushAll(now: number): Promise<void> {
     for (const keyId of [...this.pending.keys()]) await this.flush(keyId, now);
-    for (const [keyId, at] of this.writtenAt) if (now - at >= this.intervalMs && !this.pending.has(keyId)) this.writtenAt.delete(keyId);
+    for (const [keyId, at] of this.writtenAt)
+      if (now - at >= this.intervalMs && !this.pending.has(keyId)) this.writtenAt.delete(keyId);
   }
 
   private async flush(keyId: string, now: number): Promise<void> {

@@ -52,13 +52,18 @@ export interface CachedKey {
 export function createVerifier(deps: VerifierDeps) {
   const { clock, cache, bus } = deps;
 
-  async function lookup(keyHash: string, now: number, useCache: boolean): Promise<{ key: ApiKeyRecord; user: User | null }> {
+  async function lookup(
+    keyHash: string,
+    now: number,
+    useCache: boolean,
+  ): Promise<{ key: ApiKeyRecord; user: User | null }> {
     const hit = useCache ? cache.get(keyHash, now) : null;
     if (hit) return hit;
     const readEpoch = cache.beginRead();
     const found = await apiKeysRepository(deps.db).findWithUserByHash(keyHash);
     if (!found) throw apiKeyError(401, 'INVALID_API_KEY');
-    if (useCache && found.user && found.key.referenceType === 'user') cache.fill(readEpoch, keyHash, found.user.id, { key: found.key, user: found.user }, now);
+    if (useCache && found.user && found.key.referenceType === 'user')
+      cache.fill(readEpoch, keyHash, found.user.id, { key: found.key, user: found.user }, now);
     return found;
   }
 
@@ -66,7 +71,8 @@ export function createVerifier(deps: VerifierDeps) {
   async function refusal(key: ApiKeyRecord, now: number): Promise<Error> {
     const fresh = await apiKeysRepository(deps.db).findById(key.id);
     if (!fresh) return apiKeyError(401, 'INVALID_API_KEY');
-    if (fresh.remaining !== null && fresh.remaining <= 0 && !refillDue(fresh, now)) return apiKeyError(429, 'USAGE_EXCEEDED');
+    if (fresh.remaining !== null && fresh.remaining <= 0 && !refillDue(fresh, now))
+      return apiKeyError(429, 'USAGE_EXCEEDED');
     const windowEnds = (fresh.rateLimitWindowStart?.getTime() ?? now) + (fresh.rateLimitTimeWindow ?? 0);
     const retryAfter = String(Math.max(1, Math.ceil((windowEnds - now) / 1000)));
     return apiKeyError(429, 'RATE_LIMIT_EXCEEDED', { headers: { 'X-Retry-After': retryAfter } });
@@ -77,7 +83,10 @@ export function createVerifier(deps: VerifierDeps) {
      * `cached` lets a recently verified key be answered from memory (get-session), like sessions; usage and rate
      * limits are enforced against the database either way.
      */
-    async authenticate(presented: string, options: { cached?: boolean } = {}): Promise<AuthActor & { refreshed: false }> {
+    async authenticate(
+      presented: string,
+      options: { cached?: boolean } = {},
+    ): Promise<AuthActor & { refreshed: false }> {
       // Better Auth refuses values shorter than a generated key before looking anything up.
       if (presented.length < API_KEY_RULES.keyLength) throw apiKeyError(403, 'INVALID_API_KEY');
       const keyHash = hashApiKey(presented);

@@ -13,7 +13,8 @@ import type { User } from './repository.js';
 /** Where Better Auth's routes live; mail links point there, on TILL_BASE_URL. */
 export const AUTH_PATH = '/api/auth';
 
-export type MailKind = 'verify-email' | 'change-email-confirmation' | 'change-email-verification' | 'reset-password' | 'delete-account';
+export type MailKind =
+  'verify-email' | 'change-email-confirmation' | 'change-email-verification' | 'reset-password' | 'delete-account';
 
 type Recipient = Pick<User, 'id' | 'email' | 'name'>;
 
@@ -39,12 +40,22 @@ export function createAccountMail(deps: { baseUrl: string; mail: MailService; to
     async sendVerification(db: Db, user: Recipient, callbackURL?: string): Promise<void> {
       const token = await tokens.sign({ email: user.email, userId: user.id });
       const url = link('/verify-email', { token, callbackURL });
-      await mail.enqueue(db, { kind: 'verify-email', to: user.email, userId: user.id, content: verifyEmailMail({ name: user.name, url }) });
+      await mail.enqueue(db, {
+        kind: 'verify-email',
+        to: user.email,
+        userId: user.id,
+        content: verifyEmailMail({ name: user.name, url }),
+      });
     },
 
     /** To the current (verified) address: approving it sends the verification to the new one. */
     async sendChangeConfirmation(db: Db, user: Recipient, newEmail: string, callbackURL?: string): Promise<void> {
-      const token = await tokens.sign({ email: user.email, updateTo: newEmail, userId: user.id, requestType: 'change-email-confirmation' });
+      const token = await tokens.sign({
+        email: user.email,
+        updateTo: newEmail,
+        userId: user.id,
+        requestType: 'change-email-confirmation',
+      });
       const url = link('/verify-email', { token, callbackURL });
       await mail.enqueue(db, {
         kind: 'change-email-confirmation',
@@ -56,19 +67,39 @@ export function createAccountMail(deps: { baseUrl: string; mail: MailService; to
 
     /** To the new address: opening it moves the account there. */
     async sendChangeVerification(db: Db, user: Recipient, newEmail: string, callbackURL?: string): Promise<void> {
-      const token = await tokens.sign({ email: user.email, updateTo: newEmail, userId: user.id, requestType: 'change-email-verification' });
+      const token = await tokens.sign({
+        email: user.email,
+        updateTo: newEmail,
+        userId: user.id,
+        requestType: 'change-email-verification',
+      });
       const url = link('/verify-email', { token, callbackURL });
-      await mail.enqueue(db, { kind: 'change-email-verification', to: newEmail, userId: user.id, content: changeEmailVerificationMail({ name: user.name, url }) });
+      await mail.enqueue(db, {
+        kind: 'change-email-verification',
+        to: newEmail,
+        userId: user.id,
+        content: changeEmailVerificationMail({ name: user.name, url }),
+      });
     },
 
     async sendPasswordReset(db: Db, user: Recipient, token: string, redirectTo?: string): Promise<void> {
       const url = redirectTo ? link(`/reset-password/${token}`, { callbackURL: redirectTo }) : null;
-      await mail.enqueue(db, { kind: 'reset-password', to: user.email, userId: user.id, content: resetPasswordMail({ name: user.name, url, token }) });
+      await mail.enqueue(db, {
+        kind: 'reset-password',
+        to: user.email,
+        userId: user.id,
+        content: resetPasswordMail({ name: user.name, url, token }),
+      });
     },
 
     async sendDeleteConfirmation(db: Db, user: Recipient, token: string, callbackURL?: string): Promise<void> {
       const url = link('/delete-user/callback', { token, callbackURL });
-      await mail.enqueue(db, { kind: 'delete-account', to: user.email, userId: user.id, content: deleteAccountMail({ name: user.name, url, token }) });
+      await mail.enqueue(db, {
+        kind: 'delete-account',
+        to: user.email,
+        userId: user.id,
+        content: deleteAccountMail({ name: user.name, url, token }),
+      });
     },
   };
 }

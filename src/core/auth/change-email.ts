@@ -37,7 +37,8 @@ export function createChangeEmailService(deps: ChangeEmailDeps) {
         await tokens.sign({ email: actor.user.email, updateTo: newEmail, userId: actor.user.id });
         return;
       }
-      if (actor.user.emailVerified) await accountMail.sendChangeConfirmation(db, actor.user, newEmail, input.callbackURL);
+      if (actor.user.emailVerified)
+        await accountMail.sendChangeConfirmation(db, actor.user, newEmail, input.callbackURL);
       else await accountMail.sendChangeVerification(db, actor.user, newEmail, input.callbackURL);
     },
   };

@@ -35,7 +35,11 @@ export function createEmailTokens(deps: { secret: string; clock: Clock }) {
   return {
     async sign(payload: EmailTokenClaims, expiresIn = EMAIL_TOKEN_TTL_SECONDS): Promise<string> {
       const now = Math.floor(deps.clock.now().getTime() / 1000);
-      return new SignJWT({ ...payload }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + expiresIn).sign(key);
+      return new SignJWT({ ...payload })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt(now)
+        .setExpirationTime(now + expiresIn)
+        .sign(key);
     },
 
     /** The token's claims; 401 TOKEN_EXPIRED past its expiry, 401 INVALID_TOKEN for anything else wrong with it. */

@@ -44,7 +44,11 @@ export const AUTH_ERRORS = {
 
 export type AuthErrorCode = keyof typeof AUTH_ERRORS;
 
-export function authError(status: number, code: AuthErrorCode, options?: { headers?: Record<string, string> }): DomainError {
+export function authError(
+  status: number,
+  code: AuthErrorCode,
+  options?: { headers?: Record<string, string> },
+): DomainError {
   return new DomainError(status, code, AUTH_ERRORS[code], options);
 }
 

@@ -11,7 +11,12 @@ import { normalizeEmail } from './email.js';
 import { authError } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkPasswordLength, credentialAccount } from './password-rules.js';
-import { accountsRepository, signInFailuresRepository, usersRepository, verificationsRepository } from './repository.js';
+import {
+  accountsRepository,
+  signInFailuresRepository,
+  usersRepository,
+  verificationsRepository,
+} from './repository.js';
 import type { SessionService } from './sessions.js';
 
 /** Better Auth's reset token: 24 random characters, valid one hour, usable once. */
@@ -84,7 +89,8 @@ export function createPasswordResetService(deps: PasswordResetDeps) {
       await transaction(db, async (trx) => {
         const now = clock.now();
         // Of two resets racing with one token, exactly one consumes it; the other rolls back.
-        if (!(await verificationsRepository(trx).consume({ id: verification.id }, now))) throw authError(400, 'INVALID_TOKEN');
+        if (!(await verificationsRepository(trx).consume({ id: verification.id }, now)))
+          throw authError(400, 'INVALID_TOKEN');
         if (deps.flows.revokeSessionsOnPasswordReset) await sessions.revokeAll(user.id, trx);
         const accounts = accountsRepository(trx);
         const account = await accounts.findCredential(user.id);

@@ -10,5 +10,13 @@ export function checkPasswordLength(config: Pick<TillConfig, 'password'>, passwo
 
 /** The e-mail/password account: Better Auth's `credential` provider, whose account id is the user id. */
 export function credentialAccount(userId: string, passwordHash: string, now: Date): Account {
-  return { id: newAuthId(), userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now };
+  return {
+    id: newAuthId(),
+    userId,
+    providerId: CREDENTIAL_PROVIDER,
+    accountId: userId,
+    password: passwordHash,
+    createdAt: now,
+    updatedAt: now,
+  };
 }

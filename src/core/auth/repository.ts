@@ -38,7 +38,19 @@ export interface Account {
 type Row = Record<string, unknown>;
 
 export const USER_COLUMNS = ['id', 'email', 'name', 'email_verified', 'image', 'created_at', 'updated_at'];
-const SESSION_COLUMNS = ['id', 'token_hash', 'user_id', 'expires_at', 'remember_me', 'ip_address', 'user_agent', 'created_at', 'updated_at', 'active_organization_id', 'active_team_id'];
+const SESSION_COLUMNS = [
+  'id',
+  'token_hash',
+  'user_id',
+  'expires_at',
+  'remember_me',
+  'ip_address',
+  'user_agent',
+  'created_at',
+  'updated_at',
+  'active_organization_id',
+  'active_team_id',
+];
 
 export function userFromRow(row: Row, prefix = ''): User {
   return {
@@ -166,14 +178,21 @@ export function sessionsRepository(db: Db) {
     async findWithUserByTokenHash(tokenHash: string): Promise<{ session: Session; user: User } | null> {
       const row = await db('sessions as s')
         .join('users as u', 'u.id', 's.user_id')
-        .select([...SESSION_COLUMNS.map((column) => `s.${column}`), ...USER_COLUMNS.map((column) => `u.${column} as u_${column}`)])
+        .select([
+          ...SESSION_COLUMNS.map((column) => `s.${column}`),
+          ...USER_COLUMNS.map((column) => `u.${column} as u_${column}`),
+        ])
         .where('s.token_hash', tokenHash)
         .first();
       if (!row) return null;
       return { session: sessionFromRow(row), user: userFromRow(row, 'u_') };
     },
     async listActiveByUser(userId: string, now: Date): Promise<Session[]> {
-      const rows = await db('sessions').select(SESSION_COLUMNS).where({ user_id: userId }).andWhere('expires_at', '>', now).orderBy('created_at', 'asc');
+      const rows = await db('sessions')
+        .select(SESSION_COLUMNS)
+        .where({ user_id: userId })
+        .andWhere('expires_at', '>', now)
+        .orderBy('created_at', 'asc');
       return rows.map(sessionFromRow);
     },
     async extend(id: string, expiresAt: Date, updatedAt: Date): Promise<void> {
@@ -224,11 +243,14 @@ export function signInFailuresRepository(db: Db) {
         .insert({ email, failures: 1, window_started_at: now })
         .onConflict('email')
         .merge({
-          failures: db.raw('case when sign_in_failures.window_started_at <= ? then 1 else sign_in_failures.failures + 1 end', [windowFloor]),
-          window_started_at: db.raw('case when sign_in_failures.window_started_at <= ? then ? else sign_in_failures.window_started_at end', [
-            windowFloor,
-            now,
-          ]),
+          failures: db.raw(
+            'case when sign_in_failures.window_started_at <= ? then 1 else sign_in_failures.failures + 1 end',
+            [windowFloor],
+          ),
+          window_started_at: db.raw(
+            'case when sign_in_failures.window_started_at <= ? then ? else sign_in_failures.window_started_at end',
+            [windowFloor, now],
+          ),
         });
     },
     async clear(email: string): Promise<void> {
@@ -260,7 +282,11 @@ export function verificationsRepository(db: Db) {
       });
     },
     async findActive(identifier: string, now: Date): Promise<Verification | null> {
-      const row = await db('verifications').where({ identifier }).andWhere('expires_at', '>', now).orderBy('created_at', 'desc').first();
+      const row = await db('verifications')
+        .where({ identifier })
+        .andWhere('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .first();
       if (!row) return null;
       return {
         id: row.id,
@@ -276,7 +302,8 @@ export function verificationsRepository(db: Db) {
      * record bound to that value (a user id) is used, so a stranger's token is neither accepted nor burnt.
      */
     async consume(where: { id?: string; identifier?: string; value?: string }, now: Date): Promise<boolean> {
-      if (where.id === undefined && where.identifier === undefined) throw new Error('consume needs an id or an identifier');
+      if (where.id === undefined && where.identifier === undefined)
+        throw new Error('consume needs an id or an identifier');
       const query = db('verifications').andWhere('expires_at', '>', now);
       if (where.id !== undefined) query.where('id', where.id);
       if (where.identifier !== undefined) query.where('identifier', where.identifier);

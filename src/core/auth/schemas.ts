@@ -6,7 +6,9 @@ import { isValidEmail } from './email.js';
 
 // zod's e-mail format (what Better Auth checks) plus the spec's length and domain rules, reported as one issue.
 const zodEmail = z.email();
-const email = z.string().refine((value) => zodEmail.safeParse(value).success && isValidEmail(value), { message: 'Invalid email address' });
+const email = z
+  .string()
+  .refine((value) => zodEmail.safeParse(value).success && isValidEmail(value), { message: 'Invalid email address' });
 
 export const signUpBody = z.strictObject({
   name: z.string(),

@@ -76,7 +76,14 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   return {
     async signUp(
-      input: { name: string; email: string; password: string; image?: string | null; rememberMe?: boolean; callbackURL?: string },
+      input: {
+        name: string;
+        email: string;
+        password: string;
+        image?: string | null;
+        rememberMe?: boolean;
+        callbackURL?: string;
+      },
       meta: RequestMeta,
     ): Promise<SignedUp> {
       checkPasswordLength(input.password);
@@ -90,7 +97,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       // When sign-up signs nobody in, Better Auth answers a taken address with a made-up user, so the answer
       // does not say whether the address has an account.
       const synthetic = (): SignedUp => ({
-        user: { id: newAuthId(), email, name: input.name, emailVerified: false, image: input.image ?? null, createdAt: now, updatedAt: now },
+        user: {
+          id: newAuthId(),
+          email,
+          name: input.name,
+          emailVerified: false,
+          image: input.image ?? null,
+          createdAt: now,
+          updatedAt: now,
+        },
         session: null,
         token: null,
       });
@@ -114,7 +129,10 @@ export function createAuthService(deps: AuthServiceDeps) {
           // In the sign-up's transaction: the account and its verification mail exist together or not at all.
           if (verification?.sendOnSignUp) await verification.send(trx, user, input.callbackURL);
           if (requireVerification) return { user, session: null, token: null };
-          const { session, token } = await sessions.create(trx, user.id, { rememberMe: input.rememberMe !== false, meta });
+          const { session, token } = await sessions.create(trx, user.id, {
+            rememberMe: input.rememberMe !== false,
+            meta,
+          });
           return { user, session, token };
         });
       } catch (error) {
@@ -127,7 +145,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
     },
 
-    async signIn(input: { email: string; password: string; rememberMe?: boolean | null; callbackURL?: string }, meta: RequestMeta): Promise<SignedIn> {
+    async signIn(
+      input: { email: string; password: string; rememberMe?: boolean | null; callbackURL?: string },
+      meta: RequestMeta,
+    ): Promise<SignedIn> {
       if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
       const email = normalizeEmail(input.email);
       await assertBelowFailureCap(email);
@@ -148,9 +169,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { user, session, token };
     },
 
-    async updateUser(actor: AuthActor, input: { name?: string; image?: string | null; email?: unknown }): Promise<User> {
+    async updateUser(
+      actor: AuthActor,
+      input: { name?: string; image?: string | null; email?: unknown },
+    ): Promise<User> {
       if (input.email !== undefined) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
-      if (input.name === undefined && input.image === undefined) throw new DomainError(400, undefined, 'No fields to update');
+      if (input.name === undefined && input.image === undefined)
+        throw new DomainError(400, undefined, 'No fields to update');
       const updated = await sessions.userChanging(actor.user.id, (trx) =>
         usersRepository(trx).update(actor.user.id, { name: input.name, image: input.image, updatedAt: clock.now() }),
       );
@@ -173,7 +198,10 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (!input.revokeOtherSessions) return { user: actor.user, session: null, token: null };
         // Every session ends, this one included, and a new one replaces it (session fixation, ASVS 7.2.4).
         await sessions.revokeAll(actor.user.id, trx);
-        const { session, token } = await sessions.create(trx, actor.user.id, { rememberMe: actor.session.rememberMe, meta });
+        const { session, token } = await sessions.create(trx, actor.user.id, {
+          rememberMe: actor.session.rememberMe,
+          meta,
+        });
         return { user: actor.user, session, token };
       });
     },
@@ -194,7 +222,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     async setPassword(target: { userId?: string; email?: string }, newPassword: string): Promise<User> {
       checkPasswordLength(newPassword);
       const users = usersRepository(db);
-      const user = target.userId ? await users.findById(target.userId) : target.email ? await users.findByEmail(normalizeEmail(target.email)) : null;
+      const user = target.userId
+        ? await users.findById(target.userId)
+        : target.email
+          ? await users.findByEmail(normalizeEmail(target.email))
+          : null;
       if (!user) throw authError(404, 'USER_NOT_FOUND');
       const passwordHash = await hasher.hash(newPassword);
       const now = clock.now();

@@ -60,7 +60,11 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     cacheSize: () => cache.size,
 
     /** Creates a session; pass a transaction as db to make it part of a larger change. */
-    async create(db: Db, userId: string, options: { rememberMe: boolean; meta: RequestMeta }): Promise<{ session: Session; token: string }> {
+    async create(
+      db: Db,
+      userId: string,
+      options: { rememberMe: boolean; meta: RequestMeta },
+    ): Promise<{ session: Session; token: string }> {
       const now = clock.now();
       // 32 alphanumerics carry ~190 bits; only their SHA-256 is stored.
       const token = randomAlphanumeric(32);
@@ -89,13 +93,20 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
      * With `cached`, a recent answer may come from memory (get-session, the hot path); sensitive routes read the
      * database every time.
      */
-    async resolve(token: string, options: { refresh: boolean; cached?: boolean }): Promise<(AuthActor & { refreshed: boolean }) | null> {
+    async resolve(
+      token: string,
+      options: { refresh: boolean; cached?: boolean },
+    ): Promise<(AuthActor & { refreshed: boolean }) | null> {
       const tokenHash = hashSessionToken(token);
       const now = clock.now().getTime();
       const useCache = options.cached === true && bus.coherent;
       if (useCache) {
         const hit = cache.get(tokenHash, now);
-        if (hit && hit.session.expiresAt.getTime() > now && !(options.refresh && hit.session.rememberMe && isDueForRefresh(hit.session, now))) {
+        if (
+          hit &&
+          hit.session.expiresAt.getTime() > now &&
+          !(options.refresh && hit.session.rememberMe && isDueForRefresh(hit.session, now))
+        ) {
           return { session: hit.session, user: hit.user, token, refreshed: false };
         }
       }
@@ -110,7 +121,9 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
       if (options.refresh && found.session.rememberMe && isDueForRefresh(found.session, now)) {
         const expiresAt = new Date(now + config.expiresIn * 1000);
         const updatedAt = new Date(now);
-        await changing((db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt), { keys: [sessionKey(tokenHash)] });
+        await changing((db) => sessionsRepository(db).extend(found.session.id, expiresAt, updatedAt), {
+          keys: [sessionKey(tokenHash)],
+        });
         const session = { ...found.session, expiresAt, updatedAt };
         if (useCache) cache.put(tokenHash, found.user.id, { session, user: found.user }, now);
         return { ...found, session, token, refreshed: true };
@@ -144,11 +157,16 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     },
 
     async revokeAll(userId: string, db?: Db): Promise<void> {
-      await changing((trx) => sessionsRepository(trx).deleteAllForUser(userId), { keys: [userKey(userId)], within: db });
+      await changing((trx) => sessionsRepository(trx).deleteAllForUser(userId), {
+        keys: [userKey(userId)],
+        within: db,
+      });
     },
 
     async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
-      await changing((db) => sessionsRepository(db).deleteOthersForUser(userId, keepSessionId), { keys: [userKey(userId)] });
+      await changing((db) => sessionsRepository(db).deleteOthersForUser(userId, keepSessionId), {
+        keys: [userKey(userId)],
+      });
     },
 
     async end(session: Session): Promise<void> {
@@ -161,15 +179,26 @@ export function createSessionService(deps: { db: Db; clock: Clock; session: Sess
     },
 
     /** Sets the organization (and team) a session works in; cached copies of the session are dropped at commit. */
-    setActiveOrganization(session: Session, organizationId: string | null, teamId: string | null, db?: Db): Promise<void> {
-      return changing((trx) => sessionsRepository(trx).setActiveOrganization(session.id, organizationId, teamId), { keys: [sessionKey(session.tokenHash)], within: db });
+    setActiveOrganization(
+      session: Session,
+      organizationId: string | null,
+      teamId: string | null,
+      db?: Db,
+    ): Promise<void> {
+      return changing((trx) => sessionsRepository(trx).setActiveOrganization(session.id, organizationId, teamId), {
+        keys: [sessionKey(session.tokenHash)],
+        within: db,
+      });
     },
 
     /** Clears an organization from the sessions that have it active (all of them, or one user's). */
     async clearActiveOrganization(db: Db, organizationId: string, userId?: string): Promise<void> {
       const userIds = await sessionsRepository(db).userIdsWithActiveOrganization(organizationId, userId);
       if (userIds.length === 0) return;
-      await changing((trx) => sessionsRepository(trx).clearActiveOrganization(organizationId, userId), { keys: userIds.map(userKey), within: db });
+      await changing((trx) => sessionsRepository(trx).clearActiveOrganization(organizationId, userId), {
+        keys: userIds.map(userKey),
+        within: db,
+      });
     },
 
     async purgeExpired(): Promise<number> {

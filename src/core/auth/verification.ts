@@ -70,7 +70,11 @@ export function createVerificationService(deps: VerificationDeps) {
     },
 
     /** Failures are DomainErrors (401, or 422 for a taken address) whose code the route turns into `?error=<code>`. */
-    async verify(token: string, actor: AuthActor | null, options: { callbackURL?: string; meta: RequestMeta }): Promise<VerifyEmailOutcome> {
+    async verify(
+      token: string,
+      actor: AuthActor | null,
+      options: { callbackURL?: string; meta: RequestMeta },
+    ): Promise<VerifyEmailOutcome> {
       const claims = await tokens.verify(token);
       const users = usersRepository(db);
 
@@ -95,12 +99,17 @@ export function createVerificationService(deps: VerificationDeps) {
       if (!user) throw authError(401, 'USER_NOT_FOUND');
       if (claims.userId && claims.userId !== user.id) throw authError(401, 'INVALID_TOKEN');
       if (user.emailVerified) return { kind: 'already-verified', user: null, signedIn: null, actorUser: null };
-      const verified = await sessions.userChanging(user.id, (trx) => usersRepository(trx).update(user.id, { emailVerified: true, updatedAt: clock.now() }));
+      const verified = await sessions.userChanging(user.id, (trx) =>
+        usersRepository(trx).update(user.id, { emailVerified: true, updatedAt: clock.now() }),
+      );
       if (!verified) throw authError(401, 'USER_NOT_FOUND');
       const ownActor = actor?.user.id === verified.id;
       let signedIn: VerifyEmailOutcome['signedIn'] = null;
       if (deps.flows.autoSignInAfterVerification && !ownActor) {
-        const { session, token: sessionToken } = await sessions.create(db, verified.id, { rememberMe: true, meta: options.meta });
+        const { session, token: sessionToken } = await sessions.create(db, verified.id, {
+          rememberMe: true,
+          meta: options.meta,
+        });
         signedIn = { session, user: verified, token: sessionToken };
       }
       return { kind: 'verified', user: null, signedIn, actorUser: ownActor ? verified : null };

@@ -6,7 +6,14 @@ import { z } from 'zod';
  * so one request cannot store megabytes in a property.
  */
 
-export const BENEFIT_TYPES = ['custom', 'discord', 'github_repository', 'downloadables', 'license_keys', 'meter_credit'] as const;
+export const BENEFIT_TYPES = [
+  'custom',
+  'discord',
+  'github_repository',
+  'downloadables',
+  'license_keys',
+  'meter_credit',
+] as const;
 export type BenefitType = (typeof BENEFIT_TYPES)[number];
 
 const INT32_MAX = 2147483647;
@@ -45,8 +52,16 @@ export const githubPermission = z.enum(GITHUB_PERMISSIONS);
 export const githubRepositoryCreateProperties = z
   .strictObject({
     // GitHub's own limits: logins up to 39 characters, repository names up to 100.
-    repository_owner: z.string().min(1).max(39).regex(/^[A-Za-z0-9-]+$/, 'Must be a GitHub user or organization login'),
-    repository_name: z.string().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, 'Must be a GitHub repository name'),
+    repository_owner: z
+      .string()
+      .min(1)
+      .max(39)
+      .regex(/^[A-Za-z0-9-]+$/, 'Must be a GitHub user or organization login'),
+    repository_name: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9._-]+$/, 'Must be a GitHub repository name'),
     permission: githubPermission,
   })
   .meta({ id: 'BenefitGitHubRepositoryCreateProperties' });
@@ -91,7 +106,10 @@ export const licenseKeysProperties = z
   .object({
     prefix: z.string().nullable(),
     expires: z.object({ ttl: z.number().int(), timeframe: z.enum(LICENSE_KEY_TIMEFRAMES) }).nullable(),
-    activations: z.object({ limit: z.number().int(), enable_customer_admin: z.boolean() }).meta({ id: 'BenefitLicenseKeyActivationProperties' }).nullable(),
+    activations: z
+      .object({ limit: z.number().int(), enable_customer_admin: z.boolean() })
+      .meta({ id: 'BenefitLicenseKeyActivationProperties' })
+      .nullable(),
     limit_usage: z.number().int().nullable(),
   })
   .meta({ id: 'BenefitLicenseKeysProperties' });
@@ -139,11 +157,20 @@ export function readProperties(type: BenefitType, input: AnyCreateProperties): A
     }
     case 'discord': {
       const value = input as CreateProperties<'discord'>;
-      return { guild_id: value.guild_token, role_id: value.role_id, kick_member: value.kick_member, guild_token: value.guild_token };
+      return {
+        guild_id: value.guild_token,
+        role_id: value.role_id,
+        kick_member: value.kick_member,
+        guild_token: value.guild_token,
+      };
     }
     case 'github_repository': {
       const value = input as CreateProperties<'github_repository'>;
-      return { repository_owner: value.repository_owner, repository_name: value.repository_name, permission: value.permission };
+      return {
+        repository_owner: value.repository_owner,
+        repository_name: value.repository_name,
+        permission: value.permission,
+      };
     }
     case 'downloadables': {
       const value = input as CreateProperties<'downloadables'>;
@@ -154,7 +181,12 @@ export function readProperties(type: BenefitType, input: AnyCreateProperties): A
     }
     case 'license_keys': {
       const value = input as CreateProperties<'license_keys'>;
-      return { prefix: value.prefix ?? null, expires: value.expires ?? null, activations: value.activations ?? null, limit_usage: value.limit_usage ?? null };
+      return {
+        prefix: value.prefix ?? null,
+        expires: value.expires ?? null,
+        activations: value.activations ?? null,
+        limit_usage: value.limit_usage ?? null,
+      };
     }
     case 'meter_credit': {
       const value = input as CreateProperties<'meter_credit'>;

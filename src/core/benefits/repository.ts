@@ -100,11 +100,19 @@ export function benefitsRepository(db: Db) {
      * The Benefit wire objects of one organization's benefits, in the order of `ids`, for resources that embed
      * them (a product's `benefits`). Unknown, foreign and deleted ids are left out unless `includeDeleted`.
      */
-    async findByIds(organizationId: string, ids: readonly string[], options: { includeDeleted?: boolean } = {}): Promise<BenefitWire[]> {
+    async findByIds(
+      organizationId: string,
+      ids: readonly string[],
+      options: { includeDeleted?: boolean } = {},
+    ): Promise<BenefitWire[]> {
       if (ids.length === 0) return [];
-      const query = db('benefits').where({ organization_id: organizationId }).whereIn('id', [...new Set(ids)]);
+      const query = db('benefits')
+        .where({ organization_id: organizationId })
+        .whereIn('id', [...new Set(ids)]);
       if (!options.includeDeleted) query.whereNull('deleted_at');
-      const byId = new Map((await query).map((row: Record<string, unknown>) => [String(row.id), benefitWire(fromRow(row))]));
+      const byId = new Map(
+        (await query).map((row: Record<string, unknown>) => [String(row.id), benefitWire(fromRow(row))]),
+      );
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
@@ -115,11 +123,25 @@ export function benefitsRepository(db: Db) {
       if (filter.excludeIds?.length) query.whereNotIn('id', filter.excludeIds);
       if (filter.query) query.whereRaw("lower(description) like ? escape '\\'", [containsPattern(filter.query)]);
       // user_order is the merchant's manual order in Polar's dashboard; Till has none, so it is creation order.
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', description: 'description', type: 'type', user_order: 'created_at' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        description: 'description',
+        type: 'type',
+        user_order: 'created_at',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
 
-    async update(id: string, changes: { description?: string; metadata?: Metadata; visibility?: BenefitVisibility; properties?: AnyReadProperties; modifiedAt: Date }): Promise<void> {
+    async update(
+      id: string,
+      changes: {
+        description?: string;
+        metadata?: Metadata;
+        visibility?: BenefitVisibility;
+        properties?: AnyReadProperties;
+        modifiedAt: Date;
+      },
+    ): Promise<void> {
       await db('benefits')
         .where({ id })
         .update({
@@ -138,7 +160,8 @@ export function benefitsRepository(db: Db) {
     /** How many products carry the benefit (the products module owns `product_benefits`). */
     async productCount(id: string): Promise<number> {
       if (!(await db.schema.hasTable('product_benefits'))) return 0;
-      const row = (await db('product_benefits').where({ benefit_id: id }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+      const row = (await db('product_benefits').where({ benefit_id: id }).count({ n: '*' }).first()) as
+        { n: number | string } | undefined;
       return Number(row?.n ?? 0);
     },
 

@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { pageQuery, repeated, uuidFilter, sortingQuery } from '../kernel/pagination.js';
 import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
-import {
-  BENEFIT_TYPES,
-  createPropertiesByType,
-  propertiesByType,
-  type BenefitType,
-} from './properties.js';
+import { BENEFIT_TYPES, createPropertiesByType, propertiesByType, type BenefitType } from './properties.js';
 
 export const benefitType = z.enum(BENEFIT_TYPES).meta({ id: 'BenefitType' });
 export const BENEFIT_VISIBILITIES = ['draft', 'private', 'public'] as const;

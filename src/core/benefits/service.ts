@@ -37,19 +37,36 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
    * Rules on properties that need the database: downloadables name downloadable files of the same organization,
    * and a meter credit names one of its meters (once meters exist; until then any UUID is taken).
    */
-  async function checkReferences(trx: Db, organizationId: string, type: BenefitType, properties: AnyCreateProperties): Promise<void> {
+  async function checkReferences(
+    trx: Db,
+    organizationId: string,
+    type: BenefitType,
+    properties: AnyCreateProperties,
+  ): Promise<void> {
     const repo = benefitsRepository(trx);
     const issues: FieldIssue[] = [];
     if (type === 'downloadables') {
       const { files } = properties as CreateProperties<'downloadables'>;
       const known = await repo.downloadableFileIds(organizationId, files);
       files.forEach((file, index) => {
-        if (!known.has(file)) issues.push({ loc: ['body', 'properties', 'files', index], msg: 'File does not exist.', type: 'value_error', input: file });
+        if (!known.has(file))
+          issues.push({
+            loc: ['body', 'properties', 'files', index],
+            msg: 'File does not exist.',
+            type: 'value_error',
+            input: file,
+          });
       });
     }
     if (type === 'meter_credit') {
       const { meter_id } = properties as CreateProperties<'meter_credit'>;
-      if ((await repo.ownsMeter(organizationId, meter_id)) === false) issues.push({ loc: ['body', 'properties', 'meter_id'], msg: 'Meter does not exist.', type: 'value_error', input: meter_id });
+      if ((await repo.ownsMeter(organizationId, meter_id)) === false)
+        issues.push({
+          loc: ['body', 'properties', 'meter_id'],
+          msg: 'Meter does not exist.',
+          type: 'value_error',
+          input: meter_id,
+        });
     }
     if (issues.length > 0) throw validationError(issues);
   }
@@ -105,7 +122,8 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
       return deps.changing(async (trx, announce) => {
         const benefit = await owned(trx, actor, id, 'write');
         announce([merchantInvalidation(benefit.organizationId)]);
-        if (input.type !== benefit.type) throw fieldError(['body', 'type'], `The type of a benefit cannot change: this one is ${benefit.type}.`);
+        if (input.type !== benefit.type)
+          throw fieldError(['body', 'type'], `The type of a benefit cannot change: this one is ${benefit.type}.`);
         if (input.properties) await checkReferences(trx, benefit.organizationId, benefit.type, input.properties);
         const changes = {
           ...(input.description ? { description: input.description } : {}),
@@ -116,7 +134,12 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
         };
         await benefitsRepository(trx).update(benefit.id, changes);
         const wire = benefitWire({ ...benefit, ...changes });
-        await recordEvent(trx, { organizationId: benefit.organizationId, type: 'benefit.updated', data: wire, at: changes.modifiedAt });
+        await recordEvent(trx, {
+          organizationId: benefit.organizationId,
+          type: 'benefit.updated',
+          data: wire,
+          at: changes.modifiedAt,
+        });
         return wire;
       });
     },
@@ -130,7 +153,9 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
         // would revoke what they paid for. The merchant takes it off the products first.
         const products = await benefitsRepository(trx).productCount(benefit.id);
         if (products > 0) {
-          throw notPermitted(`This benefit is attached to ${products} product${products === 1 ? '' : 's'}; remove it from ${products === 1 ? 'it' : 'them'} first.`);
+          throw notPermitted(
+            `This benefit is attached to ${products} product${products === 1 ? '' : 's'}; remove it from ${products === 1 ? 'it' : 'them'} first.`,
+          );
         }
         await benefitsRepository(trx).softDelete(benefit.id, clock.now());
       });

@@ -13,7 +13,10 @@ export interface ChangingOptions {
   within?: Db;
 }
 
-export type Changing = <T>(work: (trx: Transaction, announce: Announce) => Promise<T>, options?: ChangingOptions) => Promise<T>;
+export type Changing = <T>(
+  work: (trx: Transaction, announce: Announce) => Promise<T>,
+  options?: ChangingOptions,
+) => Promise<T>;
 
 /**
  * Runs a change that cached rows depend on, in a transaction (`transaction`: the caller's when `within` is one), and
@@ -24,7 +27,10 @@ export type Changing = <T>(work: (trx: Transaction, announce: Announce) => Promi
  * read cache.
  */
 export function createChanging(db: Db, bus: InvalidationBus): Changing {
-  return async function changing<T>(work: (trx: Transaction, announce: Announce) => Promise<T>, options: ChangingOptions = {}): Promise<T> {
+  return async function changing<T>(
+    work: (trx: Transaction, announce: Announce) => Promise<T>,
+    options: ChangingOptions = {},
+  ): Promise<T> {
     const keys = new Set<string>();
     const run = async (trx: Transaction): Promise<T> => {
       const announce: Announce = (more) => {

@@ -85,7 +85,14 @@ export class ReadCache {
    * Keeps what a read begun at `readEpoch` found, where allowed, owned by the organization's `ownerKey`; returns the
    * value as callers must use it.
    */
-  keep<V>(db: Db, readEpoch: number, key: string, organizationId: string, value: V, ownerKey: OwnerKey = merchantInvalidation): V {
+  keep<V>(
+    db: Db,
+    readEpoch: number,
+    key: string,
+    organizationId: string,
+    value: V,
+    ownerKey: OwnerKey = merchantInvalidation,
+  ): V {
     if (!this.usable(db) || db.isTransaction) return value;
     const frozen = deepFreeze(value);
     this.cache.fill(readEpoch, key, ownerKey(organizationId), frozen, this.clock.now().getTime());
@@ -93,7 +100,12 @@ export class ReadCache {
   }
 
   /** The cached value of `key`, or what `load` finds (kept when found). */
-  async read<V>(db: Db, key: string, load: () => Promise<{ value: V; organizationId: string } | null>, ownerKey: OwnerKey = merchantInvalidation): Promise<V | null> {
+  async read<V>(
+    db: Db,
+    key: string,
+    load: () => Promise<{ value: V; organizationId: string } | null>,
+    ownerKey: OwnerKey = merchantInvalidation,
+  ): Promise<V | null> {
     const hit = this.get<V>(db, key);
     if (hit !== undefined) return hit;
     const readEpoch = this.beginRead();

@@ -29,7 +29,18 @@ export interface CheckoutLink {
 }
 
 export type CheckoutLinkChanges = Partial<
-  Pick<CheckoutLink, 'successUrl' | 'returnUrl' | 'label' | 'allowDiscountCodes' | 'requireBillingAddress' | 'discountId' | 'trialInterval' | 'trialIntervalCount' | 'metadata'>
+  Pick<
+    CheckoutLink,
+    | 'successUrl'
+    | 'returnUrl'
+    | 'label'
+    | 'allowDiscountCodes'
+    | 'requireBillingAddress'
+    | 'discountId'
+    | 'trialInterval'
+    | 'trialIntervalCount'
+    | 'metadata'
+  >
 > & { modifiedAt: Date };
 
 function fromRow(row: Record<string, unknown>, productIds: string[]): CheckoutLink {
@@ -45,7 +56,10 @@ function fromRow(row: Record<string, unknown>, productIds: string[]): CheckoutLi
     requireBillingAddress: toBool(row.require_billing_address),
     discountId: (row.discount_id as string | null) ?? null,
     trialInterval: (row.trial_interval as RecurringInterval | null) ?? null,
-    trialIntervalCount: row.trial_interval_count === null || row.trial_interval_count === undefined ? null : Number(row.trial_interval_count),
+    trialIntervalCount:
+      row.trial_interval_count === null || row.trial_interval_count === undefined
+        ? null
+        : Number(row.trial_interval_count),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     productIds,
     createdAt: toDate(row.created_at),
@@ -74,14 +88,22 @@ function columns(changes: Omit<CheckoutLinkChanges, 'modifiedAt'>): Record<strin
   return row;
 }
 
-const SORT_COLUMNS = { created_at: 'created_at', label: 'label', success_url: 'success_url', allow_discount_codes: 'allow_discount_codes' };
+const SORT_COLUMNS = {
+  created_at: 'created_at',
+  label: 'label',
+  success_url: 'success_url',
+  allow_discount_codes: 'allow_discount_codes',
+};
 
 export function checkoutLinksRepository(db: Db) {
   async function hydrate(rows: Record<string, unknown>[]): Promise<CheckoutLink[]> {
     const ids = rows.map((row) => String(row.id));
     const byLink = new Map<string, string[]>(ids.map((id) => [id, []]));
     if (ids.length > 0) {
-      const links = await db('checkout_link_products').whereIn('checkout_link_id', ids).orderBy('order', 'asc').select('checkout_link_id', 'product_id');
+      const links = await db('checkout_link_products')
+        .whereIn('checkout_link_id', ids)
+        .orderBy('order', 'asc')
+        .select('checkout_link_id', 'product_id');
       for (const link of links) byLink.get(String(link.checkout_link_id))?.push(String(link.product_id));
     }
     return rows.map((row) => fromRow(row, byLink.get(String(row.id)) ?? []));
@@ -106,7 +128,9 @@ export function checkoutLinksRepository(db: Db) {
 
     async setProducts(linkId: string, productIds: string[]): Promise<void> {
       await db('checkout_link_products').where({ checkout_link_id: linkId }).delete();
-      await db('checkout_link_products').insert(productIds.map((productId, order) => ({ checkout_link_id: linkId, product_id: productId, order })));
+      await db('checkout_link_products').insert(
+        productIds.map((productId, order) => ({ checkout_link_id: linkId, product_id: productId, order })),
+      );
     },
 
     async findById(id: string): Promise<CheckoutLink | null> {
@@ -125,7 +149,10 @@ export function checkoutLinksRepository(db: Db) {
     async list(organizationIds: string[], filters: { productIds?: string[] }, options: ListOptions) {
       const query = live(db('checkout_links').whereIn('organization_id', organizationIds));
       if (filters.productIds && filters.productIds.length > 0) {
-        query.whereIn('id', db('checkout_link_products').whereIn('product_id', filters.productIds).select('checkout_link_id'));
+        query.whereIn(
+          'id',
+          db('checkout_link_products').whereIn('product_id', filters.productIds).select('checkout_link_id'),
+        );
       }
       const page = await paginate<Record<string, unknown>>(query, options, SORT_COLUMNS);
       return { items: await hydrate(page.rows), pagination: page.pagination };

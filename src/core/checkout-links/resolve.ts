@@ -19,10 +19,16 @@ export interface ResolvedCheckoutLink {
  * What opening a checkout link starts a checkout from. Null when the secret names no live link, or when none of the
  * link's products is on sale any more: both are a 404 to the customer, as in Polar.
  */
-export async function resolveForCheckout(db: Db, clientSecret: string, readCache: ReadCache | null | undefined): Promise<ResolvedCheckoutLink | null> {
+export async function resolveForCheckout(
+  db: Db,
+  clientSecret: string,
+  readCache: ReadCache | null | undefined,
+): Promise<ResolvedCheckoutLink | null> {
   const link = await checkoutLinksRepository(db).findByClientSecret(clientSecret);
   if (!link) return null;
-  const byId = new Map((await productsRepository(db, readCache).findByIds(link.productIds)).map((product) => [product.id, product]));
+  const byId = new Map(
+    (await productsRepository(db, readCache).findByIds(link.productIds)).map((product) => [product.id, product]),
+  );
   const products = link.productIds.flatMap((id) => {
     const product = byId.get(id);
     return product && !product.isArchived ? [product] : [];

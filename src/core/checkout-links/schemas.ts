@@ -15,14 +15,17 @@ export const redirectUrlInput = z
   .string()
   .min(1)
   .max(2083)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'https:' || url.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, { message: 'Input should be a valid http or https URL' });
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Input should be a valid http or https URL' },
+  );
 
 const productIds = z.array(z.uuid()).min(1).max(100);
 const optionalFields = {
@@ -51,9 +54,18 @@ export const checkoutLinkCreateSchema = z
     product_price_id: z.uuid().optional(),
   })
   .superRefine((body, ctx) => {
-    const given = (['products', 'product_id', 'product_price_id'] as const).filter((field) => body[field] !== undefined);
-    if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['products'], message: 'Field required', input: undefined });
-    if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]!], message: `Give only one of products, product_id and product_price_id`, input: body[given[1]!] });
+    const given = (['products', 'product_id', 'product_price_id'] as const).filter(
+      (field) => body[field] !== undefined,
+    );
+    if (given.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['products'], message: 'Field required', input: undefined });
+    if (given.length > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[1]!],
+        message: `Give only one of products, product_id and product_price_id`,
+        input: body[given[1]!],
+      });
   })
   .meta({ id: 'CheckoutLinkCreate' });
 

@@ -44,13 +44,22 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
    * Products a link may sell: live (not archived) products of one organization. `loc` points at the field the ids
    * came from, so a wrong id is reported where it was written.
    */
-  async function checkProducts(trx: Db, organizationIds: string[], ids: string[], loc: Array<string | number>): Promise<ProductWire[]> {
+  async function checkProducts(
+    trx: Db,
+    organizationIds: string[],
+    ids: string[],
+    loc: Array<string | number>,
+  ): Promise<ProductWire[]> {
     const found = new Map((await products.byIds(trx, [...new Set(ids)])).map((product) => [product.id, product]));
     const organizationId = found.get(ids[0]!)?.organization_id;
     return [...new Set(ids)].map((id) => {
       const product = found.get(id);
       const at = loc.at(-1) === 'products' ? [...loc, ids.indexOf(id)] : loc;
-      if (!product || !organizationIds.includes(product.organization_id) || product.organization_id !== organizationId) {
+      if (
+        !product ||
+        !organizationIds.includes(product.organization_id) ||
+        product.organization_id !== organizationId
+      ) {
         throw fieldError(at, 'Product does not exist.');
       }
       if (product.is_archived) throw fieldError(at, 'Product is archived.');
@@ -60,7 +69,8 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
 
   async function checkDiscount(trx: Db, organizationId: string, discountId: string): Promise<void> {
     const discount = await discountsRepository(trx).findById(discountId);
-    if (!discount || discount.organizationId !== organizationId) throw fieldError(['body', 'discount_id'], 'Discount does not exist.');
+    if (!discount || discount.organizationId !== organizationId)
+      throw fieldError(['body', 'discount_id'], 'Discount does not exist.');
   }
 
   async function wire(trx: Db, link: CheckoutLink): Promise<CheckoutLinkWire> {
@@ -113,8 +123,15 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
       return wire(db, await owned(actor, id, 'read'));
     },
 
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; product_id?: string[] }): Promise<Page<CheckoutLinkWire>> {
-      const page = await checkoutLinksRepository(db).list(organizationFilter(actor, query.organization_id), { productIds: query.product_id }, query);
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & { organization_id?: string[]; product_id?: string[] },
+    ): Promise<Page<CheckoutLinkWire>> {
+      const page = await checkoutLinksRepository(db).list(
+        organizationFilter(actor, query.organization_id),
+        { productIds: query.product_id },
+        query,
+      );
       return { items: await loadCheckoutLinkWires(db, deps, page.items), pagination: page.pagination };
     },
 
@@ -140,7 +157,9 @@ export function createCheckoutLinkService(deps: CheckoutLinkDeps) {
         if (changes.discountId) await checkDiscount(trx, current.organizationId, changes.discountId);
         let productIds = current.productIds;
         if (input.products != null) {
-          productIds = (await checkProducts(trx, [current.organizationId], input.products, ['body', 'products'])).map((product) => product.id);
+          productIds = (await checkProducts(trx, [current.organizationId], input.products, ['body', 'products'])).map(
+            (product) => product.id,
+          );
           await repo.setProducts(current.id, productIds);
         }
         await repo.update(current.id, changes);

@@ -29,7 +29,12 @@ export function checkoutLinkProductWire(product: ProductWire): CheckoutLinkProdu
   };
 }
 
-export function checkoutLinkWire(baseUrl: string, link: CheckoutLink, products: Map<string, ProductWire>, discount: Discount | null): CheckoutLinkWire {
+export function checkoutLinkWire(
+  baseUrl: string,
+  link: CheckoutLink,
+  products: Map<string, ProductWire>,
+  discount: Discount | null,
+): CheckoutLinkWire {
   return {
     id: link.id,
     created_at: iso(link.createdAt),

@@ -18,12 +18,24 @@ export type CheckoutChanges = Partial<CheckoutUpdateInput> & Partial<Pick<Checko
  * Applies changes to a checkout and recomputes everything derived from them (product and price, discount, amounts,
  * tax), so a checkout's amounts are never stale. Throws 422s located at the field that caused them.
  */
-export async function applyCheckoutChanges(db: Db, checkout: Checkout, changes: CheckoutChanges, at: Date, options: EmbedOptions): Promise<Checkout> {
+export async function applyCheckoutChanges(
+  db: Db,
+  checkout: Checkout,
+  changes: CheckoutChanges,
+  at: Date,
+  options: EmbedOptions,
+): Promise<Checkout> {
   return (await applyCheckoutChangesWithProduct(db, checkout, changes, at, options)).checkout;
 }
 
 /** The same, also handing back the product, price and product wire it loaded, so callers need not load them again. */
-export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout, changes: CheckoutChanges, at: Date, options: EmbedOptions) {
+export async function applyCheckoutChangesWithProduct(
+  db: Db,
+  checkout: Checkout,
+  changes: CheckoutChanges,
+  at: Date,
+  options: EmbedOptions,
+) {
   const next: Checkout = { ...checkout };
   const set = <K extends keyof Checkout>(key: K, value: Checkout[K] | undefined) => {
     if (value !== undefined) next[key] = value;
@@ -35,10 +47,16 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
   set('customerIpAddress', changes.customer_ip_address);
   set('successUrl', changes.success_url);
   set('returnUrl', changes.return_url);
-  set('embedOrigin', changes.embed_origin === undefined || changes.embed_origin === null ? changes.embed_origin : new URL(changes.embed_origin).origin);
+  set(
+    'embedOrigin',
+    changes.embed_origin === undefined || changes.embed_origin === null
+      ? changes.embed_origin
+      : new URL(changes.embed_origin).origin,
+  );
   set('allowDiscountCodes', changes.allow_discount_codes);
   set('requireBillingAddress', changes.require_billing_address);
-  if (changes.is_business_customer !== undefined && changes.is_business_customer !== null) next.isBusinessCustomer = changes.is_business_customer;
+  if (changes.is_business_customer !== undefined && changes.is_business_customer !== null)
+    next.isBusinessCustomer = changes.is_business_customer;
   if (changes.metadata) next.metadata = changes.metadata;
   if (changes.customer_metadata) next.customerMetadata = changes.customer_metadata;
   if (changes.custom_field_data) next.customFieldData = { ...next.customFieldData, ...changes.custom_field_data };
@@ -47,11 +65,15 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
   let chosen: Awaited<ReturnType<typeof findProduct>> = null;
   if (changes.product_price_id || changes.product_id) {
     const productId = changes.product_id ?? next.productId;
-    if (!next.productIds.includes(productId)) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
+    if (!next.productIds.includes(productId))
+      throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
     const product = await findProduct(db, productId, options.readCache);
     chosen = product;
-    if (!product || product.isArchived) throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
-    const price = changes.product_price_id ? product.prices.find((p) => p.id === changes.product_price_id) : product.prices[0];
+    if (!product || product.isArchived)
+      throw fieldError(['body', 'product_id'], 'Product is not available in this checkout.');
+    const price = changes.product_price_id
+      ? product.prices.find((p) => p.id === changes.product_price_id)
+      : product.prices[0];
     if (!price) throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
     next.productId = product.id;
     next.productPriceId = price.id;
@@ -60,7 +82,8 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
   }
   const product = chosen?.id === next.productId ? chosen : await findProduct(db, next.productId, options.readCache);
   const price = product?.prices.find((p) => p.id === next.productPriceId);
-  if (!product || !price) throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
+  if (!product || !price)
+    throw fieldError(['body', 'product_price_id'], 'The checkout’s price is no longer available.');
   if (changes.amount !== undefined) {
     checkCustomAmount(price, changes.amount, ['body', 'amount']);
     next.customAmount = price.amountType === 'custom' ? changes.amount : null;
@@ -70,12 +93,17 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
   let discount: Discount | null = next.discountId ? await discountsRepository(db).findById(next.discountId) : null;
   if (changes.discount_id !== undefined) {
     discount = changes.discount_id ? await discountsRepository(db).findById(changes.discount_id) : null;
-    if (changes.discount_id && (!discount || discount.organizationId !== next.organizationId)) throw fieldError(['body', 'discount_id'], 'Discount does not exist.');
+    if (changes.discount_id && (!discount || discount.organizationId !== next.organizationId))
+      throw fieldError(['body', 'discount_id'], 'Discount does not exist.');
   }
   if (changes.discount_code !== undefined) {
-    if (changes.discount_code && !next.allowDiscountCodes) throw fieldError(['body', 'discount_code'], 'Discount codes are not allowed on this checkout.');
-    discount = changes.discount_code ? await discountsRepository(db).findByCode(next.organizationId, changes.discount_code) : null;
-    if (changes.discount_code && (!discount || !discountApplies(discount, product.id, price, at))) throw fieldError(['body', 'discount_code'], 'Discount code is invalid or does not apply to this product.');
+    if (changes.discount_code && !next.allowDiscountCodes)
+      throw fieldError(['body', 'discount_code'], 'Discount codes are not allowed on this checkout.');
+    discount = changes.discount_code
+      ? await discountsRepository(db).findByCode(next.organizationId, changes.discount_code)
+      : null;
+    if (changes.discount_code && (!discount || !discountApplies(discount, product.id, price, at)))
+      throw fieldError(['body', 'discount_code'], 'Discount code is invalid or does not apply to this product.');
   }
   if (discount && !discountApplies(discount, product.id, price, at)) {
     // A discount set earlier that no longer applies (ended, used up, other product) is dropped, as Polar does.
@@ -87,13 +115,17 @@ export async function applyCheckoutChangesWithProduct(db: Db, checkout: Checkout
 
   if (changes.customer_tax_id !== undefined) {
     const country = next.customerBillingAddress?.country;
-    if (changes.customer_tax_id && !country) throw fieldError(['body', 'customer_tax_id'], 'A billing address with a country is needed to validate a tax ID.');
-    if (changes.customer_tax_id && country && !validateTaxId(changes.customer_tax_id, country)) throw fieldError(['body', 'customer_tax_id'], 'Invalid tax ID for the billing country.');
+    if (changes.customer_tax_id && !country)
+      throw fieldError(['body', 'customer_tax_id'], 'A billing address with a country is needed to validate a tax ID.');
+    if (changes.customer_tax_id && country && !validateTaxId(changes.customer_tax_id, country))
+      throw fieldError(['body', 'customer_tax_id'], 'Invalid tax ID for the billing country.');
     next.customerTaxId = changes.customer_tax_id;
   }
 
   const [productWire] = await productWires(db, [product], options);
-  const issues = customFieldDataIssues(next.customFieldData, productWire?.attached_custom_fields ?? [], { requireAll: false });
+  const issues = customFieldDataIssues(next.customFieldData, productWire?.attached_custom_fields ?? [], {
+    requireAll: false,
+  });
   if (issues.length > 0) throw validationError(issues);
 
   const taxBasisPoints = await taxBasisPointsFor(db, next.organizationId, next.customerBillingAddress);

@@ -9,6 +9,15 @@ import { loadCheckoutPublicWire } from './loaders.js';
  * Its status is always `confirmed`, the one value SDK 0.47 accepts there (Polar settles the payment afterwards); the
  * checkout itself is already `succeeded`, as every later read shows.
  */
-export async function fulfilFinished(db: Db, checkout: Checkout, customerSessionToken: string, urls: CheckoutUrls): Promise<CheckoutPublicWire & { customer_session_token: string }> {
-  return { ...(await loadCheckoutPublicWire(db, checkout, urls)), status: 'confirmed', customer_session_token: customerSessionToken };
+export async function fulfilFinished(
+  db: Db,
+  checkout: Checkout,
+  customerSessionToken: string,
+  urls: CheckoutUrls,
+): Promise<CheckoutPublicWire & { customer_session_token: string }> {
+  return {
+    ...(await loadCheckoutPublicWire(db, checkout, urls)),
+    status: 'confirmed',
+    customer_session_token: customerSessionToken,
+  };
 }

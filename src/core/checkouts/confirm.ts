@@ -25,20 +25,40 @@ import { discountOf, type CheckoutUrls } from './loaders.js';
  * charge is made. The charge runs outside any transaction (it may be slow); its outcome is then written in one
  * transaction with everything it causes, or, on a decline, the checkout reopens and the discount is given back.
  */
-export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: CheckoutUrls; processor: PaymentProcessor; checkouts: CheckoutService }) {
+export function createCheckoutConfirmation(deps: {
+  db: Db;
+  clock: Clock;
+  urls: CheckoutUrls;
+  processor: PaymentProcessor;
+  checkouts: CheckoutService;
+}) {
   const { db, clock, urls: baseUrls, processor, checkouts } = deps;
 
-  function requirements(checkout: Checkout, productWire: ProductWire, token: string | null | undefined, paymentNeeded: boolean): void {
+  function requirements(
+    checkout: Checkout,
+    productWire: ProductWire,
+    token: string | null | undefined,
+    paymentNeeded: boolean,
+  ): void {
     const issues: FieldIssue[] = [];
-    if (!checkout.customerEmail && !checkout.customerId) issues.push({ loc: ['body', 'customer_email'], msg: 'Field required', type: 'missing' });
+    if (!checkout.customerEmail && !checkout.customerId)
+      issues.push({ loc: ['body', 'customer_email'], msg: 'Field required', type: 'missing' });
     const address = checkout.customerBillingAddress;
     if (checkout.requireBillingAddress) {
       if (!address) issues.push({ loc: ['body', 'customer_billing_address'], msg: 'Field required', type: 'missing' });
-      else for (const field of ['line1', 'city', 'postal_code'] as const) if (!address[field]) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+      else
+        for (const field of ['line1', 'city', 'postal_code'] as const)
+          if (!address[field])
+            issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
     }
-    if (address) for (const field of missingAddressFields(address)) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
-    issues.push(...customFieldDataIssues(checkout.customFieldData, productWire.attached_custom_fields, { requireAll: true }));
-    if (paymentNeeded && !token) issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'Field required', type: 'missing' });
+    if (address)
+      for (const field of missingAddressFields(address))
+        issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+    issues.push(
+      ...customFieldDataIssues(checkout.customFieldData, productWire.attached_custom_fields, { requireAll: true }),
+    );
+    if (paymentNeeded && !token)
+      issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'Field required', type: 'missing' });
     if (issues.length > 0) throw validationError(issues);
   }
 
@@ -50,7 +70,12 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     const now = clock.now();
     // One request renders the same product many times (checkout, order, subscription, their events): build it once.
     const urls = { ...baseUrls, memo: new Map() };
-    const { checkout: prepared, product, price, productWire } = await applyCheckoutChangesWithProduct(db, current, changes, now, urls);
+    const {
+      checkout: prepared,
+      product,
+      price,
+      productWire,
+    } = await applyCheckoutChangesWithProduct(db, current, changes, now, urls);
     // A recurring paid price keeps the card for renewals even when nothing is due today (a 100 % first-month discount).
     const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
     const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
@@ -73,14 +98,20 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
       { writeOnly: true },
     ).catch((error: unknown) => {
       if (isGuardFailure(error, 'checkouts', 'status')) throw notOpen();
-      if (isRedemptionRefused(error)) throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
+      if (isRedemptionRefused(error))
+        throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
       throw error;
     });
 
     let charge: ChargeResult | null = null;
     if (paymentNeeded) {
       try {
-        charge = await processor.chargeToken(token!, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: confirmed.id, saveMethod: keepsCard });
+        charge = await processor.chargeToken(token!, {
+          amount: confirmed.totalAmount,
+          currency: confirmed.currency,
+          reference: confirmed.id,
+          saveMethod: keepsCard,
+        });
       } catch (error) {
         await reopen(confirmed, null, 'The payment processor could not be reached.', urls);
         throw error;
@@ -122,29 +153,87 @@ export function createCheckoutConfirmation(deps: { db: Db; clock: Clock; urls: C
     return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, fulfilUrls);
   };
 
-  async function failAfterCharge(confirmed: Checkout, charge: ChargeResult | null, cause: unknown, urls: CheckoutUrls): Promise<void> {
+  async function failAfterCharge(
+    confirmed: Checkout,
+    charge: ChargeResult | null,
+    cause: unknown,
+    urls: CheckoutUrls,
+  ): Promise<void> {
     const at = clock.now();
-    const refund = charge?.status === 'succeeded' ? await processor.refund(charge.processorReference, { amount: confirmed.totalAmount, currency: confirmed.currency, reference: `${confirmed.id}:void` }) : null;
+    const refund =
+      charge?.status === 'succeeded'
+        ? await processor.refund(charge.processorReference, {
+            amount: confirmed.totalAmount,
+            currency: confirmed.currency,
+            reference: `${confirmed.id}:void`,
+          })
+        : null;
     await transaction(db, async (trx) => {
-      const failed: Checkout = { ...confirmed, status: 'failed', failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed', modifiedAt: at };
+      const failed: Checkout = {
+        ...confirmed,
+        status: 'failed',
+        failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed',
+        modifiedAt: at,
+      };
       await saveCheckout(trx, failed, 'confirmed', urls, at, { previous: confirmed });
-      if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
-      if (charge) await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
+      if (confirmed.discountId)
+        await trx('discounts')
+          .where({ id: confirmed.discountId })
+          .where('redemptions_count', '>', 0)
+          .decrement('redemptions_count', 1);
+      if (charge)
+        await recordChargeAttempt(trx, {
+          organizationId: confirmed.organizationId,
+          processor: processor.name,
+          amount: confirmed.totalAmount,
+          currency: confirmed.currency,
+          checkoutId: confirmed.id,
+          result: charge,
+          at,
+        });
       if (refund && charge) {
-        await recordRefundAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, orderId: null, checkoutId: confirmed.id, refundId: null, customerId: null, result: refund, at });
+        await recordRefundAttempt(trx, {
+          organizationId: confirmed.organizationId,
+          processor: processor.name,
+          amount: confirmed.totalAmount,
+          currency: confirmed.currency,
+          orderId: null,
+          checkoutId: confirmed.id,
+          refundId: null,
+          customerId: null,
+          result: refund,
+          at,
+        });
       }
     });
   }
 
   /** A declined or failed charge: the checkout opens again for another card and the discount is handed back. */
-  async function reopen(confirmed: Checkout, charge: ChargeResult | null, reason: string, urls: CheckoutUrls): Promise<void> {
+  async function reopen(
+    confirmed: Checkout,
+    charge: ChargeResult | null,
+    reason: string,
+    urls: CheckoutUrls,
+  ): Promise<void> {
     const at = clock.now();
     await transaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
       await saveCheckout(trx, reopened, 'confirmed', urls, at, { previous: confirmed });
-      if (confirmed.discountId) await trx('discounts').where({ id: confirmed.discountId }).where('redemptions_count', '>', 0).decrement('redemptions_count', 1);
+      if (confirmed.discountId)
+        await trx('discounts')
+          .where({ id: confirmed.discountId })
+          .where('redemptions_count', '>', 0)
+          .decrement('redemptions_count', 1);
       if (charge) {
-        await recordChargeAttempt(trx, { organizationId: confirmed.organizationId, processor: processor.name, amount: confirmed.totalAmount, currency: confirmed.currency, checkoutId: confirmed.id, result: charge, at });
+        await recordChargeAttempt(trx, {
+          organizationId: confirmed.organizationId,
+          processor: processor.name,
+          amount: confirmed.totalAmount,
+          currency: confirmed.currency,
+          checkoutId: confirmed.id,
+          result: charge,
+          at,
+        });
       }
     });
   }

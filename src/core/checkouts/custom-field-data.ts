@@ -21,25 +21,39 @@ export function customFieldDataIssues(
   for (const [slug, attached] of bySlug) {
     const value = data[slug];
     const at = [...loc, slug];
-    const missing = value === undefined || value === null || value === '' || (attached.custom_field.type === 'checkbox' && value === false);
+    const missing =
+      value === undefined ||
+      value === null ||
+      value === '' ||
+      (attached.custom_field.type === 'checkbox' && value === false);
     if (missing) {
       if (options.requireAll && attached.required) issues.push({ loc: at, msg: 'Field required', type: 'missing' });
       continue;
     }
-    const problem = valueProblem(attached.custom_field.type, attached.custom_field.properties as Record<string, unknown>, value);
+    const problem = valueProblem(
+      attached.custom_field.type,
+      attached.custom_field.properties as Record<string, unknown>,
+      value,
+    );
     if (problem) issues.push({ loc: at, msg: problem, type: 'value_error' });
   }
   return issues;
 }
 
-function valueProblem(type: string, properties: Record<string, unknown>, value: string | number | boolean): string | null {
+function valueProblem(
+  type: string,
+  properties: Record<string, unknown>,
+  value: string | number | boolean,
+): string | null {
   const ge = typeof properties.ge === 'number' ? properties.ge : null;
   const le = typeof properties.le === 'number' ? properties.le : null;
   switch (type) {
     case 'text': {
       if (typeof value !== 'string') return 'Input should be a valid string';
-      if (typeof properties.min_length === 'number' && value.length < properties.min_length) return `String should have at least ${properties.min_length} characters`;
-      if (typeof properties.max_length === 'number' && value.length > properties.max_length) return `String should have at most ${properties.max_length} characters`;
+      if (typeof properties.min_length === 'number' && value.length < properties.min_length)
+        return `String should have at least ${properties.min_length} characters`;
+      if (typeof properties.max_length === 'number' && value.length > properties.max_length)
+        return `String should have at most ${properties.max_length} characters`;
       return null;
     }
     case 'number': {
@@ -49,7 +63,12 @@ function valueProblem(type: string, properties: Record<string, unknown>, value: 
       return null;
     }
     case 'date': {
-      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) return 'Input should be a valid date (YYYY-MM-DD)';
+      if (
+        typeof value !== 'string' ||
+        !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+        Number.isNaN(Date.parse(`${value}T00:00:00Z`))
+      )
+        return 'Input should be a valid date (YYYY-MM-DD)';
       const seconds = Date.parse(`${value}T00:00:00Z`) / 1000;
       if (ge !== null && seconds < ge) return 'Date is too early';
       if (le !== null && seconds > le) return 'Date is too late';
@@ -59,7 +78,9 @@ function valueProblem(type: string, properties: Record<string, unknown>, value: 
       return typeof value === 'boolean' ? null : 'Input should be a valid boolean';
     case 'select': {
       const options = Array.isArray(properties.options) ? (properties.options as Array<{ value: string }>) : [];
-      return typeof value === 'string' && options.some((option) => option.value === value) ? null : `Input should be one of: ${options.map((o) => o.value).join(', ')}`;
+      return typeof value === 'string' && options.some((option) => option.value === value)
+        ? null
+        : `Input should be one of: ${options.map((o) => o.value).join(', ')}`;
     }
     default:
       return null;

@@ -40,7 +40,10 @@ export interface Fulfilment {
 }
 
 function invoicePrefix(slug: string): string {
-  const letters = slug.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 8);
+  const letters = slug
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(0, 8);
   return letters || 'INV';
 }
 
@@ -51,7 +54,11 @@ function invoicePrefix(slug: string): string {
  * inside the fulfilment's first trip. A fulfilment that fails afterwards leaves a gap in the numbers, as a database
  * sequence would.
  */
-export async function allocateInvoiceNumber(db: Db, organizationId: string, readCache: ReadCache | null | undefined): Promise<string> {
+export async function allocateInvoiceNumber(
+  db: Db,
+  organizationId: string,
+  readCache: ReadCache | null | undefined,
+): Promise<string> {
   const organization = await organizationsRepository(db, readCache).findMerchantView(organizationId);
   return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
@@ -96,7 +103,9 @@ export async function fulfilCheckout(
     candidate ? customersRepository(trx).insertIfAbsent(candidate) : false,
     typeof input.invoiceNumber === 'string' ? input.invoiceNumber : input.invoiceNumber(trx),
   );
-  const found = candidate ? await settleCustomer(trx, details, candidate, inserted, at) : { customer: known!, created: false, updated: false };
+  const found = candidate
+    ? await settleCustomer(trx, details, candidate, inserted, at)
+    : { customer: known!, created: false, updated: false };
   const { customer, created: customerIsNew } = found;
   if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
 
@@ -188,16 +197,31 @@ export async function fulfilCheckout(
   });
   events.push({ organizationId, type: 'order.created', data: orderData, at });
   if (subscription) {
-    const subscriptionData = subscriptionWire(subscription, { customer: buyer, product: productWire, discount: discountWire, price: priceWire(price) });
+    const subscriptionData = subscriptionWire(subscription, {
+      customer: buyer,
+      product: productWire,
+      discount: discountWire,
+      price: priceWire(price),
+    });
     events.push({ organizationId, type: 'subscription.created', data: subscriptionData, at });
     events.push({ organizationId, type: 'subscription.active', data: subscriptionData, at });
   }
   events.push({ organizationId, type: 'order.paid', data: orderData, at });
   // One state_changed for the whole purchase, with the state it ends in: their other subscriptions (none for a new
   // customer), then this one, the newest.
-  const activeSubscriptions = [...(customerIsNew ? [] : await activeSubscriptionsOf(trx, customer.id)), ...(subscription ? [stateSubscription(subscription)] : [])];
+  const activeSubscriptions = [
+    ...(customerIsNew ? [] : await activeSubscriptionsOf(trx, customer.id)),
+    ...(subscription ? [stateSubscription(subscription)] : []),
+  ];
   events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
-  const succeeded: Checkout = { ...checkout, status: 'succeeded', customerId: customer.id, orderId: order.id, subscriptionId: subscription?.id ?? null, modifiedAt: at };
+  const succeeded: Checkout = {
+    ...checkout,
+    status: 'succeeded',
+    customerId: customer.id,
+    orderId: order.id,
+    subscriptionId: subscription?.id ?? null,
+    modifiedAt: at,
+  };
   events.push(await checkoutUpdatedEvent(trx, succeeded, input.urls, at));
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
@@ -212,11 +236,27 @@ export async function fulfilCheckout(
     checkoutsRepository(trx).deferChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).deferInsertItems([item]),
     customersRepository(trx).deferInsertSession(
-      { id: randomUUID(), customerId: customer.id, returnUrl: null, expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS), createdAt: at },
+      {
+        id: randomUUID(),
+        customerId: customer.id,
+        returnUrl: null,
+        expiresAt: new Date(at.getTime() + CUSTOMER_SESSION_TTL_MS),
+        createdAt: at,
+      },
       sha256Hex(customerSessionToken),
     ),
     charge
-      ? deferChargeAttempt(trx, { organizationId, processor: input.processor, amount: checkout.totalAmount, currency: checkout.currency, checkoutId: checkout.id, orderId: order.id, customerId: customer.id, result: charge, at })
+      ? deferChargeAttempt(trx, {
+          organizationId,
+          processor: input.processor,
+          amount: checkout.totalAmount,
+          currency: checkout.currency,
+          checkoutId: checkout.id,
+          orderId: order.id,
+          customerId: customer.id,
+          result: charge,
+          at,
+        })
       : null,
     ...deferEvents(trx, events).writes,
   );

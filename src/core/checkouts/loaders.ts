@@ -36,11 +36,18 @@ async function archivedPriceWire(db: Db, id: string, urls: CheckoutUrls): Promis
 /** The rows a checkout embeds: products from the request's memo when it has them all, else in one read. */
 async function loadEmbeds(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutEmbeds> {
   const memo = urls.memo;
-  const products = memo && checkout.productIds.every((id) => memo.has(id)) ? checkout.productIds.map((id) => memo.get(id)!) : await productWires(db, await productsRepository(db, urls.readCache).findByIds(checkout.productIds), urls);
-  const ordered = checkout.productIds.map((id) => products.find((product) => product.id === id)).filter((p): p is ProductWire => p !== undefined);
+  const products =
+    memo && checkout.productIds.every((id) => memo.has(id))
+      ? checkout.productIds.map((id) => memo.get(id)!)
+      : await productWires(db, await productsRepository(db, urls.readCache).findByIds(checkout.productIds), urls);
+  const ordered = checkout.productIds
+    .map((id) => products.find((product) => product.id === id))
+    .filter((p): p is ProductWire => p !== undefined);
   const product = ordered.find((p) => p.id === checkout.productId) ?? null;
   // A live price is already in its product's wire; only one archived since the checkout opened is read on its own.
-  const price = product?.prices.find((p) => p.id === checkout.productPriceId) ?? (await archivedPriceWire(db, checkout.productPriceId, urls));
+  const price =
+    product?.prices.find((p) => p.id === checkout.productPriceId) ??
+    (await archivedPriceWire(db, checkout.productPriceId, urls));
   const discount = checkout.discountId ? await discountOf(db, checkout.discountId, urls) : null;
   return { products: ordered, product, price, discount };
 }
@@ -50,19 +57,35 @@ export async function loadCheckoutWire(db: Db, checkout: Checkout, urls: Checkou
 }
 
 /** A page of checkouts: products, archived prices and discounts each read once for the whole page. */
-export async function loadCheckoutWires(db: Db, checkouts: readonly Checkout[], urls: CheckoutUrls): Promise<CheckoutWire[]> {
+export async function loadCheckoutWires(
+  db: Db,
+  checkouts: readonly Checkout[],
+  urls: CheckoutUrls,
+): Promise<CheckoutWire[]> {
   if (checkouts.length === 0) return [];
   const productIds = [...new Set(checkouts.flatMap((checkout) => checkout.productIds))];
-  const products = new Map((await productWires(db, await productsRepository(db, urls.readCache).findByIds(productIds), urls)).map((product) => [product.id, product]));
+  const products = new Map(
+    (await productWires(db, await productsRepository(db, urls.readCache).findByIds(productIds), urls)).map(
+      (product) => [product.id, product],
+    ),
+  );
   const parts = checkouts.map((checkout) => {
     const ordered = checkout.productIds.flatMap((id) => products.get(id) ?? []);
     const product = ordered.find((p) => p.id === checkout.productId) ?? null;
     return { ordered, product, livePrice: product?.prices.find((p) => p.id === checkout.productPriceId) ?? null };
   });
-  const archivedIds = checkouts.filter((_, index) => parts[index]!.livePrice === null).map((checkout) => checkout.productPriceId);
-  const archived = new Map((await productsRepository(db, urls.readCache).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]));
+  const archivedIds = checkouts
+    .filter((_, index) => parts[index]!.livePrice === null)
+    .map((checkout) => checkout.productPriceId);
+  const archived = new Map(
+    (await productsRepository(db, urls.readCache).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]),
+  );
   const discountIds = [...new Set(checkouts.flatMap((checkout) => (checkout.discountId ? [checkout.discountId] : [])))];
-  const discounts = new Map(discountIds.length > 0 ? (await discountsRepository(db).findByIds(discountIds)).map((discount) => [discount.id, discount]) : []);
+  const discounts = new Map(
+    discountIds.length > 0
+      ? (await discountsRepository(db).findByIds(discountIds)).map((discount) => [discount.id, discount])
+      : [],
+  );
   return checkouts.map((checkout, index) => {
     const { ordered, product, livePrice } = parts[index]!;
     const price = livePrice ?? archived.get(checkout.productPriceId) ?? null;
@@ -72,7 +95,11 @@ export async function loadCheckoutWires(db: Db, checkouts: readonly Checkout[], 
 }
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
-export async function loadCheckoutPublicWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutPublicWire> {
+export async function loadCheckoutPublicWire(
+  db: Db,
+  checkout: Checkout,
+  urls: CheckoutUrls,
+): Promise<CheckoutPublicWire> {
   const organization = (await organizationsRepository(db, urls.readCache).findMerchantView(checkout.organizationId))!;
   return checkoutPublicWire(checkout, await loadEmbeds(db, checkout, urls), urls.baseUrl, organization);
 }

@@ -24,12 +24,17 @@ export function priceAmount(price: ProductPrice, customAmount: number | null): n
 }
 
 /** A custom amount must lie within the price's bounds; other price types take no amount. */
-export function checkCustomAmount(price: ProductPrice, amount: number | null | undefined, loc: Array<string | number>): void {
+export function checkCustomAmount(
+  price: ProductPrice,
+  amount: number | null | undefined,
+  loc: Array<string | number>,
+): void {
   if (amount === null || amount === undefined || price.amountType !== 'custom') return;
   // Polar lets a buyer choose 0 (pay nothing) on a custom price whose minimum is 0.
   const minimum = price.minimumAmount ?? 0;
   if (amount < minimum) throw fieldError(loc, `Amount must be at least ${minimum}.`, 'greater_than_equal');
-  if (price.maximumAmount !== null && amount > price.maximumAmount) throw fieldError(loc, `Amount must be at most ${price.maximumAmount}.`, 'less_than_equal');
+  if (price.maximumAmount !== null && amount > price.maximumAmount)
+    throw fieldError(loc, `Amount must be at most ${price.maximumAmount}.`, 'less_than_equal');
 }
 
 /** Whether a discount can be used with this product and price now (dates, limit, product restriction, currency). */
@@ -37,7 +42,8 @@ export function discountApplies(discount: Discount, productId: string, price: Pr
   if (!isRedeemable(discount, at)) return false;
   if (discount.productIds.length > 0 && !discount.productIds.includes(productId)) return false;
   if (discount.type === 'fixed') {
-    const amount = discount.amounts?.[price.priceCurrency] ?? (discount.currency === price.priceCurrency ? discount.amount : null);
+    const amount =
+      discount.amounts?.[price.priceCurrency] ?? (discount.currency === price.priceCurrency ? discount.amount : null);
     if (amount === null || amount === undefined) return false;
   }
   return true;
@@ -50,6 +56,11 @@ export function discountRule(discount: Discount | null, currency: string): Disco
   return { type: 'fixed', amount: amount ?? 0 };
 }
 
-export function checkoutTotals(amount: number, discount: Discount | null, currency: string, taxBasisPoints: number): CartTotals {
+export function checkoutTotals(
+  amount: number,
+  discount: Discount | null,
+  currency: string,
+  taxBasisPoints: number,
+): CartTotals {
   return priceCart([{ amount, taxBasisPoints }], discountRule(discount, currency));
 }

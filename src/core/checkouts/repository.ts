@@ -1,5 +1,14 @@
 import type { Address } from '../customers/address.js';
-import { guarded, parseJson, toBool, toDate, toDateOrNull, toStringOrNull, type Db, type Deferred } from '../database/index.js';
+import {
+  guarded,
+  parseJson,
+  toBool,
+  toDate,
+  toDateOrNull,
+  toStringOrNull,
+  type Db,
+  type Deferred,
+} from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -183,11 +192,16 @@ export function checkoutsRepository(db: Db) {
     deferGuardedSave(checkout: Checkout, expectedStatus: CheckoutStatus): Deferred {
       return db('checkouts')
         .where({ id: checkout.id })
-        .update({ ...savedColumns(checkout), status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]) });
+        .update({
+          ...savedColumns(checkout),
+          status: guarded(db, 'status = ?', '?', [expectedStatus, checkout.status]),
+        });
     },
     /** Writes every column; only while the checkout is in `expectedStatus`. Returns whether a row changed. */
     async save(checkout: Checkout, expectedStatus: CheckoutStatus): Promise<boolean> {
-      const changed = await db('checkouts').where({ id: checkout.id, status: expectedStatus }).update(savedColumns(checkout));
+      const changed = await db('checkouts')
+        .where({ id: checkout.id, status: expectedStatus })
+        .update(savedColumns(checkout));
       return Number(changed) === 1;
     },
     /**
@@ -202,7 +216,8 @@ export function checkoutsRepository(db: Db) {
     deferChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Deferred {
       const before = toRow(previous);
       const columns: Record<string, unknown> = {};
-      for (const [column, value] of Object.entries(toRow(next))) if (!sameValue(before[column], value)) columns[column] = value;
+      for (const [column, value] of Object.entries(toRow(next)))
+        if (!sameValue(before[column], value)) columns[column] = value;
       if (Object.keys(columns).length === 0) columns.status = next.status;
       return db('checkouts').where({ id: next.id, status: expectedStatus }).update(columns);
     },
@@ -211,8 +226,15 @@ export function checkoutsRepository(db: Db) {
       if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
       if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
       if (filter.statuses?.length) query.whereIn('status', filter.statuses);
-      if (filter.query) query.whereRaw('lower(coalesce(customer_email, \'\')) like ?', [`%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', expires_at: 'expires_at', status: 'status' });
+      if (filter.query)
+        query.whereRaw("lower(coalesce(customer_email, '')) like ?", [
+          `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+        ]);
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        expires_at: 'expires_at',
+        status: 'status',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
   };

@@ -8,12 +8,24 @@ export const CHECKOUT_STATUSES = ['open', 'expired', 'confirmed', 'succeeded', '
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 /** Custom field answers: keyed by field slug; values as Polar allows them (checked against the fields later). */
-export const customFieldDataInput = z.record(z.string().min(1).max(250), z.union([z.string().max(2000), z.number().int(), z.boolean(), z.null()]));
-export const customFieldDataOutput = z.record(z.string(), z.union([z.string(), z.number().int(), z.boolean(), z.null()]));
+export const customFieldDataInput = z.record(
+  z.string().min(1).max(250),
+  z.union([z.string().max(2000), z.number().int(), z.boolean(), z.null()]),
+);
+export const customFieldDataOutput = z.record(
+  z.string(),
+  z.union([z.string(), z.number().int(), z.boolean(), z.null()]),
+);
 
-const email = z.string().max(254).pipe(z.email({ message: 'value is not a valid email address' }));
+const email = z
+  .string()
+  .max(254)
+  .pipe(z.email({ message: 'value is not a valid email address' }));
 const url = z.url({ protocol: /^https?$/ }).max(2048);
-const customerMetadataInput = z.record(z.string().min(1).max(40), z.union([z.string().min(1).max(500), z.number().int(), z.number(), z.boolean()]));
+const customerMetadataInput = z.record(
+  z.string().min(1).max(40),
+  z.union([z.string().min(1).max(500), z.number().int(), z.number(), z.boolean()]),
+);
 
 /** Fields a merchant, the buyer (public update) and the confirm call share. */
 const buyerFields = {
@@ -39,12 +51,20 @@ const merchantFields = {
   customer_metadata: customerMetadataInput.optional(),
   success_url: url.nullable().optional(),
   return_url: url.nullable().optional(),
-  embed_origin: z.url({ protocol: /^https?$/ }).max(512).nullable().optional(),
+  embed_origin: z
+    .url({ protocol: /^https?$/ })
+    .max(512)
+    .nullable()
+    .optional(),
   // Accepted for the SDK's sake; trials and seats arrive with the subscriptions work.
   trial_interval: z.enum(['day', 'week', 'month', 'year']).nullable().optional(),
   trial_interval_count: z.number().int().min(1).max(1000).nullable().optional(),
   allow_trial: z.boolean().nullable().optional(),
-  currency: z.string().regex(/^[a-z]{3}$/).nullable().optional(),
+  currency: z
+    .string()
+    .regex(/^[a-z]{3}$/)
+    .nullable()
+    .optional(),
 };
 
 /**
@@ -68,7 +88,9 @@ export const checkoutCreateSchema = z
   })
   .meta({ id: 'CheckoutCreate' });
 
-export const checkoutUpdateSchema = z.strictObject({ ...buyerFields, ...merchantFields, seats: z.number().int().min(1).nullable().optional() }).meta({ id: 'CheckoutUpdate' });
+export const checkoutUpdateSchema = z
+  .strictObject({ ...buyerFields, ...merchantFields, seats: z.number().int().min(1).nullable().optional() })
+  .meta({ id: 'CheckoutUpdate' });
 
 /** What the customer may change on the checkout page, and send again when confirming. */
 const publicUpdateFields = {
@@ -95,7 +117,16 @@ export type CheckoutUpdatePublicInput = z.output<typeof checkoutUpdatePublicSche
 export type CheckoutConfirmInput = z.output<typeof checkoutConfirmSchema>;
 
 const fieldMode = z.enum(['required', 'optional', 'disabled']);
-const billingAddressFields = z.object({ country: fieldMode, state: fieldMode, city: fieldMode, postal_code: fieldMode, line1: fieldMode, line2: fieldMode }).meta({ id: 'CheckoutBillingAddressFields' });
+const billingAddressFields = z
+  .object({
+    country: fieldMode,
+    state: fieldMode,
+    city: fieldMode,
+    postal_code: fieldMode,
+    line1: fieldMode,
+    line2: fieldMode,
+  })
+  .meta({ id: 'CheckoutBillingAddressFields' });
 
 const checkoutFields = {
   id: z.string(),
@@ -167,12 +198,28 @@ export const checkoutSchema = z
   .meta({ id: 'Checkout' });
 
 const checkoutOrganization = z
-  .object({ created_at: datetime, modified_at: datetime.nullable(), id: z.string(), name: z.string(), slug: z.string(), avatar_url: z.string().nullable(), proration_behavior: z.enum(['invoice', 'prorate']), allow_customer_updates: z.boolean() })
+  .object({
+    created_at: datetime,
+    modified_at: datetime.nullable(),
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    avatar_url: z.string().nullable(),
+    proration_behavior: z.enum(['invoice', 'prorate']),
+    allow_customer_updates: z.boolean(),
+  })
   .meta({ id: 'CheckoutOrganization' });
 
-export const checkoutPublicSchema = z.object({ ...checkoutFields, payment_method_type: z.string().nullable(), organization: checkoutOrganization }).meta({ id: 'CheckoutPublic' });
+export const checkoutPublicSchema = z
+  .object({ ...checkoutFields, payment_method_type: z.string().nullable(), organization: checkoutOrganization })
+  .meta({ id: 'CheckoutPublic' });
 export const checkoutPublicConfirmedSchema = z
-  .object({ ...checkoutFields, payment_method_type: z.string().nullable(), organization: checkoutOrganization, customer_session_token: z.string().nullable() })
+  .object({
+    ...checkoutFields,
+    payment_method_type: z.string().nullable(),
+    organization: checkoutOrganization,
+    customer_session_token: z.string().nullable(),
+  })
   .meta({ id: 'CheckoutPublicConfirmed' });
 
 export const checkoutListSchema = listResource(checkoutSchema, 'ListResource_Checkout_');

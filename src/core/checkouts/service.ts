@@ -58,13 +58,26 @@ export async function saveCheckout(
   const { previous } = options;
   const event = await checkoutUpdatedEvent(trx, checkout, urls, at);
   // The change and its event go together; the event is taken back in the rare case the change did not apply.
-  const [saved, eventIds] = await together(previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus), recordEvents(trx, [event]));
+  const [saved, eventIds] = await together(
+    previous ? repo.saveChanges(previous, checkout, expectedStatus) : repo.save(checkout, expectedStatus),
+    recordEvents(trx, [event]),
+  );
   if (!saved) await unrecordEvents(trx, eventIds);
   return saved;
 }
 
-export async function checkoutUpdatedEvent(db: Db, checkout: Checkout, urls: CheckoutUrls, at: Date): Promise<OutboxEvent> {
-  return { organizationId: checkout.organizationId, type: 'checkout.updated', data: await loadCheckoutWire(db, checkout, urls), at };
+export async function checkoutUpdatedEvent(
+  db: Db,
+  checkout: Checkout,
+  urls: CheckoutUrls,
+  at: Date,
+): Promise<OutboxEvent> {
+  return {
+    organizationId: checkout.organizationId,
+    type: 'checkout.updated',
+    data: await loadCheckoutWire(db, checkout, urls),
+    at,
+  };
 }
 
 export function createCheckoutService(deps: CheckoutDeps) {
@@ -108,27 +121,56 @@ export function createCheckoutService(deps: CheckoutDeps) {
       for (const [index, id] of productIds.entries()) {
         const product = await findProduct(db, id, urls.readCache);
         // Another organization's product reads as missing, so ids never reveal what exists elsewhere.
-        if (!product || product.isArchived || product.prices.length === 0 || !readableOrganizationIds(actor).includes(product.organizationId)) {
+        if (
+          !product ||
+          product.isArchived ||
+          product.prices.length === 0 ||
+          !readableOrganizationIds(actor).includes(product.organizationId)
+        ) {
           throw fieldError(['body', 'products', index], 'Product does not exist or is archived.');
         }
         products.push(product);
       }
       const organizationId = products[0]!.organizationId;
       authorize(actor, organizationId, 'write');
-      if (products.some((product) => product.organizationId !== organizationId)) throw fieldError(['body', 'products'], 'Products must belong to the same organization.');
+      if (products.some((product) => product.organizationId !== organizationId))
+        throw fieldError(['body', 'products'], 'Products must belong to the same organization.');
 
       let customerId: string | null = null;
       if (input.customer_id) {
         const customer = await customersRepository(db).findById(input.customer_id);
-        if (!customer || customer.organizationId !== organizationId) throw fieldError(['body', 'customer_id'], 'Customer does not exist.');
+        if (!customer || customer.organizationId !== organizationId)
+          throw fieldError(['body', 'customer_id'], 'Customer does not exist.');
         customerId = customer.id;
       }
       const first = products[0]!;
-      const firstPrice = input.product_price_id ? first.prices.find((price) => price.id === input.product_price_id) : first.prices[0];
-      if (!firstPrice) throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
+      const firstPrice = input.product_price_id
+        ? first.prices.find((price) => price.id === input.product_price_id)
+        : first.prices[0];
+      if (!firstPrice)
+        throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
       const now = clock.now();
-      const draft = draftCheckout({ organizationId, productIds, productId: first.id, price: firstPrice, customerId, externalCustomerId: input.external_customer_id ?? null, now });
-      const { products: _p, prices: _pr, payment_processor: _processor, customer_id: _c, external_customer_id: _e, subscription_id: _s, seats: _seats, min_seats: _min, max_seats: _max, ...changes } = input;
+      const draft = draftCheckout({
+        organizationId,
+        productIds,
+        productId: first.id,
+        price: firstPrice,
+        customerId,
+        externalCustomerId: input.external_customer_id ?? null,
+        now,
+      });
+      const {
+        products: _p,
+        prices: _pr,
+        payment_processor: _processor,
+        customer_id: _c,
+        external_customer_id: _e,
+        subscription_id: _s,
+        seats: _seats,
+        min_seats: _min,
+        max_seats: _max,
+        ...changes
+      } = input;
       // The product is rendered for the checkout and its event: build it once for this request.
       const requestUrls = { ...urls, memo: new Map() };
       const checkout = { ...(await applyCheckoutChanges(db, draft, changes, now, requestUrls)), modifiedAt: null };
@@ -151,9 +193,18 @@ export function createCheckoutService(deps: CheckoutDeps) {
       const first = withPrices[0]!;
       const now = clock.now();
       const draft: Checkout = {
-        ...draftCheckout({ organizationId: link.organizationId, productIds: withPrices.map((p) => p.id), productId: first.id, price: first.prices[0]!, customerId: null, externalCustomerId: null, now }),
+        ...draftCheckout({
+          organizationId: link.organizationId,
+          productIds: withPrices.map((p) => p.id),
+          productId: first.id,
+          price: first.prices[0]!,
+          customerId: null,
+          externalCustomerId: null,
+          now,
+        }),
         // Set directly rather than as a change: a discount that no longer applies is then dropped, not refused.
-        discountId: resolved.discount && resolved.discount.organizationId === link.organizationId ? resolved.discount.id : null,
+        discountId:
+          resolved.discount && resolved.discount.organizationId === link.organizationId ? resolved.discount.id : null,
         checkoutLinkId: link.id,
       };
       const base: CheckoutChanges = {
@@ -178,9 +229,24 @@ export function createCheckoutService(deps: CheckoutDeps) {
       return loadCheckoutWire(db, await settleExpiry(await owned(actor, id, 'read')), urls);
     },
 
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; product_id?: string[]; customer_id?: string[]; status?: string[]; query?: string }): Promise<Page<CheckoutWire>> {
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & {
+        organization_id?: string[];
+        product_id?: string[];
+        customer_id?: string[];
+        status?: string[];
+        query?: string;
+      },
+    ): Promise<Page<CheckoutWire>> {
       const page = await repo.list(
-        { organizationIds: organizationFilter(actor, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
+        {
+          organizationIds: organizationFilter(actor, query.organization_id),
+          productIds: query.product_id,
+          customerIds: query.customer_id,
+          statuses: query.status,
+          query: query.query,
+        },
         query,
       );
       return { items: await loadCheckoutWires(db, page.items, urls), pagination: page.pagination };
@@ -210,14 +276,19 @@ export function createCheckoutService(deps: CheckoutDeps) {
       db,
       (on) => [
         checkoutsRepository(on).deferInsert(checkout),
-        ...deferEvents(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }]).writes,
+        ...deferEvents(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }])
+          .writes,
       ],
       { writeOnly: true },
     );
     return wire;
   }
 
-  async function updateOpen<T>(checkout: Checkout, changes: CheckoutChanges, render: (next: Checkout) => Promise<T>): Promise<T> {
+  async function updateOpen<T>(
+    checkout: Checkout,
+    changes: CheckoutChanges,
+    render: (next: Checkout) => Promise<T>,
+  ): Promise<T> {
     if (checkout.status === 'expired') throw expired();
     if (checkout.status !== 'open') throw notOpen();
     const now = clock.now();

@@ -14,16 +14,38 @@ export interface CheckoutEmbeds {
   discount: Discount | null;
 }
 
-type SharedWire = Omit<CheckoutWire, 'trial_interval' | 'trial_interval_count' | 'metadata' | 'external_customer_id' | 'subscription_id' | 'customer_metadata'>;
+type SharedWire = Omit<
+  CheckoutWire,
+  | 'trial_interval'
+  | 'trial_interval_count'
+  | 'metadata'
+  | 'external_customer_id'
+  | 'subscription_id'
+  | 'customer_metadata'
+>;
 
 function billingAddressFields(checkout: Checkout): SharedWire['billing_address_fields'] {
   const country = checkout.customerBillingAddress?.country;
   const stateNeeded = country === 'US' || country === 'CA';
   if (checkout.requireBillingAddress) {
-    return { country: 'required', state: stateNeeded ? 'required' : 'optional', city: 'required', postal_code: 'required', line1: 'required', line2: 'optional' };
+    return {
+      country: 'required',
+      state: stateNeeded ? 'required' : 'optional',
+      city: 'required',
+      postal_code: 'required',
+      line1: 'required',
+      line2: 'optional',
+    };
   }
   // Without a full address Polar still asks US buyers for state and ZIP (sales tax is set by them).
-  return { country: 'required', state: stateNeeded ? 'required' : 'disabled', city: 'disabled', postal_code: country === 'US' ? 'required' : 'disabled', line1: 'disabled', line2: 'disabled' };
+  return {
+    country: 'required',
+    state: stateNeeded ? 'required' : 'disabled',
+    city: 'disabled',
+    postal_code: country === 'US' ? 'required' : 'disabled',
+    line1: 'disabled',
+    line2: 'disabled',
+  };
 }
 
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
@@ -46,7 +68,10 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string)
     url: `${baseUrl}/checkout/${checkout.clientSecret}`,
     expires_at: iso(checkout.expiresAt),
     // Polar fills the {CHECKOUT_ID} placeholder in, so the merchant's page learns which checkout came back.
-    success_url: (checkout.successUrl ?? `${baseUrl}/checkout/${checkout.clientSecret}/confirmation`).replaceAll('{CHECKOUT_ID}', checkout.id),
+    success_url: (checkout.successUrl ?? `${baseUrl}/checkout/${checkout.clientSecret}/confirmation`).replaceAll(
+      '{CHECKOUT_ID}',
+      checkout.id,
+    ),
     return_url: checkout.returnUrl,
     embed_origin: checkout.embedOrigin,
     amount: checkout.subtotalAmount,
@@ -107,8 +132,16 @@ export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl
 }
 
 /** The buyer's view: no merchant metadata, plus the selling organization. */
-export function checkoutPublicWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string, organization: MerchantOrganization): CheckoutPublicWire {
-  const settings = organization.subscriptionSettings as { proration_behavior?: 'invoice' | 'prorate'; allow_customer_updates?: boolean };
+export function checkoutPublicWire(
+  checkout: Checkout,
+  embeds: CheckoutEmbeds,
+  baseUrl: string,
+  organization: MerchantOrganization,
+): CheckoutPublicWire {
+  const settings = organization.subscriptionSettings as {
+    proration_behavior?: 'invoice' | 'prorate';
+    allow_customer_updates?: boolean;
+  };
   return {
     ...sharedWire(checkout, embeds, baseUrl),
     payment_method_type: null,

@@ -8,8 +8,20 @@ import { loadOAuthConfig, type OAuthConfig } from './oauth.js';
 
 // The one entry point of configuration: mail.ts and oauth.ts are reached through here.
 export { ConfigError } from './errors.js';
-export { DEFAULT_EMAIL_FLOWS, DEFAULT_MAIL, type DeleteUserMode, type EmailFlowsConfig, type MailConfig } from './mail.js';
-export { CATALOGUED_PROVIDER_IDS, DEFAULT_OAUTH, loadOAuthConfig, type OAuthConfig, type OAuthProviderSettings } from './oauth.js';
+export {
+  DEFAULT_EMAIL_FLOWS,
+  DEFAULT_MAIL,
+  type DeleteUserMode,
+  type EmailFlowsConfig,
+  type MailConfig,
+} from './mail.js';
+export {
+  CATALOGUED_PROVIDER_IDS,
+  DEFAULT_OAUTH,
+  loadOAuthConfig,
+  type OAuthConfig,
+  type OAuthProviderSettings,
+} from './oauth.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -111,7 +123,12 @@ export interface JwtConfig {
   rotationInterval: number;
 }
 
-export const DEFAULT_JWT: JwtConfig = { alg: 'EdDSA', rsaBits: 2048, expiresIn: 15 * 60, rotationInterval: 30 * 24 * 3600 };
+export const DEFAULT_JWT: JwtConfig = {
+  alg: 'EdDSA',
+  rsaBits: 2048,
+  expiresIn: 15 * 60,
+  rotationInterval: 30 * 24 * 3600,
+};
 
 export const DEFAULT_SESSION: SessionConfig = {
   expiresIn: 7 * 24 * 3600,
@@ -142,22 +159,36 @@ function integer(name: string, value: string | undefined, fallback: number, min:
 
 /** Checked for the environment and for overrides alike, so no code path creates a short RSA key. */
 function checkJwt(jwt: JwtConfig): JwtConfig {
-  if (!(JWT_ALGORITHMS as readonly string[]).includes(jwt.alg)) throw new ConfigError(`TILL_JWT_ALG must be one of ${JWT_ALGORITHMS.join(', ')} (got "${jwt.alg}")`);
+  if (!(JWT_ALGORITHMS as readonly string[]).includes(jwt.alg))
+    throw new ConfigError(`TILL_JWT_ALG must be one of ${JWT_ALGORITHMS.join(', ')} (got "${jwt.alg}")`);
   if (!Number.isInteger(jwt.rsaBits) || jwt.rsaBits < 2048 || jwt.rsaBits > 16384) {
-    throw new ConfigError(`TILL_JWT_RSA_BITS must be an integer from 2048 to 16384: RSA keys under 2048 bits are refused (got ${jwt.rsaBits})`);
+    throw new ConfigError(
+      `TILL_JWT_RSA_BITS must be an integer from 2048 to 16384: RSA keys under 2048 bits are refused (got ${jwt.rsaBits})`,
+    );
   }
-  if (!Number.isInteger(jwt.expiresIn) || jwt.expiresIn < 1) throw new ConfigError('TILL_JWT_EXPIRES_IN must be a positive number of seconds');
-  if (!Number.isInteger(jwt.rotationInterval) || jwt.rotationInterval < 0) throw new ConfigError('TILL_JWT_ROTATION_INTERVAL must be 0 or a positive number of seconds');
+  if (!Number.isInteger(jwt.expiresIn) || jwt.expiresIn < 1)
+    throw new ConfigError('TILL_JWT_EXPIRES_IN must be a positive number of seconds');
+  if (!Number.isInteger(jwt.rotationInterval) || jwt.rotationInterval < 0)
+    throw new ConfigError('TILL_JWT_ROTATION_INTERVAL must be 0 or a positive number of seconds');
   return jwt;
 }
 
 function loadJwt(env: NodeJS.ProcessEnv): JwtConfig {
-  const rsaBits = env.TILL_JWT_RSA_BITS === undefined || env.TILL_JWT_RSA_BITS === '' ? DEFAULT_JWT.rsaBits : Number(env.TILL_JWT_RSA_BITS);
+  const rsaBits =
+    env.TILL_JWT_RSA_BITS === undefined || env.TILL_JWT_RSA_BITS === ''
+      ? DEFAULT_JWT.rsaBits
+      : Number(env.TILL_JWT_RSA_BITS);
   return {
     alg: (env.TILL_JWT_ALG || DEFAULT_JWT.alg) as JwtAlgorithm,
     rsaBits,
     expiresIn: integer('TILL_JWT_EXPIRES_IN', env.TILL_JWT_EXPIRES_IN, DEFAULT_JWT.expiresIn, 1, 365 * 24 * 3600),
-    rotationInterval: integer('TILL_JWT_ROTATION_INTERVAL', env.TILL_JWT_ROTATION_INTERVAL, DEFAULT_JWT.rotationInterval, 0, 10 * 365 * 24 * 3600),
+    rotationInterval: integer(
+      'TILL_JWT_ROTATION_INTERVAL',
+      env.TILL_JWT_ROTATION_INTERVAL,
+      DEFAULT_JWT.rotationInterval,
+      0,
+      10 * 365 * 24 * 3600,
+    ),
   };
 }
 
@@ -175,7 +206,10 @@ function loadSecret(env: NodeJS.ProcessEnv, dataDir: string, isPostgres: boolean
   const file = join(dataDir, 'secret');
   if (existsSync(file)) {
     const stored = readFileSync(file, 'utf8').trim();
-    if (stored.length < 32) throw new ConfigError(`${file} holds a secret shorter than 32 characters; remove it to have a new one generated, or set TILL_SECRET`);
+    if (stored.length < 32)
+      throw new ConfigError(
+        `${file} holds a secret shorter than 32 characters; remove it to have a new one generated, or set TILL_SECRET`,
+      );
     return stored;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -191,14 +225,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const isPostgres = /^postgres(ql)?:/.test(databaseUrl);
   const host = overrides.host ?? env.TILL_HOST ?? '127.0.0.1';
   const port = overrides.port ?? integer('TILL_PORT', env.TILL_PORT, 4100, 0, 65535);
-  const baseUrl = (overrides.baseUrl ?? env.TILL_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const baseUrl = (
+    overrides.baseUrl ??
+    env.TILL_BASE_URL ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
   try {
     new URL(baseUrl);
   } catch {
     throw new ConfigError(`TILL_BASE_URL is not a URL: ${baseUrl}`);
   }
   const logLevel = (overrides.logLevel ?? env.TILL_LOG_LEVEL ?? 'error') as LogLevel;
-  if (!['error', 'warn', 'info', 'debug'].includes(logLevel)) throw new ConfigError(`TILL_LOG_LEVEL must be error, warn, info or debug`);
+  if (!['error', 'warn', 'info', 'debug'].includes(logLevel))
+    throw new ConfigError(`TILL_LOG_LEVEL must be error, warn, info or debug`);
   const cacheEnabled = flag(env.TILL_SESSION_COOKIE_CACHE, false);
   return {
     dataDir,
@@ -228,7 +267,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     password: overrides.password ?? { minLength: 8, maxLength: 128 },
     maxBodyBytes: overrides.maxBodyBytes ?? 1024 * 1024,
-    accountFailureLimit: overrides.accountFailureLimit ?? integer('TILL_ACCOUNT_FAILURE_LIMIT', env.TILL_ACCOUNT_FAILURE_LIMIT, 100, 1, 1_000_000),
+    accountFailureLimit:
+      overrides.accountFailureLimit ??
+      integer('TILL_ACCOUNT_FAILURE_LIMIT', env.TILL_ACCOUNT_FAILURE_LIMIT, 100, 1, 1_000_000),
     jwt: checkJwt(overrides.jwt ?? loadJwt(env)),
     mail: overrides.mail ? { ...overrides.mail, url: checkMailUrl(overrides.mail.url) } : loadMailConfig(env),
     emailFlows: overrides.emailFlows ?? loadEmailFlows(env),
@@ -239,7 +280,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       teams: flag(env.TILL_ORG_TEAMS, false),
       allowRemovingAllTeams: flag(env.TILL_ORG_ALLOW_REMOVING_ALL_TEAMS, false),
       requireEmailVerificationOnInvitation: flag(env.TILL_ORG_REQUIRE_EMAIL_VERIFICATION_ON_INVITATION, false),
-      maximumMembersPerTeam: integer('TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM', env.TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM, 0, 0, 1_000_000) || null,
+      maximumMembersPerTeam:
+        integer('TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM', env.TILL_ORG_MAXIMUM_MEMBERS_PER_TEAM, 0, 0, 1_000_000) || null,
       membershipLimit: integer('TILL_ORG_MEMBERSHIP_LIMIT', env.TILL_ORG_MEMBERSHIP_LIMIT, 100, 1, 1_000_000),
     },
     files: overrides.files ?? {

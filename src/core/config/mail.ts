@@ -54,7 +54,9 @@ export function checkMailUrl(url: string): string {
     throw new ConfigError(`TILL_MAIL_URL must be outbox, smtp://, smtps://, http:// or https:// (got "${url}")`);
   }
   if (!['smtp:', 'smtps:', 'http:', 'https:'].includes(parsed.protocol)) {
-    throw new ConfigError(`TILL_MAIL_URL must be outbox, smtp://, smtps://, http:// or https:// (got a ${parsed.protocol} URL)`);
+    throw new ConfigError(
+      `TILL_MAIL_URL must be outbox, smtp://, smtps://, http:// or https:// (got a ${parsed.protocol} URL)`,
+    );
   }
   return url;
 }
@@ -74,10 +76,22 @@ export function loadEmailFlows(env: NodeJS.ProcessEnv): EmailFlowsConfig {
   }
   return {
     requireEmailVerification,
-    sendVerificationOnSignUp: flag('TILL_SEND_VERIFICATION_ON_SIGN_UP', env.TILL_SEND_VERIFICATION_ON_SIGN_UP, requireEmailVerification),
-    autoSignInAfterVerification: flag('TILL_AUTO_SIGN_IN_AFTER_VERIFICATION', env.TILL_AUTO_SIGN_IN_AFTER_VERIFICATION, false),
+    sendVerificationOnSignUp: flag(
+      'TILL_SEND_VERIFICATION_ON_SIGN_UP',
+      env.TILL_SEND_VERIFICATION_ON_SIGN_UP,
+      requireEmailVerification,
+    ),
+    autoSignInAfterVerification: flag(
+      'TILL_AUTO_SIGN_IN_AFTER_VERIFICATION',
+      env.TILL_AUTO_SIGN_IN_AFTER_VERIFICATION,
+      false,
+    ),
     changeEmail: flag('TILL_CHANGE_EMAIL', env.TILL_CHANGE_EMAIL, true),
     deleteUser,
-    revokeSessionsOnPasswordReset: flag('TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET', env.TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET, false),
+    revokeSessionsOnPasswordReset: flag(
+      'TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET',
+      env.TILL_REVOKE_SESSIONS_ON_PASSWORD_RESET,
+      false,
+    ),
   };
 }

@@ -82,7 +82,8 @@ function parseGeneric(raw: string): OAuthProviderSettings[] {
     const where = `TILL_OAUTH_PROVIDERS[${index}]`;
     if (!entry || typeof entry !== 'object') throw new ConfigError(`${where} must be an object`);
     const e = entry as Record<string, unknown>;
-    if (typeof e.id !== 'string' || !ID.test(e.id)) throw new ConfigError(`${where}.id must be lowercase letters, digits, - or _`);
+    if (typeof e.id !== 'string' || !ID.test(e.id))
+      throw new ConfigError(`${where}.id must be lowercase letters, digits, - or _`);
     if (typeof e.clientId !== 'string' || !e.clientId) throw new ConfigError(`${where}.clientId is required`);
     if (e.scopes !== undefined && (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string'))) {
       throw new ConfigError(`${where}.scopes must be an array of strings`);
@@ -98,7 +99,12 @@ function parseGeneric(raw: string): OAuthProviderSettings[] {
         tokenEndpoint: checkUrl(`${where}.tokenEndpoint`, e.tokenEndpoint),
         userinfoEndpoint: checkUrl(`${where}.userinfoEndpoint`, e.userinfoEndpoint),
         jwksUri: checkUrl(`${where}.jwksUri`, e.jwksUri),
-        tokenAuth: e.tokenAuth === 'basic' ? 'basic' : e.tokenAuth === undefined || e.tokenAuth === 'post' ? undefined : invalidAuth(where),
+        tokenAuth:
+          e.tokenAuth === 'basic'
+            ? 'basic'
+            : e.tokenAuth === undefined || e.tokenAuth === 'post'
+              ? undefined
+              : invalidAuth(where),
       },
       where,
     );
@@ -151,4 +157,11 @@ export function loadOAuthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
   };
 }
 
-export const DEFAULT_OAUTH: OAuthConfig = { providers: [], trustedProviders: [], disableSignUp: false, disableImplicitSignUp: false, allowDifferentEmails: false, allowUnlinkingAll: false };
+export const DEFAULT_OAUTH: OAuthConfig = {
+  providers: [],
+  trustedProviders: [],
+  disableSignUp: false,
+  disableImplicitSignUp: false,
+  allowDifferentEmails: false,
+  allowUnlinkingAll: false,
+};

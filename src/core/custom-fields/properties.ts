@@ -28,10 +28,20 @@ function ordered<T extends { ge?: number; le?: number }>(value: T, ctx: z.Refine
 }
 
 export const textProperties = z
-  .strictObject({ ...formProperties, textarea: z.boolean().optional(), min_length: nonNegativeInt32.optional(), max_length: nonNegativeInt32.optional() })
+  .strictObject({
+    ...formProperties,
+    textarea: z.boolean().optional(),
+    min_length: nonNegativeInt32.optional(),
+    max_length: nonNegativeInt32.optional(),
+  })
   .superRefine((value, ctx) => {
     if (value.min_length !== undefined && value.max_length !== undefined && value.min_length > value.max_length) {
-      ctx.addIssue({ code: 'custom', path: ['max_length'], message: 'max_length must be greater than or equal to min_length', input: value.max_length });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_length'],
+        message: 'max_length must be greater than or equal to min_length',
+        input: value.max_length,
+      });
     }
   })
   .meta({ id: 'CustomFieldTextProperties' });
@@ -49,14 +59,22 @@ export const dateProperties = z
 
 export const checkboxProperties = z.strictObject({ ...formProperties }).meta({ id: 'CustomFieldCheckboxProperties' });
 
-export const selectOption = z.strictObject({ value: z.string().min(1).max(200), label: z.string().min(1).max(200) }).meta({ id: 'CustomFieldSelectOption' });
+export const selectOption = z
+  .strictObject({ value: z.string().min(1).max(200), label: z.string().min(1).max(200) })
+  .meta({ id: 'CustomFieldSelectOption' });
 
 export const selectProperties = z
   .strictObject({ ...formProperties, options: z.array(selectOption).min(1).max(100) })
   .superRefine((value, ctx) => {
     const seen = new Set<string>();
     value.options.forEach((option, index) => {
-      if (seen.has(option.value)) ctx.addIssue({ code: 'custom', path: ['options', index, 'value'], message: `Duplicate option value "${option.value}"`, input: option.value });
+      if (seen.has(option.value))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['options', index, 'value'],
+          message: `Duplicate option value "${option.value}"`,
+          input: option.value,
+        });
       seen.add(option.value);
     });
   })

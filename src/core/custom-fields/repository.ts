@@ -85,7 +85,9 @@ export function customFieldsRepository(db: Db) {
      */
     async findByIds(organizationId: string, ids: readonly string[]): Promise<CustomFieldWire[]> {
       if (ids.length === 0) return [];
-      const rows = await db('custom_fields').where({ organization_id: organizationId }).whereIn('id', [...new Set(ids)]);
+      const rows = await db('custom_fields')
+        .where({ organization_id: organizationId })
+        .whereIn('id', [...new Set(ids)]);
       const byId = new Map(rows.map((row: Record<string, unknown>) => [String(row.id), customFieldWire(fromRow(row))]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
@@ -95,13 +97,31 @@ export function customFieldsRepository(db: Db) {
       if (filter.types?.length) query.whereIn('type', filter.types);
       if (filter.query) {
         const pattern = containsPattern(filter.query);
-        query.where((where) => { where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("lower(slug) like ? escape '\\'", [pattern]); });
+        query.where((where) => {
+          where
+            .whereRaw("lower(name) like ? escape '\\'", [pattern])
+            .orWhereRaw("lower(slug) like ? escape '\\'", [pattern]);
+        });
       }
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', slug: 'slug', name: 'name', type: 'type' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        slug: 'slug',
+        name: 'name',
+        type: 'type',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
 
-    async update(id: string, changes: { slug?: string; name?: string; metadata?: Metadata; properties?: CustomFieldProperties; modifiedAt: Date }): Promise<void> {
+    async update(
+      id: string,
+      changes: {
+        slug?: string;
+        name?: string;
+        metadata?: Metadata;
+        properties?: CustomFieldProperties;
+        modifiedAt: Date;
+      },
+    ): Promise<void> {
       await db('custom_fields')
         .where({ id })
         .update({

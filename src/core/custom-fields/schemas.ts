@@ -6,10 +6,20 @@ import { CUSTOM_FIELD_TYPES, propertiesByType, type CustomFieldType } from './pr
 export const customFieldType = z.enum(CUSTOM_FIELD_TYPES).meta({ id: 'CustomFieldType' });
 
 /** Polar's slug: lowercase letters, digits, `-` and `_`; it names the field in `custom_field_data`. */
-export const customFieldSlug = z.string().min(1).max(100).regex(/^[a-z0-9-_]+$/, 'Slug may only contain lowercase letters, digits, hyphens and underscores');
+export const customFieldSlug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9-_]+$/, 'Slug may only contain lowercase letters, digits, hyphens and underscores');
 export const customFieldName = z.string().min(1).max(100);
 
-const NAMES: Record<CustomFieldType, string> = { text: 'Text', number: 'Number', date: 'Date', checkbox: 'Checkbox', select: 'Select' };
+const NAMES: Record<CustomFieldType, string> = {
+  text: 'Text',
+  number: 'Number',
+  date: 'Date',
+  checkbox: 'Checkbox',
+  select: 'Select',
+};
 
 function createVariant<T extends CustomFieldType>(type: T) {
   return z
@@ -53,15 +63,33 @@ function readVariant<T extends CustomFieldType>(type: T) {
 }
 
 export const customFieldCreateSchema = z
-  .discriminatedUnion('type', [createVariant('text'), createVariant('number'), createVariant('date'), createVariant('checkbox'), createVariant('select')])
+  .discriminatedUnion('type', [
+    createVariant('text'),
+    createVariant('number'),
+    createVariant('date'),
+    createVariant('checkbox'),
+    createVariant('select'),
+  ])
   .meta({ id: 'CustomFieldCreate' });
 
 export const customFieldUpdateSchema = z
-  .discriminatedUnion('type', [updateVariant('text'), updateVariant('number'), updateVariant('date'), updateVariant('checkbox'), updateVariant('select')])
+  .discriminatedUnion('type', [
+    updateVariant('text'),
+    updateVariant('number'),
+    updateVariant('date'),
+    updateVariant('checkbox'),
+    updateVariant('select'),
+  ])
   .meta({ id: 'CustomFieldUpdate' });
 
 export const customFieldSchema = z
-  .discriminatedUnion('type', [readVariant('text'), readVariant('number'), readVariant('date'), readVariant('checkbox'), readVariant('select')])
+  .discriminatedUnion('type', [
+    readVariant('text'),
+    readVariant('number'),
+    readVariant('date'),
+    readVariant('checkbox'),
+    readVariant('select'),
+  ])
   .meta({ id: 'CustomField' });
 
 export const customFieldListSchema = listResource(customFieldSchema, 'ListResource_CustomField_');

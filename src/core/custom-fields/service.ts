@@ -59,7 +59,11 @@ export function createCustomFieldService(deps: { db: Db; clock: Clock; changing:
 
     async list(actor: MerchantActor, query: CustomFieldListQuery): Promise<Page<CustomFieldWire>> {
       const page = await repo.list(
-        { organizationIds: organizationFilter(actor, query.organization_id), types: [...(query.type ?? []), ...(query.type_filter ?? [])], query: query.query },
+        {
+          organizationIds: organizationFilter(actor, query.organization_id),
+          types: [...(query.type ?? []), ...(query.type_filter ?? [])],
+          query: query.query,
+        },
         query,
       );
       return { items: page.items.map(customFieldWire), pagination: page.pagination };
@@ -71,7 +75,8 @@ export function createCustomFieldService(deps: { db: Db; clock: Clock; changing:
         const field = await owned(trx, actor, id, 'write');
         announce([merchantInvalidation(field.organizationId)]);
         // Answers already collected at checkouts were validated against the type; changing it would orphan them.
-        if (input.type !== field.type) throw fieldError(['body', 'type'], `The type of a custom field cannot change: this one is ${field.type}.`);
+        if (input.type !== field.type)
+          throw fieldError(['body', 'type'], `The type of a custom field cannot change: this one is ${field.type}.`);
         const changes = {
           ...(input.slug ? { slug: input.slug } : {}),
           ...(input.name ? { name: input.name } : {}),

@@ -30,7 +30,17 @@ export const customerProductSchema = productSchema
   .meta({ id: 'CustomerOrderProduct' });
 
 export const customerOrderSchema = orderSchema
-  .omit({ metadata: true, custom_field_data: true, platform_fee_amount: true, platform_fee_currency: true, customer: true, user_id: true, product: true, discount: true, subscription: true })
+  .omit({
+    metadata: true,
+    custom_field_data: true,
+    platform_fee_amount: true,
+    platform_fee_currency: true,
+    customer: true,
+    user_id: true,
+    product: true,
+    discount: true,
+    subscription: true,
+  })
   .extend({ product: customerProductSchema.nullable(), subscription: orderSubscriptionSchema.nullable() })
   .meta({ id: 'CustomerOrder' });
 
@@ -46,9 +56,15 @@ export const customerSubscriptionSchema = z
   .meta({ id: 'CustomerSubscription' });
 
 export const customerOrderListSchema = listResource(customerOrderSchema, 'ListResource_CustomerOrder_');
-export const customerSubscriptionListSchema = listResource(customerSubscriptionSchema, 'ListResource_CustomerSubscription_');
+export const customerSubscriptionListSchema = listResource(
+  customerSubscriptionSchema,
+  'ListResource_CustomerSubscription_',
+);
 /** Benefit grants do not exist yet; the list is always empty but shaped as Polar's. */
-export const customerBenefitGrantListSchema = listResource(z.object({ id: z.string() }).meta({ id: 'CustomerBenefitGrant' }), 'ListResource_CustomerBenefitGrant_');
+export const customerBenefitGrantListSchema = listResource(
+  z.object({ id: z.string() }).meta({ id: 'CustomerBenefitGrant' }),
+  'ListResource_CustomerBenefitGrant_',
+);
 
 export type CustomerOrderWire = z.infer<typeof customerOrderSchema>;
 export type CustomerSubscriptionWire = z.infer<typeof customerSubscriptionSchema>;

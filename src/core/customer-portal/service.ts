@@ -13,7 +13,12 @@ import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import { loadSubscriptionWires } from '../subscriptions/loaders.js';
 import { recordEvent } from '../kernel/outbox.js';
-import type { CustomerOrderListQuery, CustomerOrderWire, CustomerSubscriptionListQuery, CustomerSubscriptionWire } from './schemas.js';
+import type {
+  CustomerOrderListQuery,
+  CustomerOrderWire,
+  CustomerSubscriptionListQuery,
+  CustomerSubscriptionWire,
+} from './schemas.js';
 import { loadCustomerOrderWires, loadCustomerSubscriptionWires } from './loaders.js';
 
 /**
@@ -23,7 +28,10 @@ import { loadCustomerOrderWires, loadCustomerSubscriptionWires } from './loaders
 export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
   const { db, clock } = deps;
   const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
-  const scope = (actor: CustomerActor) => ({ organizationIds: [actor.customer.organizationId], customerIds: [actor.customer.id] });
+  const scope = (actor: CustomerActor) => ({
+    organizationIds: [actor.customer.organizationId],
+    customerIds: [actor.customer.id],
+  });
 
   async function ownSubscription(actor: CustomerActor, id: string): Promise<Subscription> {
     const subscription = await subscriptionsRepository(db).findById(id);
@@ -36,24 +44,41 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
   }
 
   /** The portal's cancel, uncancel and reason update, on the customer's own subscription only. */
-  async function change(actor: CustomerActor, id: string, input: CustomerSubscriptionCancelInput): Promise<CustomerSubscriptionWire> {
+  async function change(
+    actor: CustomerActor,
+    id: string,
+    input: CustomerSubscriptionCancelInput,
+  ): Promise<CustomerSubscriptionWire> {
     const current = await ownSubscription(actor, id);
     const reason = { reason: input.cancellation_reason, comment: input.cancellation_comment };
     const saved = await transaction(db, async (trx) => {
-      if (input.cancel_at_period_end === true) return changeSubscription(trx, id, 'cancel', reason, clock.now(), options);
-      if (input.cancel_at_period_end === false) return changeSubscription(trx, id, 'uncancel', reason, clock.now(), options);
+      if (input.cancel_at_period_end === true)
+        return changeSubscription(trx, id, 'cancel', reason, clock.now(), options);
+      if (input.cancel_at_period_end === false)
+        return changeSubscription(trx, id, 'uncancel', reason, clock.now(), options);
       // Neither: only the reason and comment of a subscription already set to cancel change.
       const locked = (await subscriptionsRepository(trx).lock(id)) ?? current;
-      if (!locked.cancelAtPeriodEnd || (input.cancellation_reason === undefined && input.cancellation_comment === undefined)) return locked;
+      if (
+        !locked.cancelAtPeriodEnd ||
+        (input.cancellation_reason === undefined && input.cancellation_comment === undefined)
+      )
+        return locked;
       const next: Subscription = {
         ...locked,
-        customerCancellationReason: input.cancellation_reason !== undefined ? input.cancellation_reason : locked.customerCancellationReason,
-        customerCancellationComment: input.cancellation_comment !== undefined ? input.cancellation_comment : locked.customerCancellationComment,
+        customerCancellationReason:
+          input.cancellation_reason !== undefined ? input.cancellation_reason : locked.customerCancellationReason,
+        customerCancellationComment:
+          input.cancellation_comment !== undefined ? input.cancellation_comment : locked.customerCancellationComment,
         modifiedAt: clock.now(),
       };
       await subscriptionsRepository(trx).save(next);
       const [wire] = await loadSubscriptionWires(trx, [next], options);
-      await recordEvent(trx, { organizationId: next.organizationId, type: 'subscription.updated', data: wire, at: next.modifiedAt! });
+      await recordEvent(trx, {
+        organizationId: next.organizationId,
+        type: 'subscription.updated',
+        data: wire,
+        at: next.modifiedAt!,
+      });
       return next;
     });
     return subscriptionWire(saved);
@@ -62,7 +87,12 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
   return {
     async listOrders(actor: CustomerActor, query: CustomerOrderListQuery): Promise<Page<CustomerOrderWire>> {
       const page = await ordersRepository(db).list(
-        { ...scope(actor), productIds: query.product_id, productBillingTypes: query.product_billing_type, subscriptionIds: query.subscription_id },
+        {
+          ...scope(actor),
+          productIds: query.product_id,
+          productBillingTypes: query.product_billing_type,
+          subscriptionIds: query.subscription_id,
+        },
         query,
       );
       return { items: await loadCustomerOrderWires(db, page.items, options), pagination: page.pagination };
@@ -74,8 +104,14 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
       return (await loadCustomerOrderWires(db, [order], options))[0]!;
     },
 
-    async listSubscriptions(actor: CustomerActor, query: CustomerSubscriptionListQuery): Promise<Page<CustomerSubscriptionWire>> {
-      const page = await subscriptionsRepository(db).list({ ...scope(actor), productIds: query.product_id, active: query.active }, query);
+    async listSubscriptions(
+      actor: CustomerActor,
+      query: CustomerSubscriptionListQuery,
+    ): Promise<Page<CustomerSubscriptionWire>> {
+      const page = await subscriptionsRepository(db).list(
+        { ...scope(actor), productIds: query.product_id, active: query.active },
+        query,
+      );
       return { items: await loadCustomerSubscriptionWires(db, page.items, options), pagination: page.pagination };
     },
 

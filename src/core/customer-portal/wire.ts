@@ -3,7 +3,12 @@ import type { OrderWire } from '../orders/schemas.js';
 import type { OrganizationWire } from '../organizations/merchant-schemas.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { SubscriptionWire } from '../subscriptions/schemas.js';
-import type { CustomerOrderWire, CustomerOrganizationWire, CustomerProductWire, CustomerSubscriptionWire } from './schemas.js';
+import type {
+  CustomerOrderWire,
+  CustomerOrganizationWire,
+  CustomerProductWire,
+  CustomerSubscriptionWire,
+} from './schemas.js';
 
 /** The selling organization as its customers see it (Polar's CustomerOrganization). */
 export function customerOrganizationWire(wire: OrganizationWire): CustomerOrganizationWire {
@@ -35,12 +40,29 @@ function customerProduct(product: ProductWire, organization: CustomerOrganizatio
  * An order as its customer sees it. The full order embeds the product as OrderProduct; the portal's has prices,
  * benefits and media, so it takes the whole product wire.
  */
-export function customerOrderWire(order: OrderWire, product: ProductWire | undefined, organization: CustomerOrganizationWire): CustomerOrderWire {
-  const { metadata: _m, custom_field_data: _c, platform_fee_amount: _f, platform_fee_currency: _fc, customer: _cu, user_id: _u, discount: _d, product: _p, ...rest } = order;
+export function customerOrderWire(
+  order: OrderWire,
+  product: ProductWire | undefined,
+  organization: CustomerOrganizationWire,
+): CustomerOrderWire {
+  const {
+    metadata: _m,
+    custom_field_data: _c,
+    platform_fee_amount: _f,
+    platform_fee_currency: _fc,
+    customer: _cu,
+    user_id: _u,
+    discount: _d,
+    product: _p,
+    ...rest
+  } = order;
   return { ...rest, product: product ? customerProduct(product, organization) : null };
 }
 
-export function customerSubscriptionWire(subscription: SubscriptionWire, organization: CustomerOrganizationWire): CustomerSubscriptionWire {
+export function customerSubscriptionWire(
+  subscription: SubscriptionWire,
+  organization: CustomerOrganizationWire,
+): CustomerSubscriptionWire {
   const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;
   return { ...rest, product: customerProduct(product, organization), meters: [], pending_update: null };
 }

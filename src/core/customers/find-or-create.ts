@@ -50,11 +50,20 @@ export function customerToCreate(details: CustomerDetails, at: Date): Customer {
 }
 
 /** After trying to insert `candidate`: the customer it made, or the one that was there, updated with the details. */
-export async function settleCustomer(trx: Db, details: CustomerDetails, candidate: Customer, inserted: boolean, at: Date): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
+export async function settleCustomer(
+  trx: Db,
+  details: CustomerDetails,
+  candidate: Customer,
+  inserted: boolean,
+  at: Date,
+): Promise<{ customer: Customer; created: boolean; updated: boolean }> {
   if (inserted) return { customer: candidate, created: true, updated: false };
   const repo = customersRepository(trx);
-  const existing = (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ?? (await repo.findByEmail(details.organizationId, details.email.toLowerCase()));
-  if (!existing) throw new Error('The customer could not be inserted, yet no live customer has its e-mail address or external id.');
+  const existing =
+    (details.externalId ? await repo.findByExternalId([details.organizationId], details.externalId) : null) ??
+    (await repo.findByEmail(details.organizationId, details.email.toLowerCase()));
+  if (!existing)
+    throw new Error('The customer could not be inserted, yet no live customer has its e-mail address or external id.');
   return updateFound(trx, existing, details, at);
 }
 

@@ -131,10 +131,19 @@ export function customersRepository(db: Db) {
       if (filters.email) query.where('email', filters.email.toLowerCase());
       if (filters.query) {
         const pattern = `%${filters.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query.where((q) => { q.whereRaw("lower(email) like ? escape '\\'", [pattern]).orWhereRaw("lower(name) like ? escape '\\'", [pattern]); });
+        query.where((q) => {
+          q.whereRaw("lower(email) like ? escape '\\'", [pattern]).orWhereRaw("lower(name) like ? escape '\\'", [
+            pattern,
+          ]);
+        });
       }
       if (filters.metadata) whereMetadata(db, query, filters.metadata);
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', email: 'email', name: 'name', customer_name: 'name' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        email: 'email',
+        name: 'name',
+        customer_name: 'name',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
     async update(customer: Customer): Promise<void> {

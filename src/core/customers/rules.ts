@@ -16,7 +16,12 @@ export const DUPLICATE_EXTERNAL_ID = 'A customer with this external ID already e
  * the billing address's country. Issues are reported at `loc` prefixes Polar uses (`body.tax_id`,
  * `body.billing_address`).
  */
-export function resolveTaxId(number: string | null | undefined, current: TaxId | null, address: Address | null, issues: FieldIssue[]): TaxId | null {
+export function resolveTaxId(
+  number: string | null | undefined,
+  current: TaxId | null,
+  address: Address | null,
+  issues: FieldIssue[],
+): TaxId | null {
   const value = number ?? current?.[0] ?? null;
   if (value === null) return null;
   if (!address) {
@@ -24,21 +29,34 @@ export function resolveTaxId(number: string | null | undefined, current: TaxId |
     return current;
   }
   const validated = validateTaxId(value, address.country);
-  if (!validated) issues.push({ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.', type: 'invalid', input: number ?? value });
+  if (!validated)
+    issues.push({ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.', type: 'invalid', input: number ?? value });
   return validated;
 }
 
 /** Duplicate checks before writing; the partial unique indexes are what make them hold under concurrency. */
-export async function duplicateIssues(db: Db, organizationId: string, candidate: { email?: string | null; externalId?: string | null }, self?: string): Promise<FieldIssue[]> {
+export async function duplicateIssues(
+  db: Db,
+  organizationId: string,
+  candidate: { email?: string | null; externalId?: string | null },
+  self?: string,
+): Promise<FieldIssue[]> {
   const repo = customersRepository(db);
   const issues: FieldIssue[] = [];
   if (candidate.email) {
     const found = await repo.findByEmail(organizationId, candidate.email);
-    if (found && found.id !== self) issues.push({ loc: ['body', 'email'], msg: DUPLICATE_EMAIL, type: 'value_error', input: candidate.email });
+    if (found && found.id !== self)
+      issues.push({ loc: ['body', 'email'], msg: DUPLICATE_EMAIL, type: 'value_error', input: candidate.email });
   }
   if (candidate.externalId) {
     const found = await repo.findByExternalId([organizationId], candidate.externalId);
-    if (found && found.id !== self) issues.push({ loc: ['body', 'external_id'], msg: DUPLICATE_EXTERNAL_ID, type: 'value_error', input: candidate.externalId });
+    if (found && found.id !== self)
+      issues.push({
+        loc: ['body', 'external_id'],
+        msg: DUPLICATE_EXTERNAL_ID,
+        type: 'value_error',
+        input: candidate.externalId,
+      });
   }
   return issues;
 }
@@ -56,13 +74,22 @@ export function uniqueConflict(error: unknown): 'email' | 'external_id' | null {
 }
 
 /** Runs a write and turns a lost race on a unique index into Polar's 422. */
-export async function withUniqueErrors<T>(customer: Pick<Customer, 'email' | 'externalId'>, write: () => Promise<T>): Promise<T> {
+export async function withUniqueErrors<T>(
+  customer: Pick<Customer, 'email' | 'externalId'>,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (error) {
     const conflict = uniqueConflict(error);
-    if (conflict === 'email') throw validationError([{ loc: ['body', 'email'], msg: DUPLICATE_EMAIL, type: 'value_error', input: customer.email }]);
-    if (conflict === 'external_id') throw validationError([{ loc: ['body', 'external_id'], msg: DUPLICATE_EXTERNAL_ID, type: 'value_error', input: customer.externalId }]);
+    if (conflict === 'email')
+      throw validationError([
+        { loc: ['body', 'email'], msg: DUPLICATE_EMAIL, type: 'value_error', input: customer.email },
+      ]);
+    if (conflict === 'external_id')
+      throw validationError([
+        { loc: ['body', 'external_id'], msg: DUPLICATE_EXTERNAL_ID, type: 'value_error', input: customer.externalId },
+      ]);
     throw error;
   }
 }

@@ -12,11 +12,19 @@ export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 const emptyToNull = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === '' ? null : value), schema.nullable().optional());
 
-export const customerEmailInput = z.string().max(254).pipe(z.email({ message: 'value is not a valid email address' }));
+export const customerEmailInput = z
+  .string()
+  .max(254)
+  .pipe(z.email({ message: 'value is not a valid email address' }));
 const nameInput = emptyToNull(z.string().max(256));
 const externalIdInput = emptyToNull(z.string().max(256));
 const taxIdInput = emptyToNull(z.string().max(64));
-const localeInput = emptyToNull(z.string().max(35).regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, { message: 'Locale must be an IETF BCP 47 language tag' }));
+const localeInput = emptyToNull(
+  z
+    .string()
+    .max(35)
+    .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, { message: 'Locale must be an IETF BCP 47 language tag' }),
+);
 
 export const customerCreateSchema = z
   .strictObject({
@@ -31,7 +39,14 @@ export const customerCreateSchema = z
     organization_id: organizationIdInput,
   })
   .superRefine((body, ctx) => {
-    if (body.type === 'individual' && !body.email) ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['email'], message: 'Field required', input: undefined });
+    if (body.type === 'individual' && !body.email)
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        path: ['email'],
+        message: 'Field required',
+        input: undefined,
+      });
   })
   .meta({ id: 'CustomerCreate' });
 
@@ -90,7 +105,10 @@ export const customerListQuery = z.object({
 
 export const externalIdParams = z.object({ external_id: z.string().min(1).max(256) });
 export const deleteQuery = z.object({
-  anonymize: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  anonymize: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 });
 
 /** A subscription's period, trial and cancellation dates, as every Polar subscription shape lists them. */
@@ -121,7 +139,17 @@ export const customerStateSubscriptionSchema = z
     ...subscriptionPeriodFields,
     product_id: z.string(),
     discount_id: z.string().nullable(),
-    meters: z.array(z.object({ id: z.string(), created_at: datetime, modified_at: datetime.nullable(), consumed_units: z.number(), credited_units: z.number().int(), amount: z.number().int(), meter_id: z.string() })),
+    meters: z.array(
+      z.object({
+        id: z.string(),
+        created_at: datetime,
+        modified_at: datetime.nullable(),
+        consumed_units: z.number(),
+        credited_units: z.number().int(),
+        amount: z.number().int(),
+        meter_id: z.string(),
+      }),
+    ),
   })
   .meta({ id: 'CustomerStateSubscription' });
 
@@ -164,11 +192,22 @@ export const customerSessionCreateSchema = z
   .strictObject({
     customer_id: z.uuid({ message: 'Input should be a valid UUID' }).optional(),
     external_customer_id: z.string().min(1).max(256).optional(),
-    return_url: z.url({ protocol: /^https?$/, message: 'Input should be a valid URL' }).min(1).max(2083).nullable().optional(),
+    return_url: z
+      .url({ protocol: /^https?$/, message: 'Input should be a valid URL' })
+      .min(1)
+      .max(2083)
+      .nullable()
+      .optional(),
   })
   .superRefine((body, ctx) => {
     if (!body.customer_id && !body.external_customer_id) {
-      ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['customer_id'], message: 'Field required', input: undefined });
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        path: ['customer_id'],
+        message: 'Field required',
+        input: undefined,
+      });
     }
   })
   .meta({ id: 'CustomerSessionCreate' });

@@ -21,13 +21,20 @@ function raise(issues: FieldIssue[]): void {
   if (issues.length > 0) throw validationError(issues);
 }
 
-export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscriptionsOf: ActiveSubscriptionsReader }) {
+export function createCustomerService(deps: {
+  db: Db;
+  clock: Clock;
+  activeSubscriptionsOf: ActiveSubscriptionsReader;
+}) {
   const { db, clock, activeSubscriptionsOf } = deps;
 
   /** The customer behind a reference, if the caller may see it; others' customers are a 404 like missing ones. */
   async function resolve(trx: Db, actor: MerchantActor, ref: CustomerRef, mode: 'read' | 'write'): Promise<Customer> {
     const repo = customersRepository(trx);
-    const found = 'id' in ref ? await repo.findById(ref.id) : await repo.findByExternalId(readableOrganizationIds(actor), ref.externalId);
+    const found =
+      'id' in ref
+        ? await repo.findById(ref.id)
+        : await repo.findByExternalId(readableOrganizationIds(actor), ref.externalId);
     if (!found) throw resourceNotFound();
     authorize(actor, found.organizationId, mode);
     if (mode === 'read') return found;
@@ -69,9 +76,18 @@ export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscr
       });
     },
 
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; email?: string; query?: string }, metadata: MetadataQuery): Promise<Page<CustomerWire>> {
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & { organization_id?: string[]; email?: string; query?: string },
+      metadata: MetadataQuery,
+    ): Promise<Page<CustomerWire>> {
       const page = await customersRepository(db).list(
-        { organizationIds: organizationFilter(actor, query.organization_id), email: query.email, query: query.query, metadata },
+        {
+          organizationIds: organizationFilter(actor, query.organization_id),
+          email: query.email,
+          query: query.query,
+          metadata,
+        },
         query,
       );
       return { items: page.items.map(customerWire), pagination: page.pagination };
@@ -102,20 +118,37 @@ export function createCustomerService(deps: { db: Db; clock: Clock; activeSubscr
         }
         if (input.billing_address !== undefined) {
           if (input.billing_address === null) {
-            issues.push({ loc: ['body', 'billing_address'], msg: 'Customer billing address cannot be reset to null once set.', type: 'value_error', input: null });
+            issues.push({
+              loc: ['body', 'billing_address'],
+              msg: 'Customer billing address cannot be reset to null once set.',
+              type: 'value_error',
+              input: null,
+            });
           } else next.billingAddress = input.billing_address;
         }
         if (input.external_id !== undefined && input.external_id !== current.externalId) {
           if (current.externalId !== null) {
-            issues.push({ loc: ['body', 'external_id'], msg: 'Customer external ID cannot be updated.', type: 'value_error', input: input.external_id ?? null });
+            issues.push({
+              loc: ['body', 'external_id'],
+              msg: 'Customer external ID cannot be updated.',
+              type: 'value_error',
+              input: input.external_id ?? null,
+            });
           } else {
-            issues.push(...(await duplicateIssues(trx, current.organizationId, { externalId: input.external_id }, current.id)));
+            issues.push(
+              ...(await duplicateIssues(trx, current.organizationId, { externalId: input.external_id }, current.id)),
+            );
             next.externalId = input.external_id ?? null;
           }
         }
         if (input.type) {
           if (current.type === 'team' && input.type === 'individual') {
-            issues.push({ loc: ['body', 'type'], msg: "Customer type cannot be downgraded from 'team' to 'individual'.", type: 'value_error', input: input.type });
+            issues.push({
+              loc: ['body', 'type'],
+              msg: "Customer type cannot be downgraded from 'team' to 'individual'.",
+              type: 'value_error',
+              input: input.type,
+            });
           } else next.type = input.type;
         }
         raise(issues);

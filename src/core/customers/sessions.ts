@@ -30,7 +30,12 @@ export interface CustomerActor {
   session: CustomerSession;
 }
 
-export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseUrl: string; activeSubscriptionsOf: ActiveSubscriptionsReader }) {
+export function createCustomerSessionService(deps: {
+  db: Db;
+  clock: Clock;
+  baseUrl: string;
+  activeSubscriptionsOf: ActiveSubscriptionsReader;
+}) {
   const { db, clock, baseUrl, activeSubscriptionsOf } = deps;
 
   return {
@@ -38,7 +43,10 @@ export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseU
      * A portal session for a customer named by id or external id. The token is returned once; the portal URL
      * carries it, so a merchant can redirect the customer straight there.
      */
-    async create(actor: MerchantActor, input: { customer_id?: string; external_customer_id?: string; return_url?: string | null }) {
+    async create(
+      actor: MerchantActor,
+      input: { customer_id?: string; external_customer_id?: string; return_url?: string | null },
+    ) {
       const repo = customersRepository(db);
       const customer = input.customer_id
         ? await repo.findById(input.customer_id)
@@ -89,7 +97,10 @@ export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseU
     },
 
     /** What a customer may change about themselves: invoice name, billing address and tax id (Polar's rules). */
-    async updatePortalCustomer(actor: CustomerActor, input: { billing_name?: string | null; billing_address?: Address | null; tax_id?: string | null }) {
+    async updatePortalCustomer(
+      actor: CustomerActor,
+      input: { billing_name?: string | null; billing_address?: Address | null; tax_id?: string | null },
+    ) {
       return transaction(db, async (trx) => {
         const repo = customersRepository(trx);
         const current = (await repo.lockById(actor.customer.id)) ?? actor.customer;
@@ -106,7 +117,6 @@ export function createCustomerSessionService(deps: { db: Db; clock: Clock; baseU
         return customerPortalWire(next);
       });
     },
-
   };
 }
 

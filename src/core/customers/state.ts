@@ -8,14 +8,21 @@ import { customerStateWire, customerWire } from './wire.js';
  * Reads a customer's active subscriptions as CustomerState lists them. Subscriptions (and, later, grants and meters)
  * embed customers and so sit above them: the core hands this reader in (subscriptions/state.ts implements it).
  */
-export type ActiveSubscriptionsReader = (db: Db, customerId: string) => Promise<CustomerStateWire['active_subscriptions']>;
+export type ActiveSubscriptionsReader = (
+  db: Db,
+  customerId: string,
+) => Promise<CustomerStateWire['active_subscriptions']>;
 
 /**
  * A customer's state (Polar's CustomerState): the customer plus what they currently have. The one place it is
  * assembled, for `GET /v1/customers/{id}/state` and for every `customer.state_changed` event alike. Returns null
  * for an unknown id; a deleted customer still has a state (the one sent with `customer.deleted`).
  */
-export async function customerState(db: Db, customerId: string, activeSubscriptionsOf: ActiveSubscriptionsReader): Promise<CustomerStateWire | null> {
+export async function customerState(
+  db: Db,
+  customerId: string,
+  activeSubscriptionsOf: ActiveSubscriptionsReader,
+): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
   return stateOf(customer, await activeSubscriptionsOf(db, customer.id));
@@ -25,7 +32,10 @@ export async function customerState(db: Db, customerId: string, activeSubscripti
  * The state of a customer already in hand, given their active subscriptions (a caller that just wrote them need
  * not read them back).
  */
-export function stateOf(customer: Customer, activeSubscriptions: CustomerStateWire['active_subscriptions']): CustomerStateWire {
+export function stateOf(
+  customer: Customer,
+  activeSubscriptions: CustomerStateWire['active_subscriptions'],
+): CustomerStateWire {
   // Plug-in points for the modules that own these:
   // - granted_benefits: benefit grants that are granted and not revoked, as CustomerStateBenefitGrant;
   // - active_meters: the customer's meters with their running consumed/credited balance, as CustomerStateMeter.
@@ -40,13 +50,27 @@ export type CustomerEvent = 'created' | 'updated' | 'deleted';
  * for every change to a customer. Other modules whose changes alter a customer's state (subscriptions, grants,
  * meters) call `recordStateChanged` alone. `customer` is the row as just written.
  */
-export async function recordCustomerEvent(trx: Db, customer: Customer, event: CustomerEvent, at: Date, activeSubscriptionsOf: ActiveSubscriptionsReader): Promise<void> {
+export async function recordCustomerEvent(
+  trx: Db,
+  customer: Customer,
+  event: CustomerEvent,
+  at: Date,
+  activeSubscriptionsOf: ActiveSubscriptionsReader,
+): Promise<void> {
   // A customer created a moment ago has no subscriptions yet.
   const subscriptions = event === 'created' ? [] : await activeSubscriptionsOf(trx, customer.id);
-  await recordEvents(trx, [customerEvent(customer, event, at), stateChangedEvent(stateOf(customer, subscriptions), at)]);
+  await recordEvents(trx, [
+    customerEvent(customer, event, at),
+    stateChangedEvent(stateOf(customer, subscriptions), at),
+  ]);
 }
 
-export async function recordStateChanged(trx: Db, customerId: string, at: Date, activeSubscriptionsOf: ActiveSubscriptionsReader): Promise<void> {
+export async function recordStateChanged(
+  trx: Db,
+  customerId: string,
+  at: Date,
+  activeSubscriptionsOf: ActiveSubscriptionsReader,
+): Promise<void> {
   const state = await customerState(trx, customerId, activeSubscriptionsOf);
   if (state) await recordEvents(trx, [stateChangedEvent(state, at)]);
 }

@@ -8,7 +8,9 @@ import type { CustomerStateWire, CustomerWire } from './schemas.js';
  * requires a string even for a team without an address, so that one hashes the empty string.
  */
 export function avatarUrl(email: string | null): string {
-  const hash = createHash('sha256').update((email ?? '').toLowerCase()).digest('hex');
+  const hash = createHash('sha256')
+    .update((email ?? '').toLowerCase())
+    .digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?d=404`;
 }
 

@@ -66,7 +66,8 @@ export function createDb(url: string, options: DbOptions = {}): Db {
         // page once however often the WAL holds it: at 10,000 pages (a WAL of about 40 MB) the pages every purchase
         // touches (the outbox's last leaf, index tails) are copied far less often than at SQLite's 1,000
         // (bench/checkout/README.md has the figures).
-        const pragmas = 'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000;';
+        const pragmas =
+          'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000;';
         connection.exec(`${lockPragmas} ${pragmas}`, (error) => {
           if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
             done(new DatabaseLockedError(filename), connection);

@@ -20,10 +20,14 @@ export type DeferredList = ReadonlyArray<Deferred | null | undefined>;
  * them in that order, the one that aborted the transaction). Only for rows whose references are already written:
  * SQLite may run them in any order.
  */
-export async function together<T extends readonly unknown[]>(...work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+export async function together<T extends readonly unknown[]>(
+  ...work: T
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const settled = await Promise.allSettled(work);
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 /**

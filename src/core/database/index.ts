@@ -12,7 +12,16 @@
  * The SQLite speed-ups (prepared statements, BEGIN/COMMIT batching, values written as literals, the group commit)
  * live under ./sqlite/ and are reached only through this module.
  */
-export { createDb, dialect, dialectOf, sqlitePath, type Db, type DbOptions, type Dialect, type Transaction } from './connection.js';
+export {
+  createDb,
+  dialect,
+  dialectOf,
+  sqlitePath,
+  type Db,
+  type DbOptions,
+  type Dialect,
+  type Transaction,
+} from './connection.js';
 export { finishWith, transaction, type TransactionOptions, type WriteOnlyOptions } from './transaction.js';
 export { guarded, together, type Deferred, type DeferredList } from './deferred.js';
 export { afterWriteOnlyCommit } from './sqlite/group-commit.js';

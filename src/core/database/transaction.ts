@@ -36,7 +36,11 @@ export interface WriteOnlyOptions {
  * connection is a few microtasks from sending its next statement, while what follows a transaction here is usually the
  * long part of a request (rendering its response), which would otherwise run first and keep the connection idle.
  */
-export function transaction<T>(db: Db, work: (trx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+export function transaction<T>(
+  db: Db,
+  work: (trx: Transaction) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T>;
 export function transaction(db: Db, build: (on: Db) => DeferredList, options: WriteOnlyOptions): Promise<void>;
 export function transaction<T>(
   db: Db,
@@ -47,14 +51,21 @@ export function transaction<T>(
   return readWriteTransaction(db, work as (trx: Transaction) => Promise<T>, options);
 }
 
-async function readWriteTransaction<T>(db: Db, work: (trx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
+async function readWriteTransaction<T>(
+  db: Db,
+  work: (trx: Transaction) => Promise<T>,
+  options: TransactionOptions,
+): Promise<T> {
   if (db.isTransaction && !options.savepoint) return work(db as Transaction);
   const { relaxed } = options;
   if (relaxed) {
     return db.transaction(async (trx) => {
       if (dialect(trx) === 'postgres') {
         const locks = relaxed === true ? [] : (relaxed.advisoryLocks ?? []);
-        await trx.raw(`SELECT set_config('synchronous_commit', 'off', true)${locks.map(() => ', pg_advisory_xact_lock(?)').join('')}`, locks);
+        await trx.raw(
+          `SELECT set_config('synchronous_commit', 'off', true)${locks.map(() => ', pg_advisory_xact_lock(?)').join('')}`,
+          locks,
+        );
       }
       return work(trx);
     });
@@ -89,7 +100,9 @@ export async function finishWith(trx: Db, ...writes: DeferredList): Promise<void
   const batch = trx.isTransaction ? compileDeferred(statements) : null;
   if (batch) {
     const connection = (await trx.client.acquireConnection()) as BatchingConnection;
-    const committed = await new Promise<boolean>((resolve, reject) => connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))));
+    const committed = await new Promise<boolean>((resolve, reject) =>
+      connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))),
+    );
     if (committed) return;
   }
   await runInOrder(statements);

@@ -28,7 +28,9 @@ export function productLookup(options: EmbedOptions): ProductLookup {
   return {
     async byIds(db, ids) {
       const valid = ids.filter(isUuid);
-      return valid.length > 0 ? productWires(db, await productsRepository(db, options.readCache).findByIds(valid), options) : [];
+      return valid.length > 0
+        ? productWires(db, await productsRepository(db, options.readCache).findByIds(valid), options)
+        : [];
     },
   };
 }

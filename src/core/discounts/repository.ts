@@ -32,7 +32,20 @@ export interface Discount {
 }
 
 export type DiscountChanges = Partial<
-  Pick<Discount, 'name' | 'amount' | 'currency' | 'amounts' | 'basisPoints' | 'durationInMonths' | 'code' | 'startsAt' | 'endsAt' | 'maxRedemptions' | 'metadata'>
+  Pick<
+    Discount,
+    | 'name'
+    | 'amount'
+    | 'currency'
+    | 'amounts'
+    | 'basisPoints'
+    | 'durationInMonths'
+    | 'code'
+    | 'startsAt'
+    | 'endsAt'
+    | 'maxRedemptions'
+    | 'metadata'
+  >
 > & { modifiedAt: Date };
 
 /** Ids that are not UUIDs name no row; PostgreSQL would refuse them as uuid input rather than find nothing. */
@@ -93,13 +106,22 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-const SORT_COLUMNS = { created_at: 'created_at', name: 'name', code: 'code_normalized', redemptions_count: 'redemptions_count', ends_at: 'ends_at' };
+const SORT_COLUMNS = {
+  created_at: 'created_at',
+  name: 'name',
+  code: 'code_normalized',
+  redemptions_count: 'redemptions_count',
+  ends_at: 'ends_at',
+};
 
 export function discountsRepository(db: Db) {
   async function productIdsOf(ids: string[]): Promise<Map<string, string[]>> {
     const byDiscount = new Map<string, string[]>(ids.map((id) => [id, []]));
     if (ids.length === 0) return byDiscount;
-    const rows = await db('discount_products').whereIn('discount_id', ids).orderBy('position', 'asc').select('discount_id', 'product_id');
+    const rows = await db('discount_products')
+      .whereIn('discount_id', ids)
+      .orderBy('position', 'asc')
+      .select('discount_id', 'product_id');
     for (const row of rows) byDiscount.get(String(row.discount_id))?.push(String(row.product_id));
     return byDiscount;
   }
@@ -130,7 +152,9 @@ export function discountsRepository(db: Db) {
     async setProducts(discountId: string, productIds: string[]): Promise<void> {
       await db('discount_products').where({ discount_id: discountId }).delete();
       if (productIds.length > 0) {
-        await db('discount_products').insert(productIds.map((productId, position) => ({ discount_id: discountId, product_id: productId, position })));
+        await db('discount_products').insert(
+          productIds.map((productId, position) => ({ discount_id: discountId, product_id: productId, position })),
+        );
       }
     },
 
@@ -149,7 +173,9 @@ export function discountsRepository(db: Db) {
 
     /** The organization's live discount with this code, in any letter case. */
     async findByCode(organizationId: string, code: string): Promise<Discount | null> {
-      const row = await live(db('discounts').where({ organization_id: organizationId, code_normalized: normalizeCode(code) })).first();
+      const row = await live(
+        db('discounts').where({ organization_id: organizationId, code_normalized: normalizeCode(code) }),
+      ).first();
       return row ? (await hydrate([row]))[0]! : null;
     },
 
@@ -157,7 +183,11 @@ export function discountsRepository(db: Db) {
       const query = live(db('discounts').whereIn('organization_id', organizationIds));
       if (filters.query) {
         const pattern = likePattern(filters.query);
-        query.where((where) => { where.whereRaw("lower(name) like ? escape '\\'", [pattern]).orWhereRaw("code_normalized like ? escape '\\'", [pattern]); });
+        query.where((where) => {
+          where
+            .whereRaw("lower(name) like ? escape '\\'", [pattern])
+            .orWhereRaw("code_normalized like ? escape '\\'", [pattern]);
+        });
       }
       const page = await paginate<Record<string, unknown>>(query, options, SORT_COLUMNS);
       return { items: await hydrate(page.rows), pagination: page.pagination };

@@ -10,13 +10,132 @@ export type DiscountDuration = (typeof DISCOUNT_DURATIONS)[number];
 
 /** Polar's PresentmentCurrency: the currencies a price or a fixed discount may be in. */
 export const PRESENTMENT_CURRENCIES = [
-  'aed', 'all', 'amd', 'aoa', 'ars', 'aud', 'awg', 'azn', 'bam', 'bbd', 'bdt', 'bif', 'bmd', 'bnd', 'bob', 'brl', 'bsd', 'bwp',
-  'bzd', 'cad', 'cdf', 'chf', 'clp', 'cny', 'cop', 'crc', 'cve', 'czk', 'djf', 'dkk', 'dop', 'dzd', 'egp', 'etb', 'eur', 'fjd',
-  'fkp', 'gbp', 'gel', 'gip', 'gmd', 'gnf', 'gtq', 'gyd', 'hkd', 'hnl', 'htg', 'huf', 'idr', 'ils', 'inr', 'isk', 'jmd', 'jpy',
-  'kes', 'kgs', 'khr', 'kmf', 'krw', 'kyd', 'kzt', 'lak', 'lkr', 'lrd', 'lsl', 'mad', 'mdl', 'mga', 'mkd', 'mnt', 'mop', 'mur',
-  'mvr', 'mwk', 'mxn', 'myr', 'mzn', 'nad', 'ngn', 'nio', 'nok', 'npr', 'nzd', 'pab', 'pen', 'pgk', 'php', 'pkr', 'pln', 'pyg',
-  'qar', 'ron', 'rsd', 'rwf', 'sar', 'sbd', 'scr', 'sek', 'sgd', 'shp', 'sos', 'srd', 'szl', 'thb', 'tjs', 'top', 'try', 'ttd',
-  'twd', 'tzs', 'uah', 'ugx', 'usd', 'uyu', 'uzs', 'vnd', 'vuv', 'wst', 'xaf', 'xcd', 'xcg', 'xof', 'xpf', 'yer', 'zar', 'zmw',
+  'aed',
+  'all',
+  'amd',
+  'aoa',
+  'ars',
+  'aud',
+  'awg',
+  'azn',
+  'bam',
+  'bbd',
+  'bdt',
+  'bif',
+  'bmd',
+  'bnd',
+  'bob',
+  'brl',
+  'bsd',
+  'bwp',
+  'bzd',
+  'cad',
+  'cdf',
+  'chf',
+  'clp',
+  'cny',
+  'cop',
+  'crc',
+  'cve',
+  'czk',
+  'djf',
+  'dkk',
+  'dop',
+  'dzd',
+  'egp',
+  'etb',
+  'eur',
+  'fjd',
+  'fkp',
+  'gbp',
+  'gel',
+  'gip',
+  'gmd',
+  'gnf',
+  'gtq',
+  'gyd',
+  'hkd',
+  'hnl',
+  'htg',
+  'huf',
+  'idr',
+  'ils',
+  'inr',
+  'isk',
+  'jmd',
+  'jpy',
+  'kes',
+  'kgs',
+  'khr',
+  'kmf',
+  'krw',
+  'kyd',
+  'kzt',
+  'lak',
+  'lkr',
+  'lrd',
+  'lsl',
+  'mad',
+  'mdl',
+  'mga',
+  'mkd',
+  'mnt',
+  'mop',
+  'mur',
+  'mvr',
+  'mwk',
+  'mxn',
+  'myr',
+  'mzn',
+  'nad',
+  'ngn',
+  'nio',
+  'nok',
+  'npr',
+  'nzd',
+  'pab',
+  'pen',
+  'pgk',
+  'php',
+  'pkr',
+  'pln',
+  'pyg',
+  'qar',
+  'ron',
+  'rsd',
+  'rwf',
+  'sar',
+  'sbd',
+  'scr',
+  'sek',
+  'sgd',
+  'shp',
+  'sos',
+  'srd',
+  'szl',
+  'thb',
+  'tjs',
+  'top',
+  'try',
+  'ttd',
+  'twd',
+  'tzs',
+  'uah',
+  'ugx',
+  'usd',
+  'uyu',
+  'uzs',
+  'vnd',
+  'vuv',
+  'wst',
+  'xaf',
+  'xcd',
+  'xcg',
+  'xof',
+  'xpf',
+  'yer',
+  'zar',
+  'zmw',
 ] as const;
 
 export const discountTypeSchema = z.enum(DISCOUNT_TYPES).meta({ id: 'DiscountType' });
@@ -45,8 +164,12 @@ export const codeInput = z
   .string()
   .max(256)
   .transform((value) => (value === '' ? null : value))
-  .refine((value) => value === null || value.length >= 3, { message: 'Code must be between 3 and 256 characters long.' })
-  .refine((value) => value === null || /^[\p{L}\p{N}]+$/u.test(value), { message: 'Code must contain only alphanumeric characters.' });
+  .refine((value) => value === null || value.length >= 3, {
+    message: 'Code must be between 3 and 256 characters long.',
+  })
+  .refine((value) => value === null || /^[\p{L}\p{N}]+$/u.test(value), {
+    message: 'Code must contain only alphanumeric characters.',
+  });
 
 const createCommon = {
   metadata: metadataInput.optional(),
@@ -79,10 +202,20 @@ export const discountCreateSchema = z
   .discriminatedUnion('type', [discountFixedCreateSchema, discountPercentageCreateSchema])
   .superRefine((value, ctx) => {
     if (value.duration === 'repeating' && value.duration_in_months == null) {
-      ctx.addIssue({ code: 'custom', path: ['duration_in_months'], message: 'duration_in_months is required for a repeating discount', input: undefined });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['duration_in_months'],
+        message: 'duration_in_months is required for a repeating discount',
+        input: undefined,
+      });
     }
     if (value.type === 'fixed' && value.amount == null && value.amounts == null) {
-      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'A fixed discount needs amount (with currency) or amounts', input: undefined });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: 'A fixed discount needs amount (with currency) or amounts',
+        input: undefined,
+      });
     }
     checkDates(value.starts_at, value.ends_at, ctx);
   })
@@ -113,7 +246,12 @@ export type DiscountUpdateInput = z.output<typeof discountUpdateSchema>;
 
 function checkDates(startsAt: Date | null | undefined, endsAt: Date | null | undefined, ctx: z.RefinementCtx): void {
   if (startsAt && endsAt && startsAt >= endsAt) {
-    ctx.addIssue({ code: 'custom', path: ['ends_at'], message: 'starts_at must be before ends_at', input: endsAt.toISOString() });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ends_at'],
+      message: 'starts_at must be before ends_at',
+      input: endsAt.toISOString(),
+    });
   }
 }
 
@@ -153,7 +291,12 @@ const baseFields = {
   redemptions_count: z.number().int(),
   organization_id: z.string(),
 };
-const fixedFields = { type: z.literal('fixed'), amount: z.number().int(), currency: z.string(), amounts: z.record(z.string(), z.number().int()) };
+const fixedFields = {
+  type: z.literal('fixed'),
+  amount: z.number().int(),
+  currency: z.string(),
+  amounts: z.record(z.string(), z.number().int()),
+};
 const percentageFields = { type: z.literal('percentage'), basis_points: z.number().int() };
 const onceForever = { duration: z.enum(['once', 'forever']) };
 const repeat = { duration: z.literal('repeating'), duration_in_months: z.number().int() };
@@ -163,7 +306,9 @@ export const discountBaseSchema = z
   .union([
     z.object({ ...baseFields, ...fixedFields, ...onceForever }).meta({ id: 'DiscountFixedOnceForeverDurationBase' }),
     z.object({ ...baseFields, ...fixedFields, ...repeat }).meta({ id: 'DiscountFixedRepeatDurationBase' }),
-    z.object({ ...baseFields, ...percentageFields, ...onceForever }).meta({ id: 'DiscountPercentageOnceForeverDurationBase' }),
+    z
+      .object({ ...baseFields, ...percentageFields, ...onceForever })
+      .meta({ id: 'DiscountPercentageOnceForeverDurationBase' }),
     z.object({ ...baseFields, ...percentageFields, ...repeat }).meta({ id: 'DiscountPercentageRepeatDurationBase' }),
   ])
   .meta({ id: 'CheckoutLinkDiscount' });
@@ -171,10 +316,16 @@ export const discountBaseSchema = z
 const products = { products: z.array(discountProductSchema) };
 export const discountSchema = z
   .union([
-    z.object({ ...baseFields, ...fixedFields, ...onceForever, ...products }).meta({ id: 'DiscountFixedOnceForeverDuration' }),
+    z
+      .object({ ...baseFields, ...fixedFields, ...onceForever, ...products })
+      .meta({ id: 'DiscountFixedOnceForeverDuration' }),
     z.object({ ...baseFields, ...fixedFields, ...repeat, ...products }).meta({ id: 'DiscountFixedRepeatDuration' }),
-    z.object({ ...baseFields, ...percentageFields, ...onceForever, ...products }).meta({ id: 'DiscountPercentageOnceForeverDuration' }),
-    z.object({ ...baseFields, ...percentageFields, ...repeat, ...products }).meta({ id: 'DiscountPercentageRepeatDuration' }),
+    z
+      .object({ ...baseFields, ...percentageFields, ...onceForever, ...products })
+      .meta({ id: 'DiscountPercentageOnceForeverDuration' }),
+    z
+      .object({ ...baseFields, ...percentageFields, ...repeat, ...products })
+      .meta({ id: 'DiscountPercentageRepeatDuration' }),
   ])
   .meta({ id: 'Discount' });
 

@@ -19,11 +19,15 @@ const REDEEMED = 'This field cannot be changed because the discount has already 
  * The amounts of a fixed discount: `amounts` as given, with `amount` added in `currency`. The primary currency (the
  * deprecated `amount`/`currency` pair Polar still shows) is the one named, else usd when present, else the first.
  */
-function fixedAmounts(input: { amount?: number | null; currency?: string | null; amounts?: Record<string, number> | null }, fallbackCurrency: string) {
+function fixedAmounts(
+  input: { amount?: number | null; currency?: string | null; amounts?: Record<string, number> | null },
+  fallbackCurrency: string,
+) {
   const amounts: Record<string, number> = { ...(input.amounts ?? {}) };
   const named = input.currency ?? (input.amount != null ? fallbackCurrency : null);
   if (input.amount != null) amounts[named!] = input.amount;
-  const currency = named && amounts[named] !== undefined ? named : 'usd' in amounts ? 'usd' : Object.keys(amounts).sort()[0]!;
+  const currency =
+    named && amounts[named] !== undefined ? named : 'usd' in amounts ? 'usd' : Object.keys(amounts).sort()[0]!;
   return { amounts, currency, amount: amounts[currency]! };
 }
 
@@ -42,7 +46,8 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
     const unique = [...new Set(ids)];
     const found = new Map((await products.byIds(trx, unique)).map((product) => [product.id, product]));
     ids.forEach((id, index) => {
-      if (found.get(id)?.organization_id !== organizationId) throw fieldError(['body', 'products', index], 'Product not found.');
+      if (found.get(id)?.organization_id !== organizationId)
+        throw fieldError(['body', 'products', index], 'Product not found.');
     });
     return unique;
   }
@@ -106,8 +111,15 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
       return wire(db, await owned(actor, id, 'read'));
     },
 
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; query?: string }): Promise<Page<DiscountWire>> {
-      const page = await discountsRepository(db).list(organizationFilter(actor, query.organization_id), { query: query.query }, query);
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & { organization_id?: string[]; query?: string },
+    ): Promise<Page<DiscountWire>> {
+      const page = await discountsRepository(db).list(
+        organizationFilter(actor, query.organization_id),
+        { query: query.query },
+        query,
+      );
       return { items: await loadDiscountWires(db, products, page.items), pagination: page.pagination };
     },
 
@@ -141,13 +153,16 @@ export function createDiscountService(deps: { db: Db; clock: Clock; products: Pr
  */
 function updateChanges(current: Discount, input: DiscountUpdateInput, now: Date): DiscountChanges {
   if (input.type != null && input.type !== current.type) throw fieldError(['body', 'type'], 'Type cannot be changed.');
-  if (input.duration != null && input.duration !== current.duration) throw fieldError(['body', 'duration'], 'Duration cannot be changed.');
+  if (input.duration != null && input.duration !== current.duration)
+    throw fieldError(['body', 'duration'], 'Duration cannot be changed.');
   if (input.duration_in_months != null && current.duration !== 'repeating') {
     throw fieldError(['body', 'duration_in_months'], 'duration_in_months applies only to repeating discounts.');
   }
-  const otherType = current.type === 'fixed' ? (['basis_points'] as const) : (['amount', 'currency', 'amounts'] as const);
+  const otherType =
+    current.type === 'fixed' ? (['basis_points'] as const) : (['amount', 'currency', 'amounts'] as const);
   for (const field of otherType) {
-    if (input[field] != null) throw fieldError(['body', field], `${field} does not apply to a ${current.type} discount.`);
+    if (input[field] != null)
+      throw fieldError(['body', field], `${field} does not apply to a ${current.type} discount.`);
   }
 
   const changes: DiscountChanges = { modifiedAt: now };
@@ -161,7 +176,8 @@ function updateChanges(current: Discount, input: DiscountUpdateInput, now: Date)
 
   const startsAt = changes.startsAt !== undefined ? changes.startsAt : current.startsAt;
   const endsAt = changes.endsAt !== undefined ? changes.endsAt : current.endsAt;
-  if (startsAt && endsAt && startsAt >= endsAt) throw fieldError(['body', 'ends_at'], 'starts_at must be before ends_at');
+  if (startsAt && endsAt && startsAt >= endsAt)
+    throw fieldError(['body', 'ends_at'], 'starts_at must be before ends_at');
 
   if (current.type === 'percentage' && input.basis_points != null && input.basis_points !== current.basisPoints) {
     if (current.redemptionsCount > 0) throw fieldError(['body', 'basis_points'], REDEEMED);
@@ -171,11 +187,23 @@ function updateChanges(current: Discount, input: DiscountUpdateInput, now: Date)
     const next =
       input.amount == null && input.amounts == null
         ? fixedAmounts({ amounts: current.amounts, currency: input.currency }, current.currency ?? 'usd')
-        : fixedAmounts({ amount: input.amount, currency: input.currency, amounts: input.amounts ?? (input.amount != null ? {} : current.amounts) }, current.currency ?? 'usd');
+        : fixedAmounts(
+            {
+              amount: input.amount,
+              currency: input.currency,
+              amounts: input.amounts ?? (input.amount != null ? {} : current.amounts),
+            },
+            current.currency ?? 'usd',
+          );
     if (input.currency != null && next.currency !== input.currency) {
-      throw fieldError(['body', 'currency'], 'The discount has no amount in this currency; give amount or amounts too.');
+      throw fieldError(
+        ['body', 'currency'],
+        'The discount has no amount in this currency; give amount or amounts too.',
+      );
     }
-    const changed = next.currency !== current.currency || JSON.stringify(sorted(next.amounts)) !== JSON.stringify(sorted(current.amounts ?? {}));
+    const changed =
+      next.currency !== current.currency ||
+      JSON.stringify(sorted(next.amounts)) !== JSON.stringify(sorted(current.amounts ?? {}));
     if (changed) {
       if (current.redemptionsCount > 0) {
         const field = input.amounts != null ? 'amounts' : input.amount != null ? 'amount' : 'currency';

@@ -27,7 +27,12 @@ export function discountBaseWire(discount: Discount): DiscountBaseWire {
   };
   const kind =
     discount.type === 'fixed'
-      ? { type: 'fixed' as const, amount: discount.amount ?? 0, currency: discount.currency ?? 'usd', amounts: discount.amounts ?? {} }
+      ? {
+          type: 'fixed' as const,
+          amount: discount.amount ?? 0,
+          currency: discount.currency ?? 'usd',
+          amounts: discount.amounts ?? {},
+        }
       : { type: 'percentage' as const, basis_points: discount.basisPoints ?? 0 };
   const duration =
     discount.duration === 'repeating'

@@ -125,8 +125,15 @@ export function filesRepository(db: Db) {
     },
     async list(organizationIds: string[], ids: string[] | undefined, options: ListOptions) {
       // Polar lists completed uploads only: a file whose upload never finished is not something to attach.
-      const query = db('files').whereIn('organization_id', organizationIds).whereNull('deleted_at').where({ is_uploaded: true });
-      if (ids) query.whereIn('id', ids.filter((id) => UUID.test(id)));
+      const query = db('files')
+        .whereIn('organization_id', organizationIds)
+        .whereNull('deleted_at')
+        .where({ is_uploaded: true });
+      if (ids)
+        query.whereIn(
+          'id',
+          ids.filter((id) => UUID.test(id)),
+        );
       const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', name: 'name' });
       return { items: page.rows.map(fileFromRow), pagination: page.pagination };
     },
@@ -138,13 +145,20 @@ export function filesRepository(db: Db) {
       const row = await db('file_upload_parts').where({ file_id: fileId, number }).first();
       return row ? partFromRow(row) : null;
     },
-    async markPartUploaded(fileId: string, number: number, changes: { etag: string; checksumSha256Base64: string; at: Date }): Promise<void> {
+    async markPartUploaded(
+      fileId: string,
+      number: number,
+      changes: { etag: string; checksumSha256Base64: string; at: Date },
+    ): Promise<void> {
       await db('file_upload_parts')
         .where({ file_id: fileId, number })
         .update({ etag: changes.etag, checksum_sha256_base64: changes.checksumSha256Base64, uploaded_at: changes.at });
     },
     /** Marks the upload complete unless another request did first; true when this call did. */
-    async markUploaded(id: string, changes: { checksumSha256Base64: string; checksumSha256Hex: string; checksumEtag: string; at: Date }): Promise<boolean> {
+    async markUploaded(
+      id: string,
+      changes: { checksumSha256Base64: string; checksumSha256Hex: string; checksumEtag: string; at: Date },
+    ): Promise<boolean> {
       const updated = await db('files').where({ id, is_uploaded: false }).whereNull('deleted_at').update({
         is_uploaded: true,
         checksum_sha256_base64: changes.checksumSha256Base64,
@@ -171,7 +185,12 @@ export function filesRepository(db: Db) {
     },
     /** Uploads started before `before` and never completed. */
     async abandoned(before: Date, limit: number): Promise<FileRecord[]> {
-      const rows = await db('files').where({ is_uploaded: false }).whereNull('deleted_at').where('created_at', '<', before).orderBy('created_at', 'asc').limit(limit);
+      const rows = await db('files')
+        .where({ is_uploaded: false })
+        .whereNull('deleted_at')
+        .where('created_at', '<', before)
+        .orderBy('created_at', 'asc')
+        .limit(limit);
       return rows.map(fileFromRow);
     },
     /**
@@ -187,7 +206,9 @@ export function filesRepository(db: Db) {
       }
       if ((await db.schema.hasTable('benefits')) && (await db.schema.hasColumn('benefits', 'properties'))) {
         // Cast: the column may be text (SQLite) or json/jsonb (PostgreSQL); a UUID cannot occur in it by accident.
-        const query = db('benefits').where({ organization_id: file.organizationId }).whereRaw('CAST(properties AS TEXT) LIKE ?', [`%${file.id}%`]);
+        const query = db('benefits')
+          .where({ organization_id: file.organizationId })
+          .whereRaw('CAST(properties AS TEXT) LIKE ?', [`%${file.id}%`]);
         if (await db.schema.hasColumn('benefits', 'deleted_at')) query.whereNull('deleted_at');
         const row = await query.first();
         if (row) found.push(`benefit ${String(row.id)}`);

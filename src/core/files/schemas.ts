@@ -21,13 +21,23 @@ export const MAX_PART_BYTES = 128 * 1024 * 1024;
 
 export const fileServiceTypesSchema = z.enum(FILE_SERVICES).meta({ id: 'FileServiceTypes' });
 
-const sha256Base64 = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'Input should be the base64 encoding of a SHA-256 digest (44 characters)');
+const sha256Base64 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=$/, 'Input should be the base64 encoding of a SHA-256 digest (44 characters)');
 // RFC 6838 type/subtype: the value is sent back as Content-Type, so nothing that could smuggle parameters or headers.
 const mimeType = z
   .string()
   .max(255)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/, 'Input should be a MIME type such as application/pdf');
-const imageMimeType = z.string().regex(/^image\/(jpeg|png|gif|webp|svg\+xml)$/, "String should match pattern '^image\\/(jpeg|png|gif|webp|svg\\+xml)$'");
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/,
+    'Input should be a MIME type such as application/pdf',
+  );
+const imageMimeType = z
+  .string()
+  .regex(
+    /^image\/(jpeg|png|gif|webp|svg\+xml)$/,
+    "String should match pattern '^image\\/(jpeg|png|gif|webp|svg\\+xml)$'",
+  );
 // Shown in Content-Disposition and listings: no control characters.
 const fileName = z
   .string()
@@ -45,7 +55,9 @@ export const s3FileCreatePartSchema = z
   })
   .meta({ id: 'S3FileCreatePart' });
 
-export const s3FileCreateMultipartSchema = z.strictObject({ parts: z.array(s3FileCreatePartSchema).min(1).max(MAX_PARTS) }).meta({ id: 'S3FileCreateMultipart' });
+export const s3FileCreateMultipartSchema = z
+  .strictObject({ parts: z.array(s3FileCreatePartSchema).min(1).max(MAX_PARTS) })
+  .meta({ id: 'S3FileCreateMultipart' });
 
 const createBase = {
   organization_id: organizationIdInput,
@@ -57,16 +69,32 @@ const createBase = {
   version,
 };
 
-export const downloadableFileCreateSchema = z.strictObject({ ...createBase, service: z.literal('downloadable') }).meta({ id: 'DownloadableFileCreate' });
+export const downloadableFileCreateSchema = z
+  .strictObject({ ...createBase, service: z.literal('downloadable') })
+  .meta({ id: 'DownloadableFileCreate' });
 export const productMediaFileCreateSchema = z
-  .strictObject({ ...createBase, service: z.literal('product_media'), mime_type: imageMimeType, size: z.number().int().min(1).max(IMAGE_LIMITS.product_media) })
+  .strictObject({
+    ...createBase,
+    service: z.literal('product_media'),
+    mime_type: imageMimeType,
+    size: z.number().int().min(1).max(IMAGE_LIMITS.product_media),
+  })
   .meta({ id: 'ProductMediaFileCreate' });
 export const organizationAvatarFileCreateSchema = z
-  .strictObject({ ...createBase, service: z.literal('organization_avatar'), mime_type: imageMimeType, size: z.number().int().min(1).max(IMAGE_LIMITS.organization_avatar) })
+  .strictObject({
+    ...createBase,
+    service: z.literal('organization_avatar'),
+    mime_type: imageMimeType,
+    size: z.number().int().min(1).max(IMAGE_LIMITS.organization_avatar),
+  })
   .meta({ id: 'OrganizationAvatarFileCreate' });
 
 export const fileCreateSchema = z
-  .discriminatedUnion('service', [downloadableFileCreateSchema, productMediaFileCreateSchema, organizationAvatarFileCreateSchema])
+  .discriminatedUnion('service', [
+    downloadableFileCreateSchema,
+    productMediaFileCreateSchema,
+    organizationAvatarFileCreateSchema,
+  ])
   .meta({ id: 'FileCreate' });
 export type FileCreateInput = z.output<typeof fileCreateSchema>;
 
@@ -89,12 +117,18 @@ const readBase = { ...fileBase, is_uploaded: z.boolean(), created_at: datetime, 
 export const downloadableFileReadSchema = z
   .object({ ...readBase, service: z.literal('downloadable'), flagged_malicious_at: datetime.nullable() })
   .meta({ id: 'DownloadableFileRead' });
-export const productMediaFileReadSchema = z.object({ ...readBase, service: z.literal('product_media'), public_url: z.string() }).meta({ id: 'ProductMediaFileRead' });
+export const productMediaFileReadSchema = z
+  .object({ ...readBase, service: z.literal('product_media'), public_url: z.string() })
+  .meta({ id: 'ProductMediaFileRead' });
 export const organizationAvatarFileReadSchema = z
   .object({ ...readBase, service: z.literal('organization_avatar'), public_url: z.string() })
   .meta({ id: 'OrganizationAvatarFileRead' });
 export const fileReadSchema = z
-  .discriminatedUnion('service', [downloadableFileReadSchema, productMediaFileReadSchema, organizationAvatarFileReadSchema])
+  .discriminatedUnion('service', [
+    downloadableFileReadSchema,
+    productMediaFileReadSchema,
+    organizationAvatarFileReadSchema,
+  ])
   .meta({ id: 'FileRead' });
 export type FileReadWire = z.infer<typeof fileReadSchema>;
 
@@ -112,7 +146,9 @@ export const s3FileUploadPartSchema = z
 export const fileUploadSchema = z
   .object({
     ...fileBase,
-    upload: z.object({ id: z.string(), path: z.string(), parts: z.array(s3FileUploadPartSchema) }).meta({ id: 'S3FileUploadMultipart' }),
+    upload: z
+      .object({ id: z.string(), path: z.string(), parts: z.array(s3FileUploadPartSchema) })
+      .meta({ id: 'S3FileUploadMultipart' }),
     is_uploaded: z.boolean(),
     service: fileServiceTypesSchema,
     size_readable: z.string(),
@@ -140,7 +176,9 @@ export const fileUploadCompletedSchema = z
   .meta({ id: 'FileUploadCompleted' });
 export type FileUploadCompletedInput = z.output<typeof fileUploadCompletedSchema>;
 
-export const filePatchSchema = z.strictObject({ name: fileName.nullable().optional(), version }).meta({ id: 'FilePatch' });
+export const filePatchSchema = z
+  .strictObject({ name: fileName.nullable().optional(), version })
+  .meta({ id: 'FilePatch' });
 export type FilePatchInput = z.output<typeof filePatchSchema>;
 
 export const fileListQuery = z.object({

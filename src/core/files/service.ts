@@ -16,7 +16,13 @@ import { authorize, organizationFilter, organizationForCreate } from '../polar-a
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { FileRecord, UploadPart } from './repository.js';
 import { fileNameFields, filesRepository } from './repository.js';
-import type { FileCreateInput, FilePatchInput, FileReadWire, FileUploadCompletedInput, FileUploadWire } from './schemas.js';
+import type {
+  FileCreateInput,
+  FilePatchInput,
+  FileReadWire,
+  FileUploadCompletedInput,
+  FileUploadWire,
+} from './schemas.js';
 import { MAX_PART_BYTES, sizeReadable } from './schemas.js';
 import { fileStorage, PartSizeError } from './storage.js';
 import { UPLOAD_URL_TTL_MS, uploadUrlSigner } from './upload-urls.js';
@@ -55,31 +61,67 @@ function multipartEtag(partMd5s: string[]): string {
 
 /** ETags travel quoted (`"abc…"`); completions may send them either way. */
 function bareEtag(value: string): string {
-  return value.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  return value
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
 }
 
 function checkLayout(input: FileCreateInput, maxBytes: number): void {
-  if (input.size > maxBytes) throw fieldError(['body', 'size'], `Input should be less than or equal to ${maxBytes} (TILL_FILES_MAX_BYTES)`, 'less_than_equal');
+  if (input.size > maxBytes)
+    throw fieldError(
+      ['body', 'size'],
+      `Input should be less than or equal to ${maxBytes} (TILL_FILES_MAX_BYTES)`,
+      'less_than_equal',
+    );
   const issues: FieldIssue[] = [];
-  const order = input.upload.parts.map((part, index) => ({ part, index })).sort((a, b) => a.part.number - b.part.number);
+  const order = input.upload.parts
+    .map((part, index) => ({ part, index }))
+    .sort((a, b) => a.part.number - b.part.number);
   let next = 0;
   order.forEach(({ part, index }, position) => {
     const loc = ['body', 'upload', 'parts', index];
-    if (part.number !== position + 1) issues.push({ loc: [...loc, 'number'], msg: 'Parts must be numbered 1, 2, 3… without gaps or repeats', type: 'value_error' });
-    else if (part.chunk_start !== next) issues.push({ loc: [...loc, 'chunk_start'], msg: `Part ${part.number} should start at byte ${next}`, type: 'value_error' });
-    else if (part.chunk_end < part.chunk_start) issues.push({ loc: [...loc, 'chunk_end'], msg: 'chunk_end cannot be before chunk_start', type: 'value_error' });
+    if (part.number !== position + 1)
+      issues.push({
+        loc: [...loc, 'number'],
+        msg: 'Parts must be numbered 1, 2, 3… without gaps or repeats',
+        type: 'value_error',
+      });
+    else if (part.chunk_start !== next)
+      issues.push({
+        loc: [...loc, 'chunk_start'],
+        msg: `Part ${part.number} should start at byte ${next}`,
+        type: 'value_error',
+      });
+    else if (part.chunk_end < part.chunk_start)
+      issues.push({ loc: [...loc, 'chunk_end'], msg: 'chunk_end cannot be before chunk_start', type: 'value_error' });
     else if (part.chunk_end - part.chunk_start + 1 > MAX_PART_BYTES) {
-      issues.push({ loc: [...loc, 'chunk_end'], msg: `A part can hold at most ${MAX_PART_BYTES} bytes`, type: 'value_error' });
+      issues.push({
+        loc: [...loc, 'chunk_end'],
+        msg: `A part can hold at most ${MAX_PART_BYTES} bytes`,
+        type: 'value_error',
+      });
     }
     next = part.chunk_end + 1;
   });
   if (issues.length === 0 && next !== input.size) {
-    issues.push({ loc: ['body', 'upload', 'parts'], msg: `The parts cover ${next} bytes but size is ${input.size}`, type: 'value_error' });
+    issues.push({
+      loc: ['body', 'upload', 'parts'],
+      msg: `The parts cover ${next} bytes but size is ${input.size}`,
+      type: 'value_error',
+    });
   }
   if (issues.length > 0) throw validationError(issues.slice(0, 20));
 }
 
-export function createFilesService(deps: { db: Db; clock: Clock; config: FilesConfig; baseUrl: string; secret: string; changing: Changing }) {
+export function createFilesService(deps: {
+  db: Db;
+  clock: Clock;
+  config: FilesConfig;
+  baseUrl: string;
+  secret: string;
+  changing: Changing;
+}) {
   const { db, clock, baseUrl } = deps;
   const repo = filesRepository(db);
   const storage = fileStorage(deps.config.dir);
@@ -123,7 +165,9 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
           url: `${baseUrl}/v1/files/${file.id}/parts/${part.number}?token=${signer.token(file.id, part.number, expires)}`,
           expires_at: iso(expires),
           // What S3 wants with a checksummed part; Till checks the header too when it is sent.
-          headers: (part.checksumSha256Base64 ? { 'x-amz-checksum-sha256': part.checksumSha256Base64, 'x-amz-sdk-checksum-algorithm': 'SHA256' } : {}) as Record<string, string>,
+          headers: (part.checksumSha256Base64
+            ? { 'x-amz-checksum-sha256': part.checksumSha256Base64, 'x-amz-sdk-checksum-algorithm': 'SHA256' }
+            : {}) as Record<string, string>,
         })),
       },
     };
@@ -175,20 +219,40 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
      * One part's bytes, PUT to its presigned URL. Answers S3's ETag (the part's MD5). A part may be sent again
      * (a retry, or to replace bad bytes) until the upload is completed.
      */
-    async uploadPart(input: { fileId: string; number: number; token: string | undefined; contentLength: number | null; checksumHeader: string | null; body: Readable }): Promise<{ etag: string }> {
+    async uploadPart(input: {
+      fileId: string;
+      number: number;
+      token: string | undefined;
+      contentLength: number | null;
+      checksumHeader: string | null;
+      body: Readable;
+    }): Promise<{ etag: string }> {
       const check = signer.check(input.token, input.fileId, input.number, clock.now());
       if (check === 'invalid') throw unauthorized('The upload URL is not valid: its signature does not match.');
       if (check === 'expired') throw notPermitted('The upload URL has expired; create the file again to get new URLs.');
       const file = await repo.findLive(input.fileId);
       const part = file ? await repo.part(file.id, input.number) : null;
       if (!file || (!part && !file.isUploaded)) throw resourceNotFound();
-      if (file.isUploaded || !part) throw new DomainError(409, 'FileAlreadyUploaded', 'This upload is already complete; its parts can no longer change.');
+      if (file.isUploaded || !part)
+        throw new DomainError(
+          409,
+          'FileAlreadyUploaded',
+          'This upload is already complete; its parts can no longer change.',
+        );
       const expectedSize = part.chunkEnd - part.chunkStart + 1;
       if (input.contentLength !== null && input.contentLength !== expectedSize) {
-        throw fieldError(['body'], `Part ${part.number} is ${expectedSize} bytes (chunk_start to chunk_end); the request announced ${input.contentLength}`, 'part_size_mismatch');
+        throw fieldError(
+          ['body'],
+          `Part ${part.number} is ${expectedSize} bytes (chunk_start to chunk_end); the request announced ${input.contentLength}`,
+          'part_size_mismatch',
+        );
       }
       if (input.checksumHeader && part.checksumSha256Base64 && input.checksumHeader !== part.checksumSha256Base64) {
-        throw fieldError(['header', 'x-amz-checksum-sha256'], 'The checksum header differs from the one given for this part at creation', 'checksum_mismatch');
+        throw fieldError(
+          ['header', 'x-amz-checksum-sha256'],
+          'The checksum header differs from the one given for this part at creation',
+          'checksum_mismatch',
+        );
       }
       let written;
       try {
@@ -201,9 +265,17 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
       }
       const expected = part.checksumSha256Base64 ?? input.checksumHeader;
       if (expected && expected !== written.sha256Base64) {
-        throw fieldError(['body'], `The SHA-256 of part ${part.number} does not match its checksum_sha256_base64`, 'checksum_mismatch');
+        throw fieldError(
+          ['body'],
+          `The SHA-256 of part ${part.number} does not match its checksum_sha256_base64`,
+          'checksum_mismatch',
+        );
       }
-      await repo.markPartUploaded(file.id, part.number, { etag: written.md5Hex, checksumSha256Base64: written.sha256Base64, at: clock.now() });
+      await repo.markPartUploaded(file.id, part.number, {
+        etag: written.md5Hex,
+        checksumSha256Base64: written.sha256Base64,
+        at: clock.now(),
+      });
       return { etag: written.md5Hex };
     },
 
@@ -214,39 +286,69 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
     async complete(actor: MerchantActor, id: string, input: FileUploadCompletedInput): Promise<FileReadWire> {
       const file = await owned(actor, id, 'write');
       if (file.isUploaded) return wire(file);
-      if (input.id !== file.uploadId) throw fieldError(['body', 'id'], 'This is not the upload id of this file (upload.id from the creation)');
-      if (input.path !== file.path) throw fieldError(['body', 'path'], 'This is not the path of this file (upload.path from the creation)');
+      if (input.id !== file.uploadId)
+        throw fieldError(['body', 'id'], 'This is not the upload id of this file (upload.id from the creation)');
+      if (input.path !== file.path)
+        throw fieldError(['body', 'path'], 'This is not the path of this file (upload.path from the creation)');
       const stored = await repo.parts(file.id);
       const given = new Map(input.parts.map((part, index) => [part.number, { part, index }]));
       const issues: FieldIssue[] = [];
-      if (given.size !== input.parts.length || given.size !== stored.length || stored.some((part) => !given.has(part.number))) {
-        issues.push({ loc: ['body', 'parts'], msg: `List each of the ${stored.length} parts exactly once`, type: 'value_error' });
+      if (
+        given.size !== input.parts.length ||
+        given.size !== stored.length ||
+        stored.some((part) => !given.has(part.number))
+      ) {
+        issues.push({
+          loc: ['body', 'parts'],
+          msg: `List each of the ${stored.length} parts exactly once`,
+          type: 'value_error',
+        });
       }
       for (const part of stored) {
         const entry = given.get(part.number);
         if (!entry) continue;
         const loc = ['body', 'parts', entry.index];
         if (!part.etag) issues.push({ loc, msg: `Part ${part.number} has not been uploaded`, type: 'part_missing' });
-        else if (bareEtag(entry.part.checksum_etag) !== part.etag) issues.push({ loc: [...loc, 'checksum_etag'], msg: `Part ${part.number}'s ETag does not match the bytes received`, type: 'checksum_mismatch' });
+        else if (bareEtag(entry.part.checksum_etag) !== part.etag)
+          issues.push({
+            loc: [...loc, 'checksum_etag'],
+            msg: `Part ${part.number}'s ETag does not match the bytes received`,
+            type: 'checksum_mismatch',
+          });
         else if (entry.part.checksum_sha256_base64 && entry.part.checksum_sha256_base64 !== part.checksumSha256Base64) {
-          issues.push({ loc: [...loc, 'checksum_sha256_base64'], msg: `Part ${part.number}'s SHA-256 does not match the bytes received`, type: 'checksum_mismatch' });
+          issues.push({
+            loc: [...loc, 'checksum_sha256_base64'],
+            msg: `Part ${part.number}'s SHA-256 does not match the bytes received`,
+            type: 'checksum_mismatch',
+          });
         }
       }
       if (issues.length > 0) throw validationError(issues.slice(0, 20));
 
-      const assembled = await storage.assemble(file.organizationId, file.id, stored.map((part) => ({ number: part.number, etag: part.etag! })));
+      const assembled = await storage.assemble(
+        file.organizationId,
+        file.id,
+        stored.map((part) => ({ number: part.number, etag: part.etag! })),
+      );
       const sha256Base64 = assembled.sha256.toString('base64');
       if (assembled.size !== file.size || (file.checksumSha256Base64 && file.checksumSha256Base64 !== sha256Base64)) {
         await storage.discard(assembled);
         throw fieldError(
           ['body'],
-          assembled.size !== file.size ? `The parts hold ${assembled.size} bytes but the file is ${file.size}` : "The file's SHA-256 does not match the checksum_sha256_base64 given at creation",
+          assembled.size !== file.size
+            ? `The parts hold ${assembled.size} bytes but the file is ${file.size}`
+            : "The file's SHA-256 does not match the checksum_sha256_base64 given at creation",
           'checksum_mismatch',
         );
       }
       await storage.commit(file.organizationId, file.id, assembled);
       const now = clock.now();
-      const changes = { checksumSha256Base64: sha256Base64, checksumSha256Hex: assembled.sha256.toString('hex'), checksumEtag: multipartEtag(stored.map((part) => part.etag!)), at: now };
+      const changes = {
+        checksumSha256Base64: sha256Base64,
+        checksumSha256Hex: assembled.sha256.toString('hex'),
+        checksumEtag: multipartEtag(stored.map((part) => part.etag!)),
+        at: now,
+      };
       // Product wires embed their media files: every change to a file drops its organization's cached catalog.
       const won = await deps.changing((trx, announce) => {
         announce([merchantInvalidation(file.organizationId)]);
@@ -265,8 +367,15 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
       return wire({ ...file, ...changes, isUploaded: true, lastModifiedAt: now, modifiedAt: now });
     },
 
-    async list(actor: MerchantActor, query: { organization_id?: string[]; ids?: string[]; page: number; limit: number }): Promise<Page<FileReadWire>> {
-      const page = await repo.list(organizationFilter(actor, query.organization_id), query.ids, { page: query.page, limit: query.limit, sorting: ['-created_at'] });
+    async list(
+      actor: MerchantActor,
+      query: { organization_id?: string[]; ids?: string[]; page: number; limit: number },
+    ): Promise<Page<FileReadWire>> {
+      const page = await repo.list(organizationFilter(actor, query.organization_id), query.ids, {
+        page: query.page,
+        limit: query.limit,
+        sorting: ['-created_at'],
+      });
       return { items: page.items.map(wire), pagination: page.pagination };
     },
 
@@ -291,7 +400,8 @@ export function createFilesService(deps: { db: Db; clock: Clock; config: FilesCo
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const file = await owned(actor, id, 'write');
       const usages = await repo.usages(file);
-      if (usages.length > 0) throw notPermitted(`This file is in use (${usages.join(', ')}); remove it there before deleting it.`);
+      if (usages.length > 0)
+        throw notPermitted(`This file is in use (${usages.join(', ')}); remove it there before deleting it.`);
       await deps.changing((trx, announce) => {
         announce([merchantInvalidation(file.organizationId)]);
         return filesRepository(trx).softDelete(file.id, clock.now());

@@ -40,7 +40,8 @@ export interface AssembledFile {
 
 function checkIds(fileId: string, organizationId?: string): void {
   if (!FILE_ID.test(fileId)) throw new Error('invalid file id for storage');
-  if (organizationId !== undefined && !ORGANIZATION_ID.test(organizationId)) throw new Error('invalid organization id for storage');
+  if (organizationId !== undefined && !ORGANIZATION_ID.test(organizationId))
+    throw new Error('invalid organization id for storage');
 }
 
 export function fileStorage(root: string) {
@@ -49,7 +50,8 @@ export function fileStorage(root: string) {
     return join(root, 'uploads', fileId);
   };
   const partFile = (fileId: string, number: number, md5Hex: string) => {
-    if (!Number.isSafeInteger(number) || number < 1 || !MD5_HEX.test(md5Hex)) throw new Error('invalid part for storage');
+    if (!Number.isSafeInteger(number) || number < 1 || !MD5_HEX.test(md5Hex))
+      throw new Error('invalid part for storage');
     return join(uploadsDir(fileId), `${number}-${md5Hex}.part`);
   };
   const objectFile = (organizationId: string, fileId: string) => {
@@ -94,7 +96,11 @@ export function fileStorage(root: string) {
     },
 
     /** Concatenates the parts, in order, into a temporary file beside the final one, hashing the whole. */
-    async assemble(organizationId: string, fileId: string, parts: Array<{ number: number; etag: string }>): Promise<AssembledFile> {
+    async assemble(
+      organizationId: string,
+      fileId: string,
+      parts: Array<{ number: number; etag: string }>,
+    ): Promise<AssembledFile> {
       const target = objectFile(organizationId, fileId);
       await mkdir(join(root, 'objects', organizationId), { recursive: true });
       const temporary = `${target}.${randomUUID()}.tmp`;
@@ -102,15 +108,18 @@ export function fileStorage(root: string) {
       let size = 0;
       const files = parts.map((part) => partFile(fileId, part.number, part.etag));
       try {
-        await pipeline(async function* () {
-          for (const file of files) {
-            for await (const chunk of createReadStream(file)) {
-              sha256.update(chunk as Buffer);
-              size += (chunk as Buffer).length;
-              yield chunk as Buffer;
+        await pipeline(
+          async function* () {
+            for (const file of files) {
+              for await (const chunk of createReadStream(file)) {
+                sha256.update(chunk as Buffer);
+                size += (chunk as Buffer).length;
+                yield chunk as Buffer;
+              }
             }
-          }
-        }, createWriteStream(temporary, { flags: 'wx' }));
+          },
+          createWriteStream(temporary, { flags: 'wx' }),
+        );
       } catch (error) {
         await unlink(temporary).catch(() => undefined);
         throw error;

@@ -12,7 +12,8 @@ export type UploadTokenCheck = 'valid' | 'invalid' | 'expired';
 
 export function uploadUrlSigner(secret: string) {
   const key = deriveKey(secret, 'file-upload-urls');
-  const signature = (fileId: string, number: number, expiresAt: number) => hmacSha256Base64Url(key, `${fileId}\n${number}\n${expiresAt}`);
+  const signature = (fileId: string, number: number, expiresAt: number) =>
+    hmacSha256Base64Url(key, `${fileId}\n${number}\n${expiresAt}`);
 
   return {
     /** `<expiry in epoch seconds>.<signature>`. */

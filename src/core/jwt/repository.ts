@@ -52,8 +52,13 @@ export function jwksRepository(db: Db) {
       const row = await db('jwks')
         .select(COLUMNS)
         .where({ alg })
-        .andWhere((q) => { q.whereNull('expires_at').orWhere('expires_at', '>', now); })
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .andWhere((q) => {
+          q.whereNull('expires_at').orWhere('expires_at', '>', now);
+        })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .first();
       return row ? fromRow(row) : null;
     },
@@ -64,7 +69,10 @@ export function jwksRepository(db: Db) {
         .select(COLUMNS)
         .whereNull('expires_at')
         .orWhere('expires_at', '>', retiredAfter)
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       return rows.map(fromRow);
     },
 

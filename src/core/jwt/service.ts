@@ -23,7 +23,6 @@ function sealContext(id: string): string {
   return `jwks.private_key:${id}`;
 }
 
-
 /** A token is reused for this long after it was signed (it then has at least 14 of its 15 minutes left). */
 const TOKEN_REUSE_SECONDS = 60;
 const RECENT_TOKENS_MAX = 10_000;
@@ -36,7 +35,12 @@ export type JwtService = ReturnType<typeof createJwtService>;
  * stays published until its last token has expired. The current key is cached, so signing reads the table only
  * when this daemon has no key yet or its key has stopped signing.
  */
-export function createJwtService(deps: { db: Db; clock: Clock; config: Pick<TillConfig, 'baseUrl' | 'jwt'>; box: SecretBox }) {
+export function createJwtService(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<TillConfig, 'baseUrl' | 'jwt'>;
+  box: SecretBox;
+}) {
   const { db, clock, box } = deps;
   const { baseUrl, jwt: config } = deps.config;
   const graceMs = config.expiresIn * 1000;
@@ -45,7 +49,8 @@ export function createJwtService(deps: { db: Db; clock: Clock; config: Pick<Till
   // Concurrent first uses in this process share one lookup, so one daemon never creates two keys.
   let resolving: Promise<SigningKey> | null = null;
 
-  const canSign = (key: { expiresAt: Date | null }, now: Date) => key.expiresAt === null || now.getTime() < key.expiresAt.getTime();
+  const canSign = (key: { expiresAt: Date | null }, now: Date) =>
+    key.expiresAt === null || now.getTime() < key.expiresAt.getTime();
 
   async function openKey(record: JwkRecord): Promise<SigningKey> {
     const jwk = JSON.parse(box.open(record.sealedPrivateKey, sealContext(record.id))) as JWK;
@@ -159,7 +164,8 @@ function publish(record: JwkRecord): PublicJwk {
   const jwk: Record<string, unknown> = { alg: record.alg };
   if (record.crv) jwk.crv = record.crv;
   // Only public members leave the table, whatever else a row might hold.
-  for (const member of PUBLIC_MEMBERS) if (record.publicKey[member] !== undefined) jwk[member] = record.publicKey[member];
+  for (const member of PUBLIC_MEMBERS)
+    if (record.publicKey[member] !== undefined) jwk[member] = record.publicKey[member];
   jwk.kid = record.id;
   return jwk as PublicJwk;
 }

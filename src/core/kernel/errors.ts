@@ -9,7 +9,12 @@ export class DomainError extends Error {
   /** Extra response headers (e.g. X-Retry-After on 429). */
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string | undefined, message: string, options: { details?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    code: string | undefined,
+    message: string,
+    options: { details?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = 'DomainError';
     this.status = status;

@@ -52,11 +52,26 @@ export function uuidv7(at: number = Date.now()): string {
   const low = at >>> 0;
   const h = (byte: number) => HEX[byte & 0xff]!;
   return (
-    h(high >>> 8) + h(high) + h(low >>> 24) + h(low >>> 16) + '-' +
-    h(low >>> 8) + h(low) + '-' +
-    h(0x70 | ((sequence >> 14) & 0x0f)) + h(sequence >> 6) + '-' +
-    h(0x80 | (sequence & 0x3f)) + h(pool[random + 9]!) + '-' +
-    h(pool[random + 10]!) + h(pool[random + 11]!) + h(pool[random + 12]!) + h(pool[random + 13]!) + h(pool[random + 14]!) + h(pool[random + 15]!)
+    h(high >>> 8) +
+    h(high) +
+    h(low >>> 24) +
+    h(low >>> 16) +
+    '-' +
+    h(low >>> 8) +
+    h(low) +
+    '-' +
+    h(0x70 | ((sequence >> 14) & 0x0f)) +
+    h(sequence >> 6) +
+    '-' +
+    h(0x80 | (sequence & 0x3f)) +
+    h(pool[random + 9]!) +
+    '-' +
+    h(pool[random + 10]!) +
+    h(pool[random + 11]!) +
+    h(pool[random + 12]!) +
+    h(pool[random + 13]!) +
+    h(pool[random + 14]!) +
+    h(pool[random + 15]!)
   );
 }
 

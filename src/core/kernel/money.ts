@@ -43,7 +43,9 @@ export function allocate(total: number, weights: readonly number[]): number[] {
     return { index, floor: exact / bigSum, remainder: exact % bigSum };
   });
   let left = bigTotal - shares.reduce((acc, share) => acc + share.floor, 0n);
-  const order = [...shares].sort((a, b) => (b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index));
+  const order = [...shares].sort((a, b) =>
+    b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index,
+  );
   const parts = shares.map((share) => share.floor);
   for (const share of order) {
     if (left === 0n) break;
@@ -90,15 +92,34 @@ export function priceCart(lines: readonly CartLine[], discount: DiscountRule | n
   const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
   let discountAmount = 0;
   if (discount?.type === 'fixed') discountAmount = Math.min(Math.max(discount.amount, 0), subtotal);
-  if (discount?.type === 'percentage') discountAmount = Math.min(applyBasisPoints(subtotal, Math.min(Math.max(discount.basis_points, 0), BASIS_POINTS)), subtotal);
-  const lineDiscounts = allocate(discountAmount, lines.map((line) => line.amount));
+  if (discount?.type === 'percentage')
+    discountAmount = Math.min(
+      applyBasisPoints(subtotal, Math.min(Math.max(discount.basis_points, 0), BASIS_POINTS)),
+      subtotal,
+    );
+  const lineDiscounts = allocate(
+    discountAmount,
+    lines.map((line) => line.amount),
+  );
   const priced = lines.map((line, index) => {
     const net = line.amount - lineDiscounts[index]!;
-    return { amount: line.amount, discount_amount: lineDiscounts[index]!, net_amount: net, tax_amount: applyBasisPoints(net, line.taxBasisPoints) };
+    return {
+      amount: line.amount,
+      discount_amount: lineDiscounts[index]!,
+      net_amount: net,
+      tax_amount: applyBasisPoints(net, line.taxBasisPoints),
+    };
   });
   const net = subtotal - discountAmount;
   const tax = priced.reduce((sum, line) => sum + line.tax_amount, 0);
-  return { lines: priced, subtotal_amount: subtotal, discount_amount: discountAmount, net_amount: net, tax_amount: tax, total_amount: net + tax };
+  return {
+    lines: priced,
+    subtotal_amount: subtotal,
+    discount_amount: discountAmount,
+    net_amount: net,
+    tax_amount: tax,
+    total_amount: net + tax,
+  };
 }
 
 /**

@@ -46,7 +46,8 @@ export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: str
     created_at: event.at,
   }));
   const writes: Deferred[] = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
+    writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
   wakeAfterCommit(trx);
   return { ids: rows.map((row) => row.id), writes };
 }

@@ -12,7 +12,9 @@ export interface Page<T> {
 
 /** A query parameter that may be given once or repeated (`?id=a&id=b`), always read as a list. */
 export function repeated<S extends z.ZodType>(item: S) {
-  return z.union([item, z.array(item)]).transform((value) => (Array.isArray(value) ? value : [value]) as Array<z.output<S>>);
+  return z
+    .union([item, z.array(item)])
+    .transform((value) => (Array.isArray(value) ? value : [value]) as Array<z.output<S>>);
 }
 
 /**
@@ -39,7 +41,11 @@ export const pageQuery = {
  */
 export function sortingQuery<F extends string>(fields: readonly F[], fallback: string[] = ['-created_at']) {
   const allowed = new Set<string>(fields.flatMap((field) => [field, `-${field}`]));
-  return repeated(z.string().refine((value) => allowed.has(value), { message: `Sorting criterion must be one of: ${fields.join(', ')}` }))
+  return repeated(
+    z
+      .string()
+      .refine((value) => allowed.has(value), { message: `Sorting criterion must be one of: ${fields.join(', ')}` }),
+  )
     .optional()
     .transform((value) => (value && value.length > 0 ? value : fallback));
 }
@@ -60,7 +66,8 @@ export async function paginate<Row>(
   columns: Record<string, string>,
   tieBreaker = 'id',
 ): Promise<{ rows: Row[]; pagination: Page<unknown>['pagination'] }> {
-  const countRow = (await query.clone().clearSelect().clearOrder().count({ n: '*' }).first()) as { n: number | string } | undefined;
+  const countRow = (await query.clone().clearSelect().clearOrder().count({ n: '*' }).first()) as
+    { n: number | string } | undefined;
   const total = Number(countRow?.n ?? 0);
   const ordered = query.clone();
   for (const criterion of options.sorting) {

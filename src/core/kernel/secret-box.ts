@@ -38,14 +38,21 @@ export function createSecretBox(secret: string): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv, ciphertext, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+      return [VERSION, iv, ciphertext, cipher.getAuthTag()]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join('.');
     },
 
     open(sealed, context = '') {
       const parts = sealed.split('.');
       if (parts.length !== 4 || parts[0] !== VERSION) throw new SecretBoxError('not a sealed value of a known version');
       if (!parts.every((part) => PART.test(part))) throw new SecretBoxError('sealed value is malformed');
-      const [, iv, ciphertext, tag] = parts.map((part) => Buffer.from(part, 'base64url')) as [Buffer, Buffer, Buffer, Buffer];
+      const [, iv, ciphertext, tag] = parts.map((part) => Buffer.from(part, 'base64url')) as [
+        Buffer,
+        Buffer,
+        Buffer,
+        Buffer,
+      ];
       if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('sealed value is malformed');
       const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(context, 'utf8'));
@@ -54,7 +61,9 @@ export function createSecretBox(secret: string): SecretBox {
         return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
       } catch {
         // Never say which part failed: wrong secret, wrong context and tampering look alike on purpose.
-        throw new SecretBoxError('sealed value does not open: tampered, sealed for another context, or under another secret');
+        throw new SecretBoxError(
+          'sealed value does not open: tampered, sealed for another context, or under another secret',
+        );
       }
     },
   };

@@ -46,7 +46,22 @@ function fromRow(row: Row): MailRecord {
   };
 }
 
-const SUMMARY_COLUMNS = ['id', 'kind', 'user_id', 'from_address', 'to_address', 'subject', 'status', 'attempts', 'next_attempt_at', 'locked_until', 'last_error', 'sent_at', 'created_at', 'updated_at'];
+const SUMMARY_COLUMNS = [
+  'id',
+  'kind',
+  'user_id',
+  'from_address',
+  'to_address',
+  'subject',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'locked_until',
+  'last_error',
+  'sent_at',
+  'created_at',
+  'updated_at',
+];
 
 export function mailsRepository(db: Db) {
   return {
@@ -98,15 +113,26 @@ export function mailsRepository(db: Db) {
 
     /** Both outcomes only apply to the claim they belong to (same attempt), never to a later re-claim. */
     async markSent(id: string, attempt: number, at: Date): Promise<void> {
-      await db('mails')
-        .where({ id, status: 'sending', attempts: attempt })
-        .update({ status: 'sent', sent_at: at, locked_until: null, next_attempt_at: null, last_error: null, updated_at: at });
+      await db('mails').where({ id, status: 'sending', attempts: attempt }).update({
+        status: 'sent',
+        sent_at: at,
+        locked_until: null,
+        next_attempt_at: null,
+        last_error: null,
+        updated_at: at,
+      });
     },
 
     async markFailed(id: string, attempt: number, error: string, retryAt: Date | null, at: Date): Promise<void> {
       await db('mails')
         .where({ id, status: 'sending', attempts: attempt })
-        .update({ status: retryAt ? 'pending' : 'failed', next_attempt_at: retryAt, locked_until: null, last_error: error, updated_at: at });
+        .update({
+          status: retryAt ? 'pending' : 'failed',
+          next_attempt_at: retryAt,
+          locked_until: null,
+          last_error: error,
+          updated_at: at,
+        });
     },
 
     async findById(id: string): Promise<MailRecord | null> {

@@ -22,7 +22,13 @@ export type MailSummary = Omit<MailRecord, 'sealedText' | 'sealedHtml'>;
  * 3 hours, by when the one-hour links in account mail have expired) the mail is marked failed. A claim is leased for 5
  * minutes: far longer than a send may take (transports time out after 30 s), so only a dead worker's claim runs out.
  */
-export const MAIL_RETRY = { baseDelayMs: 30 * SECOND, maxDelayMs: HOUR, maxAttempts: 10, leaseMs: 5 * MINUTE, batchSize: 10 } as const;
+export const MAIL_RETRY = {
+  baseDelayMs: 30 * SECOND,
+  maxDelayMs: HOUR,
+  maxAttempts: 10,
+  leaseMs: 5 * MINUTE,
+  batchSize: 10,
+} as const;
 
 export function retryDelayMs(attempt: number): number {
   return Math.min(MAIL_RETRY.baseDelayMs * 2 ** Math.max(0, attempt - 1), MAIL_RETRY.maxDelayMs);
@@ -61,7 +67,11 @@ export function createMailService(deps: MailServiceDeps) {
 
   function open(record: MailRecord): Mail {
     const { sealedText, sealedHtml, ...rest } = record;
-    return { ...rest, text: box.open(sealedText, context(record.id, 'text')), html: box.open(sealedHtml, context(record.id, 'html')) };
+    return {
+      ...rest,
+      text: box.open(sealedText, context(record.id, 'text')),
+      html: box.open(sealedHtml, context(record.id, 'html')),
+    };
   }
 
   function notify(): void {
@@ -73,7 +83,14 @@ export function createMailService(deps: MailServiceDeps) {
     let failure: string | null = null;
     try {
       const opened = open(mail);
-      await transport.send({ id: mail.id, from: mail.from, to: mail.to, subject: mail.subject, text: opened.text, html: opened.html });
+      await transport.send({
+        id: mail.id,
+        from: mail.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: opened.text,
+        html: opened.html,
+      });
     } catch (error) {
       failure = (error instanceof Error ? error.message : String(error)).slice(0, 1000) || 'send failed';
     }
@@ -82,16 +99,22 @@ export function createMailService(deps: MailServiceDeps) {
       await repo.markSent(mail.id, mail.attempts, now);
       return;
     }
-    const retryAt = mail.attempts < MAIL_RETRY.maxAttempts ? new Date(now.getTime() + retryDelayMs(mail.attempts)) : null;
+    const retryAt =
+      mail.attempts < MAIL_RETRY.maxAttempts ? new Date(now.getTime() + retryDelayMs(mail.attempts)) : null;
     await repo.markFailed(mail.id, mail.attempts, failure, retryAt, now);
-    for (const listener of failureListeners) listener({ id: mail.id, attempts: mail.attempts, error: failure, retryAt });
+    for (const listener of failureListeners)
+      listener({ id: mail.id, attempts: mail.attempts, error: failure, retryAt });
   }
 
   /** Claims one batch of due mails and sends it; answers how many were claimed. */
   async function deliverBatch(): Promise<number> {
     if (transport.kind === 'outbox') return 0;
     const now = clock.now();
-    const claimed = await mailsRepository(db).claimDue(now, new Date(now.getTime() + MAIL_RETRY.leaseMs), MAIL_RETRY.batchSize);
+    const claimed = await mailsRepository(db).claimDue(
+      now,
+      new Date(now.getTime() + MAIL_RETRY.leaseMs),
+      MAIL_RETRY.batchSize,
+    );
     // A peer's refusal is recorded on the mail; what rejects here is recording it (the database went away).
     const failed = (await Promise.allSettled(claimed.map(deliver))).find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
@@ -113,7 +136,10 @@ export function createMailService(deps: MailServiceDeps) {
      * Writes a mail; pass the transaction of the change that causes it, so both commit or neither does. Delivery
      * workers are woken once it has committed.
      */
-    async enqueue(trx: Db, input: { kind: string; to: string; userId: string | null; content: MailContent }): Promise<string> {
+    async enqueue(
+      trx: Db,
+      input: { kind: string; to: string; userId: string | null; content: MailContent },
+    ): Promise<string> {
       const now = clock.now();
       lastIdMs = Math.max(now.getTime(), lastIdMs + 1);
       const id = uuidv7(lastIdMs);
@@ -170,8 +196,14 @@ export function createMailService(deps: MailServiceDeps) {
       return () => failureListeners.delete(listener);
     },
 
-    async list(filter: { to?: string; kind?: string; status?: MailStatus; limit?: number } = {}): Promise<MailSummary[]> {
-      const rows = await mailsRepository(db).list({ ...filter, to: filter.to?.toLowerCase(), limit: filter.limit ?? 50 });
+    async list(
+      filter: { to?: string; kind?: string; status?: MailStatus; limit?: number } = {},
+    ): Promise<MailSummary[]> {
+      const rows = await mailsRepository(db).list({
+        ...filter,
+        to: filter.to?.toLowerCase(),
+        limit: filter.limit ?? 50,
+      });
       return rows.map(({ sealedText: _text, sealedHtml: _html, ...summary }) => summary);
     },
 

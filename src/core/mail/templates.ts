@@ -6,7 +6,10 @@ export interface MailContent {
 }
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
 interface Parts {
@@ -51,7 +54,9 @@ export function changeEmailConfirmationMail(input: { name: string; newEmail: str
   return render({
     subject: 'Confirm the change of your e-mail address',
     greeting: `Hello ${input.name},`,
-    lead: [`Someone signed in to your account asked to change its e-mail address to ${input.newEmail}. To approve, open this link (valid for one hour); a verification link then goes to the new address:`],
+    lead: [
+      `Someone signed in to your account asked to change its e-mail address to ${input.newEmail}. To approve, open this link (valid for one hour); a verification link then goes to the new address:`,
+    ],
     link: { url: input.url, label: 'Approve the change' },
     tail: ['If this was not you, do not open the link, and change your password.'],
   });
@@ -72,9 +77,17 @@ export function resetPasswordMail(input: { name: string; url: string | null; tok
   return render({
     subject: 'Reset your password',
     greeting: `Hello ${input.name},`,
-    lead: [input.url ? 'To choose a new password, open this link (valid for one hour):' : 'Someone asked to reset the password of your account.'],
+    lead: [
+      input.url
+        ? 'To choose a new password, open this link (valid for one hour):'
+        : 'Someone asked to reset the password of your account.',
+    ],
     ...(input.url ? { link: { url: input.url, label: 'Reset password' } } : {}),
-    tail: [`Reset token (valid for one hour, usable once): ${input.token}`, `With the till command line: till password reset --token ${input.token}`, IGNORE],
+    tail: [
+      `Reset token (valid for one hour, usable once): ${input.token}`,
+      `With the till command line: till password reset --token ${input.token}`,
+      IGNORE,
+    ],
   });
 }
 
@@ -82,17 +95,29 @@ export function deleteAccountMail(input: { name: string; url: string; token: str
   return render({
     subject: 'Confirm the deletion of your account',
     greeting: `Hello ${input.name},`,
-    lead: ['To delete your account and everything in it for good, open this link while signed in (valid for 24 hours):'],
+    lead: [
+      'To delete your account and everything in it for good, open this link while signed in (valid for 24 hours):',
+    ],
     link: { url: input.url, label: 'Delete my account' },
-    tail: [`With the till command line: till account delete --token ${input.token}`, 'If you did not ask for this, do not open the link, and change your password.'],
+    tail: [
+      `With the till command line: till account delete --token ${input.token}`,
+      'If you did not ask for this, do not open the link, and change your password.',
+    ],
   });
 }
 
-export function organizationInvitationMail(input: { inviterName: string; organizationName: string; url: string; invitationId: string }): MailContent {
+export function organizationInvitationMail(input: {
+  inviterName: string;
+  organizationName: string;
+  url: string;
+  invitationId: string;
+}): MailContent {
   return render({
     subject: `${input.inviterName} invited you to ${input.organizationName}`,
     greeting: 'Hello,',
-    lead: [`${input.inviterName} invited you to join ${input.organizationName}. Sign in with this address and open the invitation (valid for 48 hours):`],
+    lead: [
+      `${input.inviterName} invited you to join ${input.organizationName}. Sign in with this address and open the invitation (valid for 48 hours):`,
+    ],
     link: { url: input.url, label: 'View the invitation' },
     tail: [`To accept it, sign in and accept invitation ${input.invitationId}.`, IGNORE],
   });

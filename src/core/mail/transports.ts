@@ -33,14 +33,21 @@ function smtpTransport(url: string): MailTransport {
   const open = async (): Promise<Transporter> => {
     const nodemailer = await import('nodemailer');
     // Settings in the URL's query win over these defaults.
-    return nodemailer.createTransport({ url, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS }) as unknown as Transporter;
+    return nodemailer.createTransport({
+      url,
+      connectionTimeout: TIMEOUT_MS,
+      greetingTimeout: TIMEOUT_MS,
+      socketTimeout: TIMEOUT_MS,
+    }) as unknown as Transporter;
   };
   return {
     kind: 'smtp',
     async send(mail) {
       transporter ??= open();
       // The mail id becomes the Message-ID, so a retried message can be recognized as the same one downstream.
-      await (await transporter).sendMail({
+      await (
+        await transporter
+      ).sendMail({
         from: mail.from,
         to: mail.to,
         subject: mail.subject,

@@ -23,12 +23,21 @@ export interface AccountWire {
 }
 
 /** The signed-in user's accounts (Better Auth's list-accounts, unlink-account, get-access-token, refresh-token, account-info). */
-export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox; registry: ProviderRegistry; allowUnlinkingAll?: boolean }) {
+export function createOAuthAccounts(deps: {
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  registry: ProviderRegistry;
+  allowUnlinkingAll?: boolean;
+}) {
   const { db, clock, box, registry } = deps;
   const repo = () => socialAccountsRepository(db, box);
 
   /** The account and its configured provider; credential accounts and unconfigured providers are refused. */
-  async function providerAccount(userId: string, accountId: string | undefined): Promise<{ account: SocialAccount; provider: ResolvedProvider }> {
+  async function providerAccount(
+    userId: string,
+    accountId: string | undefined,
+  ): Promise<{ account: SocialAccount; provider: ResolvedProvider }> {
     const account = accountId ? await repo().findForUser(userId, accountId) : null;
     if (!account) throw fail(400, 'ACCOUNT_NOT_FOUND', 'Account not found');
     const provider = account.providerId === CREDENTIAL_PROVIDER ? null : await registry.get(account.providerId);
@@ -61,10 +70,14 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
       await transaction(db, async (trx) => {
         const accounts = await socialAccountsRepository(trx, box).listForUser(userId);
         const target = input.providerId
-          ? accounts.find((account) => account.providerId === input.providerId && (!input.accountId || account.accountId === input.accountId))
+          ? accounts.find(
+              (account) =>
+                account.providerId === input.providerId && (!input.accountId || account.accountId === input.accountId),
+            )
           : accounts.find((account) => account.id === input.accountId);
         if (!target) throw fail(400, 'ACCOUNT_NOT_FOUND', 'Account not found');
-        if (accounts.length <= 1 && !deps.allowUnlinkingAll) throw fail(400, 'FAILED_TO_UNLINK_LAST_ACCOUNT', "You can't unlink your last account");
+        if (accounts.length <= 1 && !deps.allowUnlinkingAll)
+          throw fail(400, 'FAILED_TO_UNLINK_LAST_ACCOUNT', "You can't unlink your last account");
         await socialAccountsRepository(trx, box).delete(userId, target.id);
       });
     },
@@ -74,7 +87,8 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
       let account = found.account;
       const expiresAt = account.accessTokenExpiresAt?.getTime();
       try {
-        if (account.refreshToken && expiresAt !== undefined && expiresAt - clock.now().getTime() < REFRESH_MARGIN_MS) account = await refresh(account, found.provider);
+        if (account.refreshToken && expiresAt !== undefined && expiresAt - clock.now().getTime() < REFRESH_MARGIN_MS)
+          account = await refresh(account, found.provider);
       } catch {
         throw fail(400, 'FAILED_TO_GET_ACCESS_TOKEN', 'Failed to get a valid access token');
       }
@@ -112,7 +126,8 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
       const account = accountId ? await repo().findForUser(userId, accountId) : null;
       if (!account) throw fail(400, 'ACCOUNT_NOT_FOUND', 'Account not found');
       const provider = account.providerId === CREDENTIAL_PROVIDER ? null : await registry.get(account.providerId);
-      if (!provider) throw fail(400, 'PROVIDER_NOT_CONFIGURED', 'Account is not associated with a configured social provider.');
+      if (!provider)
+        throw fail(400, 'PROVIDER_NOT_CONFIGURED', 'Account is not associated with a configured social provider.');
       if (!account.accessToken && !account.idToken) throw fail(400, 'ACCESS_TOKEN_NOT_FOUND', 'Access token not found');
       let fetched;
       try {
@@ -122,7 +137,13 @@ export function createOAuthAccounts(deps: { db: Db; clock: Clock; box: SecretBox
       }
       const { profile, raw } = fetched;
       return {
-        user: { id: profile.id, name: profile.name, email: profile.email, image: profile.image, emailVerified: profile.emailVerified },
+        user: {
+          id: profile.id,
+          name: profile.name,
+          email: profile.email,
+          image: profile.image,
+          emailVerified: profile.emailVerified,
+        },
         data: raw,
         account: { id: account.id, providerId: account.providerId, accountId: account.accountId },
       };

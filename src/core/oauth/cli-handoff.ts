@@ -37,7 +37,13 @@ export function isLoopbackCallback(url: string): boolean {
   }
   // `localhost` is left out on purpose: it can resolve elsewhere (RFC 8252 §8.3).
   const host = parsed.hostname;
-  return parsed.protocol === 'http:' && (host === '127.0.0.1' || host === '[::1]') && parsed.port !== '' && !parsed.username && !parsed.password;
+  return (
+    parsed.protocol === 'http:' &&
+    (host === '127.0.0.1' || host === '[::1]') &&
+    parsed.port !== '' &&
+    !parsed.username &&
+    !parsed.password
+  );
 }
 
 const fail = (code: string, message: string) => new DomainError(400, code, message);
@@ -48,7 +54,9 @@ export function createCliHandoff(deps: { db: Db; clock: Clock; box: SecretBox; s
 
   async function endSession(stored: StoredCode): Promise<void> {
     // end() wants a session; its id and token hash (the cache key) are all it reads.
-    await sessions.end({ id: stored.sessionId, tokenHash: hashSessionToken(stored.token) } as Parameters<SessionService['end']>[0]);
+    await sessions.end({ id: stored.sessionId, tokenHash: hashSessionToken(stored.token) } as Parameters<
+      SessionService['end']
+    >[0]);
   }
 
   return {
@@ -57,7 +65,12 @@ export function createCliHandoff(deps: { db: Db; clock: Clock; box: SecretBox; s
       const code = randomAlphanumeric(CODE_LENGTH);
       const now = clock.now();
       const id = identifier(code);
-      const stored: StoredCode = { challenge, userId: signedIn.user.id, sessionId: signedIn.session.id, token: box.seal(signedIn.token, id) };
+      const stored: StoredCode = {
+        challenge,
+        userId: signedIn.user.id,
+        sessionId: signedIn.session.id,
+        token: box.seal(signedIn.token, id),
+      };
       await verificationsRepository(db).insert({
         id: newAuthId(),
         identifier: id,

@@ -29,8 +29,16 @@ export class OAuthFlowError extends Error {
 
 const TIMEOUTS = { headersTimeout: 10_000, bodyTimeout: 10_000 };
 
-async function fetchJson(url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; data: any }> {
-  const response = await request(url, { method: options.method ?? 'GET', headers: { accept: 'application/json', ...options.headers }, body: options.body, ...TIMEOUTS });
+async function fetchJson(
+  url: string,
+  options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; data: any }> {
+  const response = await request(url, {
+    method: options.method ?? 'GET',
+    headers: { accept: 'application/json', ...options.headers },
+    body: options.body,
+    ...TIMEOUTS,
+  });
   const text = await response.body.text();
   let data: unknown = null;
   try {
@@ -50,14 +58,16 @@ async function discover(settings: OAuthProviderSettings): Promise<ProviderDefini
   let discovered: Record<string, any> = {};
   if (settings.issuer) {
     const { status, data } = await fetchJson(`${settings.issuer}/.well-known/openid-configuration`);
-    if (status !== 200 || !data || typeof data !== 'object') throw new Error(`OIDC discovery failed for ${settings.id} (HTTP ${status})`);
+    if (status !== 200 || !data || typeof data !== 'object')
+      throw new Error(`OIDC discovery failed for ${settings.id} (HTTP ${status})`);
     discovered = data;
   }
   const jwksUri = settings.jwksUri ?? discovered.jwks_uri;
   const issuer = discovered.issuer ?? settings.issuer;
   const authorizationEndpoint = settings.authorizationEndpoint ?? discovered.authorization_endpoint;
   const tokenEndpoint = settings.tokenEndpoint ?? discovered.token_endpoint;
-  if (!authorizationEndpoint || !tokenEndpoint) throw new Error(`provider ${settings.id} has no authorization or token endpoint`);
+  if (!authorizationEndpoint || !tokenEndpoint)
+    throw new Error(`provider ${settings.id} has no authorization or token endpoint`);
   return {
     id: settings.id,
     authorizationEndpoint,
@@ -97,7 +107,8 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
 
   function tokenSet(data: Record<string, any>, previous?: TokenSet): TokenSet {
     const now = clock.now().getTime();
-    const seconds = (value: unknown) => (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value)) ? Number(value) : null);
+    const seconds = (value: unknown) =>
+      typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value)) ? Number(value) : null;
     const expiresIn = seconds(data.expires_in);
     const refreshExpiresIn = seconds(data.refresh_token_expires_in);
     const scope = typeof data.scope === 'string' ? data.scope : Array.isArray(data.scope) ? data.scope.join(' ') : null;
@@ -106,7 +117,8 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
       refreshToken: typeof data.refresh_token === 'string' ? data.refresh_token : (previous?.refreshToken ?? null),
       idToken: typeof data.id_token === 'string' ? data.id_token : (previous?.idToken ?? null),
       accessTokenExpiresAt: expiresIn !== null ? new Date(now + expiresIn * 1000) : null,
-      refreshTokenExpiresAt: refreshExpiresIn !== null ? new Date(now + refreshExpiresIn * 1000) : (previous?.refreshTokenExpiresAt ?? null),
+      refreshTokenExpiresAt:
+        refreshExpiresIn !== null ? new Date(now + refreshExpiresIn * 1000) : (previous?.refreshTokenExpiresAt ?? null),
       scopes: scope !== null ? scope.split(/[\s,]+/).filter(Boolean) : (previous?.scopes ?? []),
     };
   }
@@ -146,12 +158,23 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
       return url.href;
     },
 
-    async exchangeCode(provider: ResolvedProvider, input: { code: string; codeVerifier: string; redirectUri: string; deviceId?: string }): Promise<TokenSet> {
-      const form = new URLSearchParams({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri });
+    async exchangeCode(
+      provider: ResolvedProvider,
+      input: { code: string; codeVerifier: string; redirectUri: string; deviceId?: string },
+    ): Promise<TokenSet> {
+      const form = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: input.code,
+        redirect_uri: input.redirectUri,
+      });
       if (provider.pkce) form.set('code_verifier', input.codeVerifier);
       if (input.deviceId) form.set('device_id', input.deviceId);
       const headers = clientAuth(provider, form);
-      const { status, data } = await fetchJson(provider.tokenEndpoint, { method: 'POST', headers, body: form.toString() });
+      const { status, data } = await fetchJson(provider.tokenEndpoint, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+      });
       if (status >= 400 || !data || typeof data.access_token !== 'string') throw new OAuthFlowError('invalid_code');
       return tokenSet(data);
     },
@@ -159,13 +182,20 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
     async refresh(provider: ResolvedProvider, previous: TokenSet & { refreshToken: string }): Promise<TokenSet> {
       const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
       const headers = clientAuth(provider, form);
-      const { status, data } = await fetchJson(provider.tokenEndpoint, { method: 'POST', headers, body: form.toString() });
+      const { status, data } = await fetchJson(provider.tokenEndpoint, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+      });
       if (status >= 400 || !data || typeof data.access_token !== 'string') throw new OAuthFlowError('refresh_failed');
       return tokenSet(data, previous);
     },
 
     /** The raw profile document and its mapping, from the userinfo endpoint or the id_token's claims. */
-    async fetchProfile(provider: ResolvedProvider, tokens: TokenSet): Promise<{ raw: Record<string, any>; profile: ProviderProfile }> {
+    async fetchProfile(
+      provider: ResolvedProvider,
+      tokens: TokenSet,
+    ): Promise<{ raw: Record<string, any>; profile: ProviderProfile }> {
       let raw: Record<string, any> | null = null;
       try {
         if (provider.userinfoEndpoint && tokens.accessToken) {
@@ -175,12 +205,20 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
               ? await fetchJson(provider.userinfoEndpoint, {
                   method: 'POST',
                   headers: { 'content-type': 'application/x-www-form-urlencoded' },
-                  body: new URLSearchParams({ access_token: tokens.accessToken, client_id: provider.clientId }).toString(),
+                  body: new URLSearchParams({
+                    access_token: tokens.accessToken,
+                    client_id: provider.clientId,
+                  }).toString(),
                 })
-              : await fetchJson(provider.userinfoEndpoint, { method: kind === 'post' ? 'POST' : 'GET', headers: { authorization: `Bearer ${tokens.accessToken}` } });
+              : await fetchJson(provider.userinfoEndpoint, {
+                  method: kind === 'post' ? 'POST' : 'GET',
+                  headers: { authorization: `Bearer ${tokens.accessToken}` },
+                });
           if (response.status === 200 && response.data && typeof response.data === 'object') raw = response.data;
           if (raw && provider.emailsEndpoint) {
-            const emails = await fetchJson(provider.emailsEndpoint, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+            const emails = await fetchJson(provider.emailsEndpoint, {
+              headers: { authorization: `Bearer ${tokens.accessToken}` },
+            });
             if (emails.status === 200 && Array.isArray(emails.data)) raw = { ...raw, emails: emails.data };
           }
         } else if (tokens.idToken) {
@@ -204,7 +242,11 @@ export function createProviderRegistry(config: OAuthConfig, clock: { now(): Date
         jwks.set(provider.id, keys);
       }
       try {
-        const { payload } = await jwtVerify(token, keys, { issuer: provider.idToken.issuer, audience: provider.clientId, currentDate: clock.now() });
+        const { payload } = await jwtVerify(token, keys, {
+          issuer: provider.idToken.issuer,
+          audience: provider.clientId,
+          currentDate: clock.now(),
+        });
         if (nonce !== undefined && payload.nonce !== nonce) return null;
         return payload;
       } catch {

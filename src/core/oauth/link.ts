@@ -29,17 +29,33 @@ export interface LinkTarget {
  * by provider subject wins; otherwise an existing user with the same address is linked when the provider is
  * trusted or vouches for the address; otherwise a user is created, unless sign-up is off.
  */
-export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox; sessions: SessionService; config: OAuthConfig }) {
+export function createAccountLinker(deps: {
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  sessions: SessionService;
+  config: OAuthConfig;
+}) {
   const { db, clock, box, sessions, config } = deps;
 
   async function markVerified(trx: Db, user: User, profile: ProviderProfile): Promise<User> {
     if (user.emailVerified || !profile.emailVerified || normalizeEmail(profile.email ?? '') !== user.email) return user;
-    const updated = await sessions.userChanging(user.id, (inner) => usersRepository(inner).update(user.id, { emailVerified: true, updatedAt: clock.now() }), trx);
+    const updated = await sessions.userChanging(
+      user.id,
+      (inner) => usersRepository(inner).update(user.id, { emailVerified: true, updatedAt: clock.now() }),
+      trx,
+    );
     return updated ?? user;
   }
 
   return {
-    async signIn(providerId: string, profile: ProviderProfile, tokens: TokenSet, options: { requestSignUp?: boolean }, meta: RequestMeta): Promise<SocialSignIn> {
+    async signIn(
+      providerId: string,
+      profile: ProviderProfile,
+      tokens: TokenSet,
+      options: { requestSignUp?: boolean },
+      meta: RequestMeta,
+    ): Promise<SocialSignIn> {
       if (!profile.email) throw new OAuthFlowError('email_not_found');
       const email = normalizeEmail(profile.email);
       const outcome = await transaction(db, async (trx) => {
@@ -55,11 +71,16 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
         }
         const user = await users.findByEmail(email);
         if (user) {
-          if (!config.trustedProviders.includes(providerId) && !profile.emailVerified) throw new OAuthFlowError('account_not_linked');
-          await accounts.insert({ id: newAuthId(), userId: user.id, providerId, accountId: profile.id, at: now }, tokens);
+          if (!config.trustedProviders.includes(providerId) && !profile.emailVerified)
+            throw new OAuthFlowError('account_not_linked');
+          await accounts.insert(
+            { id: newAuthId(), userId: user.id, providerId, accountId: profile.id, at: now },
+            tokens,
+          );
           return { user: await markVerified(trx, user, profile), isNewUser: false };
         }
-        if (config.disableSignUp || (config.disableImplicitSignUp && !options.requestSignUp)) throw new OAuthFlowError('signup_disabled');
+        if (config.disableSignUp || (config.disableImplicitSignUp && !options.requestSignUp))
+          throw new OAuthFlowError('signup_disabled');
         const created: User = {
           id: newAuthId(),
           email,
@@ -70,10 +91,17 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
           updatedAt: now,
         };
         try {
-          await transaction(trx, async (inner) => {
-            await usersRepository(inner).insert(created);
-            await socialAccountsRepository(inner, box).insert({ id: newAuthId(), userId: created.id, providerId, accountId: profile.id, at: now }, tokens);
-          }, { savepoint: true });
+          await transaction(
+            trx,
+            async (inner) => {
+              await usersRepository(inner).insert(created);
+              await socialAccountsRepository(inner, box).insert(
+                { id: newAuthId(), userId: created.id, providerId, accountId: profile.id, at: now },
+                tokens,
+              );
+            },
+            { savepoint: true },
+          );
         } catch {
           throw new OAuthFlowError('unable_to_create_user');
         }
@@ -99,9 +127,14 @@ export function createAccountLinker(deps: { db: Db; clock: Clock; box: SecretBox
           return;
         }
         // Better Auth's order: an unvouched address refuses linking before a different address does.
-        if (!config.trustedProviders.includes(providerId) && !profile.emailVerified) throw new OAuthFlowError('unable_to_link_account');
-        if (!profile.email || (!config.allowDifferentEmails && normalizeEmail(profile.email) !== target.email)) throw new OAuthFlowError('email_does_not_match');
-        await accounts.insert({ id: newAuthId(), userId: target.userId, providerId, accountId: profile.id, at: now }, tokens);
+        if (!config.trustedProviders.includes(providerId) && !profile.emailVerified)
+          throw new OAuthFlowError('unable_to_link_account');
+        if (!profile.email || (!config.allowDifferentEmails && normalizeEmail(profile.email) !== target.email))
+          throw new OAuthFlowError('email_does_not_match');
+        await accounts.insert(
+          { id: newAuthId(), userId: target.userId, providerId, accountId: profile.id, at: now },
+          tokens,
+        );
       });
     },
   };

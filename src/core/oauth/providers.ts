@@ -38,7 +38,8 @@ export interface ProviderDefinition {
   mapProfile(raw: Raw): ProviderProfile;
 }
 
-const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : null);
+const str = (value: unknown): string | null =>
+  typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : null;
 const bool = (value: unknown): boolean => value === true || value === 'true' || value === 1;
 
 /** Standard OIDC claims, for OpenID providers and generic ones. */
@@ -82,7 +83,13 @@ const catalogue: ProviderDefinition[] = [
         : /^\d+$/.test(id)
           ? `https://cdn.discordapp.com/embed/avatars/${raw.discriminator === '0' || !raw.discriminator ? Number((BigInt(id) >> 22n) % 6n) : Number(raw.discriminator) % 5}.png`
           : null;
-      return { id, name: str(raw.global_name) ?? str(raw.username) ?? '', email: str(raw.email), emailVerified: bool(raw.verified), image };
+      return {
+        id,
+        name: str(raw.global_name) ?? str(raw.username) ?? '',
+        email: str(raw.email),
+        emailVerified: bool(raw.verified),
+        image,
+      };
     },
   },
   {
@@ -93,11 +100,20 @@ const catalogue: ProviderDefinition[] = [
     scopes: ['email', 'public_profile'],
     pkce: false,
     tokenAuth: 'post',
-    idToken: { issuer: 'https://www.facebook.com', jwksUri: 'https://limited.facebook.com/.well-known/oauth/openid/jwks/' },
+    idToken: {
+      issuer: 'https://www.facebook.com',
+      jwksUri: 'https://limited.facebook.com/.well-known/oauth/openid/jwks/',
+    },
     mapProfile: (raw) =>
       raw.sub !== undefined
         ? mapOidcClaims(raw) // a Limited Login ID token
-        : { id: str(raw.id) ?? '', name: str(raw.name) ?? '', email: str(raw.email), emailVerified: bool(raw.email_verified), image: str(raw.picture?.data?.url) },
+        : {
+            id: str(raw.id) ?? '',
+            name: str(raw.name) ?? '',
+            email: str(raw.email),
+            emailVerified: bool(raw.email_verified),
+            image: str(raw.picture?.data?.url),
+          },
   },
   {
     id: 'github',
@@ -113,7 +129,13 @@ const catalogue: ProviderDefinition[] = [
       const primary = emails.find((entry) => entry.primary) ?? emails[0];
       const email = str(raw.email) ?? str(primary?.email);
       const listed = emails.find((entry) => entry.email === email);
-      return { id: str(raw.id) ?? '', name: str(raw.name) ?? str(raw.login) ?? '', email, emailVerified: bool(listed?.verified), image: str(raw.avatar_url) };
+      return {
+        id: str(raw.id) ?? '',
+        name: str(raw.name) ?? str(raw.login) ?? '',
+        email,
+        emailVerified: bool(listed?.verified),
+        image: str(raw.avatar_url),
+      };
     },
   },
   {
@@ -130,7 +152,8 @@ const catalogue: ProviderDefinition[] = [
         id: str(raw.sub) ?? '',
         name: str(raw.name) ?? email ?? '',
         email,
-        emailVerified: raw.email_verified !== undefined ? bool(raw.email_verified) : email !== null && verifiedLists.includes(email),
+        emailVerified:
+          raw.email_verified !== undefined ? bool(raw.email_verified) : email !== null && verifiedLists.includes(email),
         image: null,
       };
     },
@@ -180,7 +203,11 @@ const catalogue: ProviderDefinition[] = [
     pkce: false,
     tokenAuth: 'post',
     // Twitch puts only what is asked for into its ID token.
-    authorizationParams: { claims: JSON.stringify({ id_token: { email: null, email_verified: null, picture: null, preferred_username: null } }) },
+    authorizationParams: {
+      claims: JSON.stringify({
+        id_token: { email: null, email_verified: null, picture: null, preferred_username: null },
+      }),
+    },
     idToken: { issuer: 'https://id.twitch.tv/oauth2', jwksUri: 'https://id.twitch.tv/oauth2/keys' },
     mapProfile: (raw) => ({ ...mapOidcClaims(raw), name: str(raw.preferred_username) ?? '' }),
   },
@@ -195,7 +222,13 @@ const catalogue: ProviderDefinition[] = [
     mapProfile: (raw) => {
       const data: Raw = raw.data ?? {};
       const email = str(data.confirmed_email) ?? str(data.email);
-      return { id: str(data.id) ?? '', name: str(data.name) ?? str(data.username) ?? '', email, emailVerified: str(data.confirmed_email) !== null, image: str(data.profile_image_url) };
+      return {
+        id: str(data.id) ?? '',
+        name: str(data.name) ?? str(data.username) ?? '',
+        email,
+        emailVerified: str(data.confirmed_email) !== null,
+        image: str(data.profile_image_url),
+      };
     },
   },
   {
@@ -227,7 +260,13 @@ const catalogue: ProviderDefinition[] = [
     mapProfile: (raw) => {
       const user: Raw = raw.data?.[0] ?? {};
       // Kick only lets verified addresses sign in, as Better Auth assumes too.
-      return { id: str(user.user_id) ?? '', name: str(user.name) ?? '', email: str(user.email), emailVerified: str(user.email) !== null, image: str(user.profile_picture) };
+      return {
+        id: str(user.user_id) ?? '',
+        name: str(user.name) ?? '',
+        email: str(user.email),
+        emailVerified: str(user.email) !== null,
+        image: str(user.profile_picture),
+      };
     },
   },
   {
@@ -269,7 +308,13 @@ const catalogue: ProviderDefinition[] = [
     // TikTok shares no e-mail address, so it signs in only users it can find by account.
     mapProfile: (raw) => {
       const user: Raw = raw.data?.user ?? {};
-      return { id: str(user.open_id) ?? '', name: str(user.display_name) ?? str(user.username) ?? '', email: str(user.email), emailVerified: false, image: str(user.avatar_large_url) };
+      return {
+        id: str(user.open_id) ?? '',
+        name: str(user.display_name) ?? str(user.username) ?? '',
+        email: str(user.email),
+        emailVerified: false,
+        image: str(user.avatar_large_url),
+      };
     },
   },
   {
@@ -298,7 +343,10 @@ const catalogue: ProviderDefinition[] = [
     pkce: true,
     tokenAuth: 'post',
     idToken: { issuer: 'https://apis.roblox.com/oauth/', jwksUri: 'https://apis.roblox.com/oauth/v1/certs' },
-    mapProfile: (raw) => ({ ...mapOidcClaims(raw), name: str(raw.nickname) ?? str(raw.preferred_username) ?? str(raw.name) ?? '' }),
+    mapProfile: (raw) => ({
+      ...mapOidcClaims(raw),
+      name: str(raw.nickname) ?? str(raw.preferred_username) ?? str(raw.name) ?? '',
+    }),
   },
   {
     id: 'vk',
@@ -312,7 +360,13 @@ const catalogue: ProviderDefinition[] = [
     mapProfile: (raw) => {
       const user: Raw = raw.user ?? {};
       const name = [user.first_name, user.last_name].filter((part) => typeof part === 'string' && part).join(' ');
-      return { id: str(user.user_id) ?? '', name, email: str(user.email), emailVerified: bool(user.verified), image: str(user.avatar) };
+      return {
+        id: str(user.user_id) ?? '',
+        name,
+        email: str(user.email),
+        emailVerified: bool(user.verified),
+        image: str(user.avatar),
+      };
     },
   },
   {
@@ -334,4 +388,6 @@ const catalogue: ProviderDefinition[] = [
   },
 ];
 
-export const PROVIDER_CATALOGUE: ReadonlyMap<string, ProviderDefinition> = new Map(catalogue.map((provider) => [provider.id, provider]));
+export const PROVIDER_CATALOGUE: ReadonlyMap<string, ProviderDefinition> = new Map(
+  catalogue.map((provider) => [provider.id, provider]),
+);

@@ -24,7 +24,8 @@ export function socialAccountsRepository(db: Db, box: SecretBox) {
     const value = row[column] as string | null;
     return value ? box.open(value, context(row.id, column)) : null;
   };
-  const seal = (rowId: string, column: string, value: string | null): string | null => (value ? box.seal(value, context(rowId, column)) : null);
+  const seal = (rowId: string, column: string, value: string | null): string | null =>
+    value ? box.seal(value, context(rowId, column)) : null;
 
   function fromRow(row: Row): SocialAccount {
     return {
@@ -65,7 +66,10 @@ export function socialAccountsRepository(db: Db, box: SecretBox) {
       return row ? fromRow(row) : null;
     },
     async listForUser(userId: string): Promise<Array<Omit<SocialAccount, keyof TokenSet> & { scopes: string[] }>> {
-      const rows = await db('accounts').select(['id', 'user_id', 'provider_id', 'account_id', 'scope', 'created_at', 'updated_at']).where({ user_id: userId }).orderBy('created_at', 'asc');
+      const rows = await db('accounts')
+        .select(['id', 'user_id', 'provider_id', 'account_id', 'scope', 'created_at', 'updated_at'])
+        .where({ user_id: userId })
+        .orderBy('created_at', 'asc');
       return rows.map((row: Row) => ({
         id: row.id,
         userId: row.user_id,
@@ -80,7 +84,10 @@ export function socialAccountsRepository(db: Db, box: SecretBox) {
       const row = await db('accounts').where({ user_id: userId }).count({ n: '*' }).first();
       return Number(row?.n ?? 0);
     },
-    async insert(account: { id: string; userId: string; providerId: string; accountId: string; at: Date }, tokens: TokenSet): Promise<void> {
+    async insert(
+      account: { id: string; userId: string; providerId: string; accountId: string; at: Date },
+      tokens: TokenSet,
+    ): Promise<void> {
       await db('accounts').insert({
         id: account.id,
         user_id: account.userId,
@@ -92,7 +99,9 @@ export function socialAccountsRepository(db: Db, box: SecretBox) {
       });
     },
     async updateTokens(rowId: string, tokens: TokenSet, at: Date): Promise<void> {
-      await db('accounts').where({ id: rowId }).update({ ...tokenColumns(rowId, tokens), updated_at: at });
+      await db('accounts')
+        .where({ id: rowId })
+        .update({ ...tokenColumns(rowId, tokens), updated_at: at });
     },
     async delete(userId: string, rowId: string): Promise<number> {
       return db('accounts').where({ id: rowId, user_id: userId }).del();

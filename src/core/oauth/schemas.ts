@@ -11,7 +11,10 @@ export const socialSignInBody = z.strictObject({
   requestSignUp: z.boolean().optional(),
   loginHint: z.string().optional(),
   /** Till's extension for `till login --provider`: base64url SHA-256 of the verifier the CLI keeps (RFC 7636 S256). */
-  cliChallenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected a base64url SHA-256 digest').optional(),
+  cliChallenge: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a base64url SHA-256 digest')
+    .optional(),
   idToken: z
     .object({
       token: z.string().min(1),
@@ -37,14 +40,22 @@ export const linkSocialBody = z.strictObject({
   requestSignUp: z.boolean().optional(),
   loginHint: z.string().optional(),
   idToken: z
-    .object({ token: z.string().min(1), nonce: z.string().optional(), accessToken: z.string().optional(), refreshToken: z.string().optional() })
+    .object({
+      token: z.string().min(1),
+      nonce: z.string().optional(),
+      accessToken: z.string().optional(),
+      refreshToken: z.string().optional(),
+    })
     .optional(),
   additionalParams: z.record(z.string(), z.string()).optional(),
   additionalData: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** `accountId` is the account row's id (list-accounts' `id`); Better Auth's older `{providerId, accountId?}` works too. */
-export const unlinkAccountBody = z.strictObject({ accountId: z.string().min(1).optional(), providerId: z.string().min(1).optional() });
+export const unlinkAccountBody = z.strictObject({
+  accountId: z.string().min(1).optional(),
+  providerId: z.string().min(1).optional(),
+});
 
 /** Better Auth 1.7's strict union: an account row id, or the account cookie (which Till does not set). */
 export const accountTokenBody = z.union([
@@ -52,7 +63,10 @@ export const accountTokenBody = z.union([
   z.strictObject({ useAccountCookie: z.literal(true), userId: z.string().optional() }),
 ]);
 
-export const accountInfoQuery = z.object({ accountId: z.string().min(1).optional(), useAccountCookie: z.string().optional() });
+export const accountInfoQuery = z.object({
+  accountId: z.string().min(1).optional(),
+  useAccountCookie: z.string().optional(),
+});
 
 /** The CLI redeems the loopback's code with the verifier behind its cliChallenge (RFC 7636's verifier alphabet). */
 export const cliExchangeBody = z.strictObject({

@@ -81,7 +81,13 @@ export function withQuery(url: string, params: Record<string, string | undefined
 
 export type OAuthService = ReturnType<typeof createOAuthService>;
 
-export function createOAuthService(deps: { db: Db; clock: Clock; config: TillConfig; box: SecretBox; sessions: SessionService }) {
+export function createOAuthService(deps: {
+  db: Db;
+  clock: Clock;
+  config: TillConfig;
+  box: SecretBox;
+  sessions: SessionService;
+}) {
   const { db, clock, config, box } = deps;
   const registry = createProviderRegistry(config.oauth, clock);
   const linker = createAccountLinker({ db, clock, box, sessions: deps.sessions, config: config.oauth });
@@ -123,7 +129,10 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
   }
 
   /** Verifies a client-supplied ID token and reads the identity from it (Better Auth's errors and statuses). */
-  async function fromIdToken(providerId: string, idToken: IdTokenInput): Promise<{ found: ResolvedProvider; profile: ProviderProfile; tokens: TokenSet }> {
+  async function fromIdToken(
+    providerId: string,
+    idToken: IdTokenInput,
+  ): Promise<{ found: ResolvedProvider; profile: ProviderProfile; tokens: TokenSet }> {
     const found = await provider(providerId);
     if (!found.idToken) throw new DomainError(404, 'ID_TOKEN_NOT_SUPPORTED', 'id_token not supported');
     const claims = await registry.verifyIdToken(found, idToken.token, idToken.nonce);
@@ -155,9 +164,14 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         await linker.link(found.id, profile, tokens, target);
       } catch (error) {
         if (!(error instanceof OAuthFlowError)) throw error;
-        if (error.code === 'account_already_linked_to_different_user') throw new DomainError(409, 'SOCIAL_ACCOUNT_ALREADY_LINKED', 'Social account already linked');
+        if (error.code === 'account_already_linked_to_different_user')
+          throw new DomainError(409, 'SOCIAL_ACCOUNT_ALREADY_LINKED', 'Social account already linked');
         if (error.code === 'email_does_not_match') {
-          throw new DomainError(401, 'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED', 'Account not linked - different emails not allowed');
+          throw new DomainError(
+            401,
+            'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED',
+            'Account not linked - different emails not allowed',
+          );
         }
         throw new DomainError(401, 'LINKING_NOT_ALLOWED', 'Account not linked - linking not allowed');
       }
@@ -174,7 +188,10 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         codeVerifier: box.seal(codeVerifier, STATE_PREFIX + state),
         callbackURL: input.callbackURL || config.baseUrl,
         // The CLI learns of failures on its loopback too, with the state so it can tell them from strays.
-        errorURL: input.cliChallenge && input.callbackURL ? withQuery(input.callbackURL, { state }) : input.errorCallbackURL || null,
+        errorURL:
+          input.cliChallenge && input.callbackURL
+            ? withQuery(input.callbackURL, { state })
+            : input.errorCallbackURL || null,
         newUserURL: input.newUserCallbackURL || null,
         requestSignUp: input.requestSignUp === true,
         link: input.link ?? null,
@@ -188,7 +205,13 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         createdAt: now,
         updatedAt: now,
       });
-      const url = registry.authorizationUrl(found, { state, codeVerifier, redirectUri: redirectUri(found.id), scopes: input.scopes, loginHint: input.loginHint });
+      const url = registry.authorizationUrl(found, {
+        state,
+        codeVerifier,
+        redirectUri: redirectUri(found.id),
+        scopes: input.scopes,
+        loginHint: input.loginHint,
+      });
       return { url, state };
     },
 
@@ -205,11 +228,17 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
       const errorURL = stored.errorURL ?? defaultErrorURL;
       if (input.error) return fail(input.error, errorURL, input.errorDescription);
       if (!input.code) return fail('no_code', errorURL);
-      const found = stored.providerId === input.providerId ? await registry.get(input.providerId).catch(() => null) : null;
+      const found =
+        stored.providerId === input.providerId ? await registry.get(input.providerId).catch(() => null) : null;
       if (!found) return fail('oauth_provider_not_found', errorURL);
       try {
         const tokens = await registry
-          .exchangeCode(found, { code: input.code, codeVerifier: stored.codeVerifier, redirectUri: redirectUri(found.id), deviceId: input.deviceId })
+          .exchangeCode(found, {
+            code: input.code,
+            codeVerifier: stored.codeVerifier,
+            redirectUri: redirectUri(found.id),
+            deviceId: input.deviceId,
+          })
           .catch((error: unknown) => {
             throw error instanceof OAuthFlowError ? error : new OAuthFlowError('invalid_code');
           });
@@ -221,7 +250,11 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         const signedIn = await linker.signIn(found.id, profile, tokens, { requestSignUp: stored.requestSignUp }, meta);
         if (stored.cliChallenge) {
           const code = await cliHandoff.issue(signedIn, stored.cliChallenge);
-          return { location: withQuery(stored.callbackURL, { code, state: input.state }), signedIn: null, handedOff: true };
+          return {
+            location: withQuery(stored.callbackURL, { code, state: input.state }),
+            signedIn: null,
+            handedOff: true,
+          };
         }
         const location = signedIn.isNewUser && stored.newUserURL ? stored.newUserURL : stored.callbackURL;
         return { location, signedIn };
@@ -232,7 +265,10 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
     },
 
     /** Sign-in with an ID token the client got from the provider itself (native apps, Google One Tap). */
-    async signInWithIdToken(input: { provider: string; requestSignUp?: boolean; idToken: IdTokenInput }, meta: RequestMeta): Promise<SocialSignIn> {
+    async signInWithIdToken(
+      input: { provider: string; requestSignUp?: boolean; idToken: IdTokenInput },
+      meta: RequestMeta,
+    ): Promise<SocialSignIn> {
       const { found, profile, tokens } = await fromIdToken(input.provider, input.idToken);
       try {
         return await linker.signIn(found.id, profile, tokens, { requestSignUp: input.requestSignUp }, meta);
@@ -240,7 +276,8 @@ export function createOAuthService(deps: { db: Db; clock: Clock; config: TillCon
         if (!(error instanceof OAuthFlowError)) throw error;
         if (error.code === 'unable_to_create_session') throw authError(401, 'FAILED_TO_CREATE_SESSION');
         if (error.code === 'unable_to_create_user') throw authError(401, 'FAILED_TO_CREATE_USER');
-        const message = error.code === 'signup_disabled' ? 'Signup disabled' : 'Account not linked - linking not allowed';
+        const message =
+          error.code === 'signup_disabled' ? 'Signup disabled' : 'Account not linked - linking not allowed';
         throw new DomainError(401, 'OAUTH_LINK_ERROR', message);
       }
     },

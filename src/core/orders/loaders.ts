@@ -13,10 +13,23 @@ import { orderWire } from './wire.js';
  * kind read in one query for the whole page.
  */
 export async function loadOrderWires(db: Db, orders: readonly Order[], options: EmbedOptions): Promise<OrderWire[]> {
-  const related = await loadRelated(db, { customerIds: orders.map((o) => o.customerId), productIds: orders.map((o) => o.productId), discountIds: orders.map((o) => o.discountId) }, options);
+  const related = await loadRelated(
+    db,
+    {
+      customerIds: orders.map((o) => o.customerId),
+      productIds: orders.map((o) => o.productId),
+      discountIds: orders.map((o) => o.discountId),
+    },
+    options,
+  );
   const items = await ordersRepository(db).itemsOf(orders.map((o) => o.id));
   const subscriptionIds = orders.map((o) => o.subscriptionId).filter((id): id is string => id !== null);
-  const subscriptions = new Map((await subscriptionsRepository(db).findByIds(subscriptionIds)).map((subscription) => [subscription.id, orderSubscriptionWire(subscription)]));
+  const subscriptions = new Map(
+    (await subscriptionsRepository(db).findByIds(subscriptionIds)).map((subscription) => [
+      subscription.id,
+      orderSubscriptionWire(subscription),
+    ]),
+  );
   return orders.map((order) =>
     orderWire(order, {
       customer: related.customers.get(order.customerId)!,

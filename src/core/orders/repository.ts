@@ -182,13 +182,28 @@ export function ordersRepository(db: Db) {
       for (const row of rows) map.get(String(row.order_id))?.push(itemFromRow(row));
       return map;
     },
-    async updateRefunds(id: string, changes: { refundedAmount: number; refundedTaxAmount: number; status: OrderStatus; modifiedAt: Date }): Promise<void> {
-      await db('orders').where({ id }).update({ refunded_amount: changes.refundedAmount, refunded_tax_amount: changes.refundedTaxAmount, status: changes.status, modified_at: changes.modifiedAt });
+    async updateRefunds(
+      id: string,
+      changes: { refundedAmount: number; refundedTaxAmount: number; status: OrderStatus; modifiedAt: Date },
+    ): Promise<void> {
+      await db('orders').where({ id }).update({
+        refunded_amount: changes.refundedAmount,
+        refunded_tax_amount: changes.refundedTaxAmount,
+        status: changes.status,
+        modified_at: changes.modifiedAt,
+      });
     },
-    async updateBilling(id: string, changes: { billingName: string | null; billingAddress: Address | null; modifiedAt: Date }): Promise<void> {
+    async updateBilling(
+      id: string,
+      changes: { billingName: string | null; billingAddress: Address | null; modifiedAt: Date },
+    ): Promise<void> {
       await db('orders')
         .where({ id })
-        .update({ billing_name: changes.billingName, billing_address: changes.billingAddress ? JSON.stringify(changes.billingAddress) : null, modified_at: changes.modifiedAt });
+        .update({
+          billing_name: changes.billingName,
+          billing_address: changes.billingAddress ? JSON.stringify(changes.billingAddress) : null,
+          modified_at: changes.modifiedAt,
+        });
     },
     async list(filter: OrderFilter, options: ListOptions) {
       const query = db('orders').whereIn('organization_id', filter.organizationIds);
@@ -200,16 +215,31 @@ export function ordersRepository(db: Db) {
       if (filter.checkoutIds?.length) query.whereIn('checkout_id', filter.checkoutIds);
       if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
       if (filter.externalCustomerIds?.length) {
-        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+        query.whereIn(
+          'customer_id',
+          db('customers')
+            .select('id')
+            .whereIn('organization_id', filter.organizationIds)
+            .whereIn('external_id', filter.externalCustomerIds),
+        );
       }
       const billing = new Set(filter.productBillingTypes ?? []);
       if (billing.size === 1) {
         const recurring = db('products').select('id').whereNotNull('recurring_interval');
         if (billing.has('recurring')) query.whereIn('product_id', recurring);
-        else query.where((inner) => { inner.whereNull('product_id').orWhereNotIn('product_id', recurring); });
+        else
+          query.where((inner) => {
+            inner.whereNull('product_id').orWhereNotIn('product_id', recurring);
+          });
       }
       if (filter.metadata) whereMetadata(db, query, filter.metadata);
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', status: 'status', invoice_number: 'invoice_number', amount: 'total_amount', net_amount: 'net_amount' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        status: 'status',
+        invoice_number: 'invoice_number',
+        amount: 'total_amount',
+        net_amount: 'net_amount',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
     /**

@@ -7,11 +7,25 @@ import { orderSubscriptionSchema } from '../subscriptions/schemas.js';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
+export const BILLING_REASONS = [
+  'purchase',
+  'subscription_create',
+  'subscription_cycle',
+  'subscription_update',
+] as const;
 export type BillingReason = (typeof BILLING_REASONS)[number];
 
 export const orderItemSchema = z
-  .object({ created_at: datetime, modified_at: datetime.nullable(), id: z.string(), label: z.string(), amount: z.number().int(), tax_amount: z.number().int(), proration: z.boolean(), product_price_id: z.string().nullable() })
+  .object({
+    created_at: datetime,
+    modified_at: datetime.nullable(),
+    id: z.string(),
+    label: z.string(),
+    amount: z.number().int(),
+    tax_amount: z.number().int(),
+    proration: z.boolean(),
+    product_price_id: z.string().nullable(),
+  })
   .meta({ id: 'OrderItemSchema' });
 
 export const orderProductSchema = z

@@ -68,14 +68,25 @@ export function createOrderService(deps: { db: Db; clock: Clock; baseUrl: string
         const address = input.billing_address;
         if (address) {
           const previous = current.billingAddress;
-          if (previous && address.country !== previous.country) throw fieldError(['body', 'billing_address', 'country'], 'Country cannot be updated.');
-          if (previous && (address.state ?? null) !== (previous.state ?? null)) throw fieldError(['body', 'billing_address', 'state'], 'State cannot be updated.');
+          if (previous && address.country !== previous.country)
+            throw fieldError(['body', 'billing_address', 'country'], 'Country cannot be updated.');
+          if (previous && (address.state ?? null) !== (previous.state ?? null))
+            throw fieldError(['body', 'billing_address', 'state'], 'State cannot be updated.');
           next.billingAddress = address;
         }
         next.modifiedAt = clock.now();
-        await ordersRepository(trx).updateBilling(id, { billingName: next.billingName, billingAddress: next.billingAddress, modifiedAt: next.modifiedAt });
+        await ordersRepository(trx).updateBilling(id, {
+          billingName: next.billingName,
+          billingAddress: next.billingAddress,
+          modifiedAt: next.modifiedAt,
+        });
         const [wire] = await loadOrderWires(trx, [next], options);
-        await recordEvent(trx, { organizationId: next.organizationId, type: 'order.updated', data: wire, at: next.modifiedAt });
+        await recordEvent(trx, {
+          organizationId: next.organizationId,
+          type: 'order.updated',
+          data: wire,
+          at: next.modifiedAt,
+        });
         return wire!;
       });
     },

@@ -72,6 +72,6 @@ export function orderWire(order: Order, embeds: OrderEmbeds): OrderWire {
       proration: item.proration,
       product_price_id: item.productPriceId,
     })),
-    description: product?.name ?? (items[0]?.label ?? 'Order'),
+    description: product?.name ?? items[0]?.label ?? 'Order',
   };
 }

@@ -24,8 +24,10 @@ export const ORGANIZATION_ERRORS = {
   USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: 'User is already invited to this organization',
   INVITATION_NOT_FOUND: 'Invitation not found',
   YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: 'You are not the recipient of the invitation',
-  EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION: 'Email verification required before accepting or rejecting invitation',
-  EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION: 'Email verification required to view or list invitations for the session email',
+  EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION:
+    'Email verification required before accepting or rejecting invitation',
+  EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION:
+    'Email verification required to view or list invitations for the session email',
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: 'You are not allowed to cancel this invitation',
   YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: 'You are not allowed to list invitations for this organization',
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: 'Inviter is no longer a member of the organization',
@@ -48,7 +50,8 @@ export const ORGANIZATION_ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER: 'You are not allowed to remove a team member',
   YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION: 'You are not allowed to access this organization as an owner',
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: 'You are not a member of this organization',
-  MISSING_AC_INSTANCE: 'Dynamic Access Control requires a pre-defined ac instance on the server auth plugin. Read server logs for more information',
+  MISSING_AC_INSTANCE:
+    'Dynamic Access Control requires a pre-defined ac instance on the server auth plugin. Read server logs for more information',
   YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE: 'You must be in an organization to create a role',
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE: 'You are not allowed to create a role',
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE: 'You are not allowed to update a role',
@@ -60,12 +63,17 @@ export const ORGANIZATION_ERRORS = {
   INVALID_RESOURCE: 'The provided permission includes an invalid resource',
   ROLE_NAME_IS_ALREADY_TAKEN: 'That role name is already taken',
   CANNOT_DELETE_A_PRE_DEFINED_ROLE: 'Cannot delete a pre-defined role',
-  ROLE_IS_ASSIGNED_TO_MEMBERS: 'Cannot delete a role that is assigned to members. Please reassign the members to a different role first',
+  ROLE_IS_ASSIGNED_TO_MEMBERS:
+    'Cannot delete a role that is assigned to members. Please reassign the members to a different role first',
   INVALID_TEAM_ID: 'Team id contains a reserved character',
 } as const;
 
 export type OrganizationErrorCode = keyof typeof ORGANIZATION_ERRORS;
 
-export function orgError(status: number, code: OrganizationErrorCode, message: string = ORGANIZATION_ERRORS[code]): DomainError {
+export function orgError(
+  status: number,
+  code: OrganizationErrorCode,
+  message: string = ORGANIZATION_ERRORS[code],
+): DomainError {
   return new DomainError(status, code, message);
 }

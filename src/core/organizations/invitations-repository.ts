@@ -59,15 +59,25 @@ export function invitationsRepository(db: Db) {
       return row ? invitationFromRow(row) : null;
     },
     async countPending(organizationId: string, now: Date): Promise<number> {
-      const row = await db('invitations').where({ organization_id: organizationId, status: 'pending' }).andWhere('expires_at', '>', now).count({ n: '*' }).first();
+      const row = await db('invitations')
+        .where({ organization_id: organizationId, status: 'pending' })
+        .andWhere('expires_at', '>', now)
+        .count({ n: '*' })
+        .first();
       return Number(row?.n ?? 0);
     },
     async listForOrganization(organizationId: string): Promise<Invitation[]> {
-      const rows = await db('invitations').where({ organization_id: organizationId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+      const rows = await db('invitations')
+        .where({ organization_id: organizationId })
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc');
       return rows.map(invitationFromRow);
     },
     async listPendingForEmail(email: string, now: Date): Promise<Invitation[]> {
-      const rows = await db('invitations').where({ email, status: 'pending' }).andWhere('expires_at', '>', now).orderBy('created_at', 'asc');
+      const rows = await db('invitations')
+        .where({ email, status: 'pending' })
+        .andWhere('expires_at', '>', now)
+        .orderBy('created_at', 'asc');
       return rows.map(invitationFromRow);
     },
     /** Moves a pending invitation on; false when another request got there first. */

@@ -38,7 +38,9 @@ async function ownerCount(db: Db, organizationId: string): Promise<number> {
  * organizations are locked first so two owners deleting their accounts at once cannot both pass.
  */
 export async function assertNotLastOwner(trx: Db, userId: string): Promise<void> {
-  const owned = (await membersRepository(trx).listForUser(userId)).filter((member) => hasRole(member.role, CREATOR_ROLE));
+  const owned = (await membersRepository(trx).listForUser(userId)).filter((member) =>
+    hasRole(member.role, CREATOR_ROLE),
+  );
   for (const member of owned) {
     await organizationsRepository(trx).lock(member.organizationId);
     if ((await ownerCount(trx, member.organizationId)) <= 1) {
@@ -57,15 +59,23 @@ export function visibleInvitations(member: Member, invitations: Invitation[]): I
   return invitations.filter((invitation) => !hasRole(invitation.role ?? '', CREATOR_ROLE));
 }
 
-export function createMemberService(deps: OrganizationDeps, targetId: (actor: AuthActor, organizationId?: string | null) => string | null) {
+export function createMemberService(
+  deps: OrganizationDeps,
+  targetId: (actor: AuthActor, organizationId?: string | null) => string | null,
+) {
   const { db, sessions } = deps;
   const maxMembers = membershipLimit(deps.config);
 
-  async function findOrganization(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string }): Promise<Organization | null> {
+  async function findOrganization(
+    actor: AuthActor,
+    query: { organizationId?: string; organizationSlug?: string },
+  ): Promise<Organization | null> {
     const repo = organizationsRepository(db);
     const id = query.organizationSlug ? null : targetId(actor, query.organizationId);
     if (!query.organizationSlug && !id) return null;
-    const organization = query.organizationSlug ? await repo.findBySlug(query.organizationSlug) : await repo.findById(id!);
+    const organization = query.organizationSlug
+      ? await repo.findBySlug(query.organizationSlug)
+      : await repo.findById(id!);
     if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
     return organization;
   }
@@ -78,7 +88,10 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
   }
 
   return {
-    async getFull(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string; membersLimit?: number }) {
+    async getFull(
+      actor: AuthActor,
+      query: { organizationId?: string; organizationSlug?: string; membersLimit?: number },
+    ) {
       const organization = await findOrganization(actor, query);
       if (!organization) return null;
       const caller = await membersRepository(db).find(organization.id, actor.user.id);
@@ -91,22 +104,34 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
         : [];
       const counts = deps.config.teams ? await teamsRepository(db).memberCounts(organization.id) : null;
       const teams = counts
-        ? (await teamsRepository(db).listForOrganization(organization.id)).map((team) => ({ team, memberCount: counts.get(team.id) ?? 0 }))
+        ? (await teamsRepository(db).listForOrganization(organization.id)).map((team) => ({
+            team,
+            memberCount: counts.get(team.id) ?? 0,
+          }))
         : null;
       return { organization, members, invitations, teams };
     },
 
     /** get-organization: the named or active organization to its members; null when there is none to name. */
-    async get(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string }): Promise<Organization | null> {
+    async get(
+      actor: AuthActor,
+      query: { organizationId?: string; organizationSlug?: string },
+    ): Promise<Organization | null> {
       const organization = await findOrganization(actor, query);
       if (!organization) return null;
-      if (!(await membersRepository(db).find(organization.id, actor.user.id))) throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      if (!(await membersRepository(db).find(organization.id, actor.user.id)))
+        throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
       return organization;
     },
 
     /** get-active-member-role: the caller's role, or (for members only) another member's role, as Better Auth. */
-    async activeRole(actor: AuthActor, query: { userId?: string; organizationId?: string; organizationSlug?: string }): Promise<string> {
-      const organization = query.organizationSlug ? await organizationsRepository(db).findBySlug(query.organizationSlug) : null;
+    async activeRole(
+      actor: AuthActor,
+      query: { userId?: string; organizationId?: string; organizationSlug?: string },
+    ): Promise<string> {
+      const organization = query.organizationSlug
+        ? await organizationsRepository(db).findBySlug(query.organizationSlug)
+        : null;
       const id = organization?.id ?? (query.organizationSlug ? null : targetId(actor, query.organizationId));
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       const caller = await membersRepository(db).find(id, actor.user.id);
@@ -117,12 +142,18 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
       return other.role;
     },
 
-    async list(actor: AuthActor, query: { organizationId?: string; organizationSlug?: string; limit?: number; offset?: number }) {
+    async list(
+      actor: AuthActor,
+      query: { organizationId?: string; organizationSlug?: string; limit?: number; offset?: number },
+    ) {
       const organization = await findOrganization(actor, query).catch((error: unknown) => {
-        throw error instanceof DomainError && error.code === 'ORGANIZATION_NOT_FOUND' ? orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION') : error;
+        throw error instanceof DomainError && error.code === 'ORGANIZATION_NOT_FOUND'
+          ? orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION')
+          : error;
       });
       if (!organization) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
-      if (!(await membersRepository(db).find(organization.id, actor.user.id))) throw orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+      if (!(await membersRepository(db).find(organization.id, actor.user.id)))
+        throw orgError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
       const limit = Math.min(query.limit ?? maxMembers, maxMembers);
       const members = await membersRepository(db).listWithUsers(organization.id, limit, query.offset ?? 0);
       return { members, total: await membersRepository(db).count(organization.id) };
@@ -138,7 +169,10 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
     },
 
     /** Owner changes are serialized per organization (row lock), so concurrent demotions cannot leave none. */
-    async updateRole(actor: AuthActor, input: { memberId: string; role: string | string[]; organizationId?: string }): Promise<Member> {
+    async updateRole(
+      actor: AuthActor,
+      input: { memberId: string; role: string | string[]; organizationId?: string },
+    ): Promise<Member> {
       const id = targetId(actor, input.organizationId);
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       const role = assertKnownRoles(input.role);
@@ -154,17 +188,22 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
         const targetIsOwner = hasRole(target.role, CREATOR_ROLE);
         const grantsOwner = hasRole(role, CREATOR_ROLE);
         // Only an owner may grant the owner role or change an owner's roles.
-        if ((targetIsOwner || grantsOwner) && !callerIsOwner) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+        if ((targetIsOwner || grantsOwner) && !callerIsOwner)
+          throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
         if (targetIsOwner && !grantsOwner && (await ownerCount(trx, id)) <= 1) {
           throw orgError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
         }
-        if (!callerIsOwner && !roleAllows(caller.role, { member: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+        if (!callerIsOwner && !roleAllows(caller.role, { member: ['update'] }))
+          throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
         await members.updateRole(target.id, role);
         return { ...target, role };
       });
     },
 
-    async remove(actor: AuthActor, input: { memberIdOrEmail: string; organizationId?: string }): Promise<MemberWithUser> {
+    async remove(
+      actor: AuthActor,
+      input: { memberIdOrEmail: string; organizationId?: string },
+    ): Promise<MemberWithUser> {
       const id = targetId(actor, input.organizationId);
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       return transaction(db, async (trx) => {
@@ -182,7 +221,8 @@ export function createMemberService(deps: OrganizationDeps, targetId: (actor: Au
             throw orgError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
           }
         }
-        if (!roleAllows(caller.role, { member: ['delete'] })) throw orgError(401, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
+        if (!roleAllows(caller.role, { member: ['delete'] }))
+          throw orgError(401, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
         if (target.organizationId !== id) throw orgError(400, 'MEMBER_NOT_FOUND');
         const withUser = await members.withUser(target.id);
         await removeMember(trx, target);

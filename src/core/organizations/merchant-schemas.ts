@@ -7,11 +7,31 @@ import { datetime, listResource } from '../polar-api/schemas.js';
  * strict: a key Till does not know is a 422, not silently dropped.
  */
 
-export const SOCIAL_PLATFORMS = ['x', 'github', 'facebook', 'instagram', 'youtube', 'tiktok', 'linkedin', 'threads', 'discord', 'other'] as const;
+export const SOCIAL_PLATFORMS = [
+  'x',
+  'github',
+  'facebook',
+  'instagram',
+  'youtube',
+  'tiktok',
+  'linkedin',
+  'threads',
+  'discord',
+  'other',
+] as const;
 /** Till's billing engine implements these two (spec §4); Polar's `next_period` and `reset` are refused on input. */
 export const PRORATION_BEHAVIORS = ['invoice', 'prorate'] as const;
 export const TAX_BEHAVIORS = ['location', 'inclusive', 'exclusive'] as const;
-export const ORGANIZATION_STATUSES = ['created', 'review', 'snoozed', 'denied', 'active', 'blocked', 'offboarding', 'offboarded'] as const;
+export const ORGANIZATION_STATUSES = [
+  'created',
+  'review',
+  'snoozed',
+  'denied',
+  'active',
+  'blocked',
+  'offboarding',
+  'offboarded',
+] as const;
 
 // Polar's CountryAlpha2Input (sanctioned countries are not accepted) and PresentmentCurrency enums.
 export const COUNTRIES = (
@@ -35,18 +55,46 @@ export const PRESENTMENT_CURRENCIES = (
  * is the staff, so all are stored as given.
  */
 export const FEATURE_FLAGS = [
-  'issue_funding_enabled', 'usage_based_billing_enabled',
-  'seat_based_pricing_enabled', 'wallets_enabled', 'member_model_enabled', 'tinybird_read', 'tinybird_compare',
-  'checkout_localization_enabled', 'reset_proration_behavior_enabled',
-  'off_session_charges_enabled', 'meter_cycling_enabled', 'slack_benefit_enabled', 'preview_access_enabled',
-  'disputes_enabled', 'sso_enabled', 'dispute_auto_accept_enabled', 'compass_enabled', 'merchant_migration_enabled',
+  'issue_funding_enabled',
+  'usage_based_billing_enabled',
+  'seat_based_pricing_enabled',
+  'wallets_enabled',
+  'member_model_enabled',
+  'tinybird_read',
+  'tinybird_compare',
+  'checkout_localization_enabled',
+  'reset_proration_behavior_enabled',
+  'off_session_charges_enabled',
+  'meter_cycling_enabled',
+  'slack_benefit_enabled',
+  'preview_access_enabled',
+  'disputes_enabled',
+  'sso_enabled',
+  'dispute_auto_accept_enabled',
+  'compass_enabled',
+  'merchant_migration_enabled',
 ] as const;
 
-export const NOTIFICATION_KEYS = ['new_order', 'new_subscription', 'chargeback_prevention', 'subscription_renewal'] as const;
+export const NOTIFICATION_KEYS = [
+  'new_order',
+  'new_subscription',
+  'chargeback_prevention',
+  'subscription_renewal',
+] as const;
 export const CUSTOMER_EMAIL_KEYS = [
-  'order_confirmation', 'payment_method_expiration_reminder', 'subscription_cancellation', 'subscription_confirmation',
-  'subscription_cycled', 'subscription_cycled_after_trial', 'subscription_past_due', 'subscription_paused', 'subscription_resumed',
-  'subscription_renewal_reminder', 'subscription_revoked', 'subscription_trial_conversion_reminder', 'subscription_uncanceled',
+  'order_confirmation',
+  'payment_method_expiration_reminder',
+  'subscription_cancellation',
+  'subscription_confirmation',
+  'subscription_cycled',
+  'subscription_cycled_after_trial',
+  'subscription_past_due',
+  'subscription_paused',
+  'subscription_resumed',
+  'subscription_renewal_reminder',
+  'subscription_revoked',
+  'subscription_trial_conversion_reminder',
+  'subscription_uncanceled',
   'subscription_updated',
 ] as const;
 
@@ -60,7 +108,9 @@ function flags<K extends string, S extends z.ZodType>(keys: readonly K[], schema
 
 // ---- outputs -------------------------------------------------------------------------------------------------
 
-export const socialLinkSchema = z.object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.string() }).meta({ id: 'OrganizationSocialLink' });
+export const socialLinkSchema = z
+  .object({ platform: z.enum(SOCIAL_PLATFORMS), url: z.string() })
+  .meta({ id: 'OrganizationSocialLink' });
 
 export const featureSettingsSchema = z
   .object({ ...flags(FEATURE_FLAGS, z.boolean()), overview_metrics: z.array(z.string()).nullable() })
@@ -76,8 +126,12 @@ export const subscriptionSettingsSchema = z
   })
   .meta({ id: 'OrganizationSubscriptionSettings' });
 
-export const notificationSettingsSchema = z.object(flags(NOTIFICATION_KEYS, z.boolean())).meta({ id: 'OrganizationNotificationSettings' });
-export const customerEmailSettingsSchema = z.object(flags(CUSTOMER_EMAIL_KEYS, z.boolean())).meta({ id: 'OrganizationCustomerEmailSettings' });
+export const notificationSettingsSchema = z
+  .object(flags(NOTIFICATION_KEYS, z.boolean()))
+  .meta({ id: 'OrganizationNotificationSettings' });
+export const customerEmailSettingsSchema = z
+  .object(flags(CUSTOMER_EMAIL_KEYS, z.boolean()))
+  .meta({ id: 'OrganizationCustomerEmailSettings' });
 
 export const customerPortalSettingsSchema = z
   .object({
@@ -88,7 +142,12 @@ export const customerPortalSettingsSchema = z
   .meta({ id: 'OrganizationCustomerPortalSettings' });
 
 export const capabilitiesSchema = z
-  .object(flags(['checkout_payments', 'subscription_renewals', 'payouts', 'refunds', 'api_access', 'dashboard_access'] as const, z.boolean()))
+  .object(
+    flags(
+      ['checkout_payments', 'subscription_renewals', 'payouts', 'refunds', 'api_access', 'dashboard_access'] as const,
+      z.boolean(),
+    ),
+  )
   .meta({ id: 'OrganizationCapabilities' });
 
 /** What both the merchant (Organization) and its customers (CustomerOrganization) see of an organization first. */
@@ -159,7 +218,13 @@ const subscriptionSettingsInput = z.strictObject({
 
 const customerPortalSettingsInput = z.strictObject({
   usage: z.strictObject({ show: z.boolean().optional() }).optional(),
-  subscription: z.strictObject({ update_seats: z.boolean().optional(), update_plan: z.boolean().optional(), pause: z.boolean().optional() }).optional(),
+  subscription: z
+    .strictObject({
+      update_seats: z.boolean().optional(),
+      update_plan: z.boolean().optional(),
+      pause: z.boolean().optional(),
+    })
+    .optional(),
   customer: z.strictObject({ allow_email_change: z.boolean().optional() }).optional(),
 });
 
@@ -186,13 +251,17 @@ export const detailsInput = z
 const unsupported = {
   dispute_settings: z
     .strictObject({ auto_accept_below_amount: z.number().int().min(1).max(10000).nullable().optional() })
-    .refine((value) => value.auto_accept_below_amount == null, { message: 'Till does not handle disputes, so it cannot auto-accept them' })
+    .refine((value) => value.auto_accept_below_amount == null, {
+      message: 'Till does not handle disputes, so it cannot auto-accept them',
+    })
     .nullable()
     .optional(),
   embed_hosts: z
     .array(z.string().max(255))
     .max(100)
-    .refine((hosts) => hosts.length === 0, { message: 'Till does not restrict checkout embedding by host; leave embed_hosts empty' })
+    .refine((hosts) => hosts.length === 0, {
+      message: 'Till does not restrict checkout embedding by host; leave embed_hosts empty',
+    })
     .nullable()
     .optional(),
   sso_enforced: z
@@ -231,10 +300,14 @@ export const organizationCreateSchema = z
       .string()
       .min(3)
       .max(64)
-      .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, { message: 'Slug may contain lowercase letters, digits, and single - or _ between them' }),
+      .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, {
+        message: 'Slug may contain lowercase letters, digits, and single - or _ between them',
+      }),
     legal_entity: z
       .unknown()
-      .refine((value) => value == null, { message: 'Till does no KYC, so it takes no legal entity; use details for business details' })
+      .refine((value) => value == null, {
+        message: 'Till does no KYC, so it takes no legal entity; use details for business details',
+      })
       .optional(),
     ...settingsFields,
   })

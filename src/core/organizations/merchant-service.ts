@@ -12,7 +12,14 @@ import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { organizationsRepository } from './repository.js';
 import type { OrganizationService } from './service.js';
 import type { MerchantOrganization } from './repository.js';
-import type { FeatureSettings, OrganizationCreateInput, OrganizationSettingsInput, OrganizationUpdateInput, OrganizationWire, SubscriptionSettings } from './merchant-schemas.js';
+import type {
+  FeatureSettings,
+  OrganizationCreateInput,
+  OrganizationSettingsInput,
+  OrganizationUpdateInput,
+  OrganizationWire,
+  SubscriptionSettings,
+} from './merchant-schemas.js';
 import { CUSTOMER_EMAIL_KEYS, FEATURE_FLAGS, NOTIFICATION_KEYS } from './merchant-schemas.js';
 
 // Polar's defaults for a new organization, so an untouched Till organization reads like a fresh Polar one.
@@ -60,7 +67,11 @@ export function organizationWire(org: MerchantOrganization): OrganizationWire {
     sso_enforced: false,
     default_presentment_currency: org.defaultPresentmentCurrency ?? 'usd',
     default_tax_behavior: (org.defaultTaxBehavior ?? 'location') as OrganizationWire['default_tax_behavior'],
-    feature_settings: { ...allSet(FEATURE_FLAGS, false), overview_metrics: null, ...org.featureSettings } as FeatureSettings,
+    feature_settings: {
+      ...allSet(FEATURE_FLAGS, false),
+      overview_metrics: null,
+      ...org.featureSettings,
+    } as FeatureSettings,
     subscription_settings: subscription,
     notification_settings: { ...allSet(NOTIFICATION_KEYS, true), ...org.notificationSettings },
     customer_email_settings: { ...allSet(CUSTOMER_EMAIL_KEYS, true), ...org.customerEmailSettings },
@@ -76,7 +87,10 @@ export function organizationWire(org: MerchantOrganization): OrganizationWire {
     // No payment processor account stands behind a self-hosted organization, and nothing limits what it may do.
     account_id: null,
     payout_account_id: null,
-    capabilities: allSet(['checkout_payments', 'subscription_renewals', 'payouts', 'refunds', 'api_access', 'dashboard_access'] as const, true),
+    capabilities: allSet(
+      ['checkout_payments', 'subscription_renewals', 'payouts', 'refunds', 'api_access', 'dashboard_access'] as const,
+      true,
+    ),
   };
 }
 
@@ -84,7 +98,11 @@ export function organizationWire(org: MerchantOrganization): OrganizationWire {
  * The organization after an update. Settings objects merge key by key (what is left out keeps its value); `null`
  * clears the nullable fields (avatar, e-mail, website, country, socials) and means "unchanged" for the rest.
  */
-export function applySettings(org: MerchantOrganization, input: OrganizationSettingsInput & { name?: string | null }, now: Date): MerchantOrganization {
+export function applySettings(
+  org: MerchantOrganization,
+  input: OrganizationSettingsInput & { name?: string | null },
+  now: Date,
+): MerchantOrganization {
   const next: MerchantOrganization = { ...org, modifiedAt: now };
   if (input.name != null) next.name = input.name;
   if (input.avatar_url !== undefined) next.avatarUrl = input.avatar_url;
@@ -96,10 +114,20 @@ export function applySettings(org: MerchantOrganization, input: OrganizationSett
     next.details = given(input.details);
     next.detailsSubmittedAt = now;
   }
-  if (input.feature_settings != null) next.featureSettings = { ...org.featureSettings, ...given(input.feature_settings) };
-  if (input.subscription_settings != null) next.subscriptionSettings = { ...org.subscriptionSettings, ...given(input.subscription_settings) };
-  if (input.notification_settings != null) next.notificationSettings = { ...org.notificationSettings, ...given(input.notification_settings) } as Record<string, boolean>;
-  if (input.customer_email_settings != null) next.customerEmailSettings = { ...org.customerEmailSettings, ...given(input.customer_email_settings) } as Record<string, boolean>;
+  if (input.feature_settings != null)
+    next.featureSettings = { ...org.featureSettings, ...given(input.feature_settings) };
+  if (input.subscription_settings != null)
+    next.subscriptionSettings = { ...org.subscriptionSettings, ...given(input.subscription_settings) };
+  if (input.notification_settings != null)
+    next.notificationSettings = { ...org.notificationSettings, ...given(input.notification_settings) } as Record<
+      string,
+      boolean
+    >;
+  if (input.customer_email_settings != null)
+    next.customerEmailSettings = { ...org.customerEmailSettings, ...given(input.customer_email_settings) } as Record<
+      string,
+      boolean
+    >;
   const portal = input.customer_portal_settings;
   if (portal != null) {
     const current = org.customerPortalSettings;
@@ -118,7 +146,13 @@ export function applySettings(org: MerchantOrganization, input: OrganizationSett
  * /v1's organizations (Polar's `Organization`): the merchant side of the same organizations the member side
  * (service.ts, Better Auth's organization plugin) manages, over the same repository.
  */
-export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; organizations: OrganizationService; changing: Changing; readCache: ReadCache }) {
+export function createMerchantOrganizationService(deps: {
+  db: Db;
+  clock: Clock;
+  organizations: OrganizationService;
+  changing: Changing;
+  readCache: ReadCache;
+}) {
   const { db, clock, organizations } = deps;
   const repo = organizationsRepository(db, deps.readCache);
 
@@ -160,14 +194,23 @@ export function createMerchantOrganizationService(deps: { db: Db; clock: Clock; 
      * organization and cannot make another, as on Polar.
      */
     async create(actor: MerchantActor, input: OrganizationCreateInput): Promise<OrganizationWire> {
-      if (actor.kind !== 'user' || !actor.auth) throw notPermitted('Organizations are created by a signed-in user (session token or API key), not by an organization access token.');
+      if (actor.kind !== 'user' || !actor.auth)
+        throw notPermitted(
+          'Organizations are created by a signed-in user (session token or API key), not by an organization access token.',
+        );
       let id: string;
       try {
         // /v1 has no "active organization": the caller's session keeps the one it had.
-        const created = await organizations.create(actor.auth, { name: input.name, slug: input.slug, logo: input.avatar_url ?? undefined, keepCurrentActiveOrganization: true });
+        const created = await organizations.create(actor.auth, {
+          name: input.name,
+          slug: input.slug,
+          logo: input.avatar_url ?? undefined,
+          keepCurrentActiveOrganization: true,
+        });
         id = created.organization.id;
       } catch (error) {
-        if (error instanceof DomainError && error.code === 'ORGANIZATION_ALREADY_EXISTS') throw fieldError(['body', 'slug'], 'An organization with this slug already exists.');
+        if (error instanceof DomainError && error.code === 'ORGANIZATION_ALREADY_EXISTS')
+          throw fieldError(['body', 'slug'], 'An organization with this slug already exists.');
         if (error instanceof DomainError && error.status === 403) throw notPermitted(error.message);
         throw error;
       }

@@ -132,7 +132,12 @@ function memberFromRow(row: Row): Member {
 }
 
 function memberUserFromRow(row: Row): MemberUser {
-  return { id: row.u_id as string, name: row.u_name as string, email: row.u_email as string, image: (row.u_image as string | null) ?? null };
+  return {
+    id: row.u_id as string,
+    name: row.u_name as string,
+    email: row.u_email as string,
+    image: (row.u_image as string | null) ?? null,
+  };
 }
 
 const MEMBER_WITH_USER = ['m.*', 'u.id as u_id', 'u.name as u_name', 'u.email as u_email', 'u.image as u_image'];
@@ -144,7 +149,14 @@ const MEMBER_WITH_USER = ['m.*', 'u.id as u_id', 'u.name as u_name', 'u.email as
 export function organizationsRepository(db: Db, readCache?: ReadCache | null) {
   return {
     async insert(org: Organization): Promise<void> {
-      await db('organizations').insert({ id: org.id, name: org.name, slug: org.slug, logo: org.logo, metadata: org.metadata, created_at: org.createdAt });
+      await db('organizations').insert({
+        id: org.id,
+        name: org.name,
+        slug: org.slug,
+        logo: org.logo,
+        metadata: org.metadata,
+        created_at: org.createdAt,
+      });
     },
     async findById(id: string): Promise<Organization | null> {
       const row = await db('organizations').where({ id }).first();
@@ -168,7 +180,10 @@ export function organizationsRepository(db: Db, readCache?: ReadCache | null) {
       await db('organizations').where({ id }).update({ id });
       return this.findById(id);
     },
-    async update(id: string, changes: Partial<Pick<Organization, 'name' | 'slug' | 'logo' | 'metadata'>>): Promise<void> {
+    async update(
+      id: string,
+      changes: Partial<Pick<Organization, 'name' | 'slug' | 'logo' | 'metadata'>>,
+    ): Promise<void> {
       const row: Row = {};
       if (changes.name !== undefined) row.name = changes.name;
       if (changes.slug !== undefined) row.slug = changes.slug;
@@ -247,10 +262,18 @@ export function membersRepository(db: Db) {
       return row ? memberFromRow(row) : null;
     },
     async withUser(id: string): Promise<{ member: Member; user: MemberUser } | null> {
-      const row = await db('members as m').join('users as u', 'u.id', 'm.user_id').where('m.id', id).select(MEMBER_WITH_USER).first();
+      const row = await db('members as m')
+        .join('users as u', 'u.id', 'm.user_id')
+        .where('m.id', id)
+        .select(MEMBER_WITH_USER)
+        .first();
       return row ? { member: memberFromRow(row), user: memberUserFromRow(row) } : null;
     },
-    async listWithUsers(organizationId: string, limit: number, offset = 0): Promise<Array<{ member: Member; user: MemberUser }>> {
+    async listWithUsers(
+      organizationId: string,
+      limit: number,
+      offset = 0,
+    ): Promise<Array<{ member: Member; user: MemberUser }>> {
       const rows = await db('members as m')
         .join('users as u', 'u.id', 'm.user_id')
         .where('m.organization_id', organizationId)

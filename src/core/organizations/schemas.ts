@@ -54,14 +54,24 @@ export const listMembersQuery = z.object({
   offset: z.coerce.number().int().nonnegative().optional(),
 });
 
-export const updateMemberRoleBody = z.object({ memberId: z.string().min(1), role, organizationId: z.string().optional() });
+export const updateMemberRoleBody = z.object({
+  memberId: z.string().min(1),
+  role,
+  organizationId: z.string().optional(),
+});
 
 export const removeMemberBody = z.object({ memberIdOrEmail: z.string().min(1), organizationId: z.string().optional() });
 
 const permissions = z.record(z.string(), z.array(z.string()));
 export const hasPermissionBody = z
-  .object({ permissions: permissions.optional(), permission: permissions.optional(), organizationId: z.string().optional() })
-  .refine((body) => body.permissions !== undefined || body.permission !== undefined, { message: 'permissions is required' });
+  .object({
+    permissions: permissions.optional(),
+    permission: permissions.optional(),
+    organizationId: z.string().optional(),
+  })
+  .refine((body) => body.permissions !== undefined || body.permission !== undefined, {
+    message: 'permissions is required',
+  });
 
 export type CreateOrganizationInput = z.infer<typeof createOrganizationBody>;
 export type UpdateOrganizationInput = z.infer<typeof updateOrganizationBody>;
@@ -88,7 +98,11 @@ export const removeTeamBody = z.object({ teamId: z.string().min(1), organization
 export const setActiveTeamBody = z.object({ teamId: z.string().nullable().optional() });
 export const teamQuery = z.object({ organizationId: z.string().optional() });
 export const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
-export const teamMemberBody = z.object({ teamId: z.string().min(1), userId: z.string().min(1), organizationId: z.string().optional() });
+export const teamMemberBody = z.object({
+  teamId: z.string().min(1),
+  userId: z.string().min(1),
+  organizationId: z.string().optional(),
+});
 
 // What the organization routes answer (the shapes organizations/wire.ts builds), so readers such as the CLI derive
 // their types from one place instead of writing them out again.
@@ -102,7 +116,13 @@ export const organizationWire = z.object({
 });
 export type OrganizationWire = z.output<typeof organizationWire>;
 
-export const memberWire = z.object({ id: z.string(), organizationId: z.string(), userId: z.string(), role: z.string(), createdAt: z.string() });
+export const memberWire = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  createdAt: z.string(),
+});
 export type MemberWire = z.output<typeof memberWire>;
 
 export const memberWithUserWire = memberWire.extend({
@@ -123,8 +143,17 @@ export const invitationWire = z.object({
 });
 export type InvitationWire = z.output<typeof invitationWire>;
 
-export const fullOrganizationWire = organizationWire.extend({ members: z.array(memberWithUserWire), invitations: z.array(invitationWire) });
+export const fullOrganizationWire = organizationWire.extend({
+  members: z.array(memberWithUserWire),
+  invitations: z.array(invitationWire),
+});
 export type FullOrganizationWire = z.output<typeof fullOrganizationWire>;
 
-export const teamWire = z.object({ id: z.string(), name: z.string(), organizationId: z.string(), createdAt: z.string(), updatedAt: z.string().nullable() });
+export const teamWire = z.object({
+  id: z.string(),
+  name: z.string(),
+  organizationId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string().nullable(),
+});
 export type TeamWire = z.output<typeof teamWire>;

@@ -17,7 +17,6 @@ import type { Team } from './teams-repository.js';
 import type { CreateOrganizationInput, UpdateOrganizationInput } from './schemas.js';
 import { CREATOR_ROLE, roleAllows } from './permissions.js';
 
-
 export interface OrganizationDeps {
   db: Db;
   clock: Clock;
@@ -45,7 +44,10 @@ export function createOrganizationService(deps: OrganizationDeps) {
     return organizationId || actor.session.activeOrganizationId;
   }
 
-  async function findByIdOrSlug(query: { organizationId?: string | null; organizationSlug?: string }): Promise<Organization | null> {
+  async function findByIdOrSlug(query: {
+    organizationId?: string | null;
+    organizationSlug?: string;
+  }): Promise<Organization | null> {
     const repo = organizationsRepository(db);
     if (query.organizationSlug) return repo.findBySlug(query.organizationSlug);
     return query.organizationId ? repo.findById(query.organizationId) : null;
@@ -60,7 +62,10 @@ export function createOrganizationService(deps: OrganizationDeps) {
     invitations: createInvitationService(deps, targetId),
     teams,
 
-    async create(actor: AuthActor, input: CreateOrganizationInput): Promise<{ organization: Organization; member: Member; team: Team | null }> {
+    async create(
+      actor: AuthActor,
+      input: CreateOrganizationInput,
+    ): Promise<{ organization: Organization; member: Member; team: Team | null }> {
       if (!config.allowCreate) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION');
       if (config.limit !== null && (await membersRepository(db).countForUser(actor.user.id)) >= config.limit) {
         throw orgError(403, 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS');
@@ -75,14 +80,23 @@ export function createOrganizationService(deps: OrganizationDeps) {
         metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
         createdAt: now,
       };
-      const member: Member = { id: newAuthId(), organizationId: organization.id, userId: actor.user.id, role: CREATOR_ROLE, createdAt: now };
+      const member: Member = {
+        id: newAuthId(),
+        organizationId: organization.id,
+        userId: actor.user.id,
+        role: CREATOR_ROLE,
+        createdAt: now,
+      };
       try {
         const team = await transaction(db, async (trx) => {
           await organizationsRepository(trx).insert(organization);
           await membersRepository(trx).insert(member);
           // With teams on, Better Auth's default team: named after the organization, creator in it, active.
-          const created = config.teams ? await teams.createDefault(trx, organization.id, organization.name, actor.user.id) : null;
-          if (!input.keepCurrentActiveOrganization) await sessions.setActiveOrganization(actor.session, organization.id, created?.id ?? null, trx);
+          const created = config.teams
+            ? await teams.createDefault(trx, organization.id, organization.name, actor.user.id)
+            : null;
+          if (!input.keepCurrentActiveOrganization)
+            await sessions.setActiveOrganization(actor.session, organization.id, created?.id ?? null, trx);
           return created;
         });
         return { organization, member, team };
@@ -102,7 +116,8 @@ export function createOrganizationService(deps: OrganizationDeps) {
       if (!id) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
       const member = await membersRepository(db).find(id, actor.user.id);
       if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-      if (!roleAllows(member.role, { organization: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
+      if (!roleAllows(member.role, { organization: ['update'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
       const { data } = input;
       if (data.slug !== undefined) {
         const holder = await organizationsRepository(db).findBySlug(data.slug);
@@ -133,7 +148,8 @@ export function createOrganizationService(deps: OrganizationDeps) {
         const organization = await organizationsRepository(trx).lock(organizationId);
         const member = await membersRepository(trx).find(organizationId, actor.user.id);
         if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-        if (!roleAllows(member.role, { organization: ['delete'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
+        if (!roleAllows(member.role, { organization: ['delete'] }))
+          throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
         if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
         await sessions.clearActiveOrganization(trx, organizationId);
         // Its keys are not tied by a foreign key (the owner column serves users too), so they go explicitly.
@@ -148,7 +164,10 @@ export function createOrganizationService(deps: OrganizationDeps) {
     },
 
     /** null unsets the active organization; a non-member is refused and loses the active organization too. */
-    async setActive(actor: AuthActor, input: { organizationId?: string | null; organizationSlug?: string }): Promise<Organization | null> {
+    async setActive(
+      actor: AuthActor,
+      input: { organizationId?: string | null; organizationSlug?: string },
+    ): Promise<Organization | null> {
       if (input.organizationId === null && !input.organizationSlug) {
         await sessions.setActiveOrganization(actor.session, null, null);
         return null;
@@ -165,7 +184,11 @@ export function createOrganizationService(deps: OrganizationDeps) {
       return organization;
     },
 
-    async hasPermission(actor: AuthActor, organizationId: string | undefined, permissions: Record<string, string[]>): Promise<boolean> {
+    async hasPermission(
+      actor: AuthActor,
+      organizationId: string | undefined,
+      permissions: Record<string, string[]>,
+    ): Promise<boolean> {
       const id = targetId(actor, organizationId);
       if (!id) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       const member = await membersRepository(db).find(id, actor.user.id);

@@ -29,13 +29,24 @@ function teamFromRow(row: Row): Team {
 }
 
 function teamMemberFromRow(row: Row): TeamMember {
-  return { id: row.id as string, teamId: row.team_id as string, userId: row.user_id as string, createdAt: toDate(row.created_at) };
+  return {
+    id: row.id as string,
+    teamId: row.team_id as string,
+    userId: row.user_id as string,
+    createdAt: toDate(row.created_at),
+  };
 }
 
 export function teamsRepository(db: Db) {
   return {
     async insert(team: Team): Promise<void> {
-      await db('teams').insert({ id: team.id, name: team.name, organization_id: team.organizationId, created_at: team.createdAt, updated_at: team.updatedAt });
+      await db('teams').insert({
+        id: team.id,
+        name: team.name,
+        organization_id: team.organizationId,
+        created_at: team.createdAt,
+        updated_at: team.updatedAt,
+      });
     },
     async find(organizationId: string, id: string): Promise<Team | null> {
       const row = await db('teams').where({ id, organization_id: organizationId }).first();
@@ -46,7 +57,10 @@ export function teamsRepository(db: Db) {
       return row ? teamFromRow(row) : null;
     },
     async listForOrganization(organizationId: string): Promise<Team[]> {
-      const rows = await db('teams').where({ organization_id: organizationId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+      const rows = await db('teams')
+        .where({ organization_id: organizationId })
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc');
       return rows.map(teamFromRow);
     },
     async listForUser(userId: string): Promise<Team[]> {
@@ -65,14 +79,22 @@ export function teamsRepository(db: Db) {
       await db('teams').where({ id }).del();
     },
     async addMember(member: TeamMember): Promise<void> {
-      await db('team_members').insert({ id: member.id, team_id: member.teamId, user_id: member.userId, created_at: member.createdAt });
+      await db('team_members').insert({
+        id: member.id,
+        team_id: member.teamId,
+        user_id: member.userId,
+        created_at: member.createdAt,
+      });
     },
     async findMember(teamId: string, userId: string): Promise<TeamMember | null> {
       const row = await db('team_members').where({ team_id: teamId, user_id: userId }).first();
       return row ? teamMemberFromRow(row) : null;
     },
     async listMembers(teamId: string): Promise<TeamMember[]> {
-      const rows = await db('team_members').where({ team_id: teamId }).orderBy('created_at', 'asc').orderBy('id', 'asc');
+      const rows = await db('team_members')
+        .where({ team_id: teamId })
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc');
       return rows.map(teamMemberFromRow);
     },
     async countMembers(teamId: string): Promise<number> {
@@ -93,7 +115,10 @@ export function teamsRepository(db: Db) {
     },
     /** A member leaving an organization leaves its teams too. */
     async removeUserFromOrganizationTeams(organizationId: string, userId: string): Promise<void> {
-      await db('team_members').where({ user_id: userId }).whereIn('team_id', db('teams').select('id').where({ organization_id: organizationId })).del();
+      await db('team_members')
+        .where({ user_id: userId })
+        .whereIn('team_id', db('teams').select('id').where({ organization_id: organizationId }))
+        .del();
     },
   };
 }

@@ -12,7 +12,10 @@ import type { Team, TeamMember } from './teams-repository.js';
 import { teamsRepository } from './teams-repository.js';
 
 /** Better Auth's teams (contract §6.4), offered with TILL_ORG_TEAMS; without it the routes are unknown paths. */
-export function createTeamService(deps: OrganizationDeps, targetId: (actor: AuthActor, id?: string | null) => string | null) {
+export function createTeamService(
+  deps: OrganizationDeps,
+  targetId: (actor: AuthActor, id?: string | null) => string | null,
+) {
   const { db, clock, config, sessions } = deps;
 
   function assertEnabled(): void {
@@ -47,18 +50,23 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       const member = await membership(organizationId, actor.user.id);
       // Better Auth's wording for a non-member here (sic).
       if (!member) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
-      if (!roleAllows(member.role, { team: ['create'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION');
+      if (!roleAllows(member.role, { team: ['create'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION');
       const now = clock.now();
       const team: Team = { id: newAuthId(), name: input.name, organizationId, createdAt: now, updatedAt: now };
       await teamsRepository(db).insert(team);
       return team;
     },
 
-    async update(actor: AuthActor, input: { teamId: string; data: { name?: string; organizationId?: string } }): Promise<Team> {
+    async update(
+      actor: AuthActor,
+      input: { teamId: string; data: { name?: string; organizationId?: string } },
+    ): Promise<Team> {
       assertEnabled();
       const organizationId = organizationOf(actor, input.data.organizationId);
       const member = await membership(organizationId, actor.user.id);
-      if (!member || !roleAllows(member.role, { team: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
+      if (!member || !roleAllows(member.role, { team: ['update'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
       const team = await teamsRepository(db).find(organizationId, input.teamId);
       if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
       if (input.data.name === undefined) return team;
@@ -71,8 +79,10 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       assertEnabled();
       const organizationId = organizationOf(actor, input.organizationId);
       const member = await membership(organizationId, actor.user.id);
-      if (!member || actor.session.activeTeamId === input.teamId) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
-      if (!roleAllows(member.role, { team: ['delete'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION');
+      if (!member || actor.session.activeTeamId === input.teamId)
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
+      if (!roleAllows(member.role, { team: ['delete'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION');
       await transaction(db, async (trx) => {
         // Serialized per organization so two removals cannot both see "not the last team".
         await organizationsRepository(trx).lock(organizationId);
@@ -86,7 +96,8 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
     async list(actor: AuthActor, organizationId?: string): Promise<Team[]> {
       assertEnabled();
       const id = organizationOf(actor, organizationId);
-      if (!(await membership(id, actor.user.id))) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
+      if (!(await membership(id, actor.user.id)))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
       return teamsRepository(db).listForOrganization(id);
     },
 
@@ -100,7 +111,8 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       if (!organizationId) throw orgError(400, 'NO_ACTIVE_ORGANIZATION');
       const team = await teamsRepository(db).find(organizationId, teamId);
       if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
-      if (!(await teamsRepository(db).findMember(team.id, actor.user.id))) throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+      if (!(await teamsRepository(db).findMember(team.id, actor.user.id)))
+        throw orgError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
       await sessions.setActiveOrganization(actor.session, organizationId, team.id);
       return team;
     },
@@ -115,27 +127,34 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       const id = teamId || actor.session.activeTeamId;
       if (!id) throw orgError(400, 'YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM');
       // Better Auth lists a team's members only to its members, organization owners included (#3693).
-      if (!(await teamsRepository(db).findMember(id, actor.user.id))) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+      if (!(await teamsRepository(db).findMember(id, actor.user.id)))
+        throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
       return teamsRepository(db).listMembers(id);
     },
 
-    async addMember(actor: AuthActor, input: { teamId: string; userId: string; organizationId?: string }): Promise<TeamMember> {
+    async addMember(
+      actor: AuthActor,
+      input: { teamId: string; userId: string; organizationId?: string },
+    ): Promise<TeamMember> {
       assertEnabled();
       const organizationId = organizationOf(actor, input.organizationId);
       const member = await membership(organizationId, actor.user.id);
       if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-      if (!roleAllows(member.role, { member: ['update'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
+      if (!roleAllows(member.role, { member: ['update'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
       const limit = deps.config.maximumMembersPerTeam ?? null;
       try {
         return await transaction(db, async (trx) => {
           // Serialized per organization (as accepting a team invitation is), so parallel adds cannot overfill a team.
           await organizationsRepository(trx).lock(organizationId);
-          if (!(await membersRepository(trx).find(organizationId, input.userId))) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+          if (!(await membersRepository(trx).find(organizationId, input.userId)))
+            throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
           const team = await teamsRepository(trx).find(organizationId, input.teamId);
           if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
           const existing = await teamsRepository(trx).findMember(team.id, input.userId);
           if (existing) return existing;
-          if (limit !== null && (await teamsRepository(trx).countMembers(team.id)) >= limit) throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+          if (limit !== null && (await teamsRepository(trx).countMembers(team.id)) >= limit)
+            throw orgError(403, 'TEAM_MEMBER_LIMIT_REACHED');
           const added: TeamMember = { id: newAuthId(), teamId: team.id, userId: input.userId, createdAt: clock.now() };
           await teamsRepository(trx).addMember(added);
           return added;
@@ -151,15 +170,20 @@ export function createTeamService(deps: OrganizationDeps, targetId: (actor: Auth
       }
     },
 
-    async removeMember(actor: AuthActor, input: { teamId: string; userId: string; organizationId?: string }): Promise<void> {
+    async removeMember(
+      actor: AuthActor,
+      input: { teamId: string; userId: string; organizationId?: string },
+    ): Promise<void> {
       assertEnabled();
       const organizationId = organizationOf(actor, input.organizationId);
       const member = await membership(organizationId, actor.user.id);
       if (!member) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-      if (!roleAllows(member.role, { member: ['delete'] })) throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
+      if (!roleAllows(member.role, { member: ['delete'] }))
+        throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
       const team = await teamsRepository(db).find(organizationId, input.teamId);
       if (!team) throw orgError(400, 'TEAM_NOT_FOUND');
-      if ((await teamsRepository(db).removeMember(team.id, input.userId)) === 0) throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+      if ((await teamsRepository(db).removeMember(team.id, input.userId)) === 0)
+        throw orgError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
     },
   };
 }

@@ -10,7 +10,8 @@ export function organizationToWire(org: Organization, metadata: 'parsed' | 'stri
     slug: org.slug,
     logo: org.logo,
     createdAt: org.createdAt.toISOString(),
-    metadata: metadata === 'parsed' ? (org.metadata === null ? null : (JSON.parse(org.metadata) as unknown)) : org.metadata,
+    metadata:
+      metadata === 'parsed' ? (org.metadata === null ? null : (JSON.parse(org.metadata) as unknown)) : org.metadata,
   };
 }
 
@@ -25,7 +26,10 @@ export function memberToWire(member: Member) {
 }
 
 export function memberWithUserToWire(entry: { member: Member; user: MemberUser }) {
-  return { ...memberToWire(entry.member), user: { id: entry.user.id, name: entry.user.name, email: entry.user.email, image: entry.user.image } };
+  return {
+    ...memberToWire(entry.member),
+    user: { id: entry.user.id, name: entry.user.name, email: entry.user.email, image: entry.user.image },
+  };
 }
 
 export function invitationToWire(invitation: Invitation) {

@@ -48,7 +48,18 @@ export function deferChargeAttempt(trx: Db, attempt: ChargeAttempt): Deferred {
 
 export async function recordRefundAttempt(
   trx: Db,
-  attempt: { organizationId: string; processor: string; amount: number; currency: string; orderId: string | null; checkoutId?: string | null; refundId: string | null; customerId: string | null; result: RefundResult; at: Date },
+  attempt: {
+    organizationId: string;
+    processor: string;
+    amount: number;
+    currency: string;
+    orderId: string | null;
+    checkoutId?: string | null;
+    refundId: string | null;
+    customerId: string | null;
+    result: RefundResult;
+    at: Date;
+  },
 ): Promise<void> {
   await trx('payment_attempts').insert({
     id: randomUUID(),

@@ -11,7 +11,13 @@ export interface CardDetails {
 
 export type ChargeResult =
   | { status: 'succeeded'; processorReference: string; card: CardDetails; savedMethodReference: string | null }
-  | { status: 'failed'; processorReference: string; card: CardDetails | null; declineReason: string; declineMessage: string };
+  | {
+      status: 'failed';
+      processorReference: string;
+      card: CardDetails | null;
+      declineReason: string;
+      declineMessage: string;
+    };
 
 export type RefundResult =
   | { status: 'succeeded'; processorReference: string }
@@ -32,5 +38,8 @@ export interface PaymentProcessor {
   chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult>;
   /** Charges a method kept earlier, with the customer absent (renewals). */
   chargeSavedMethod(methodReference: string, request: Omit<ChargeRequest, 'saveMethod'>): Promise<ChargeResult>;
-  refund(paymentReference: string, request: { amount: number; currency: string; reference: string }): Promise<RefundResult>;
+  refund(
+    paymentReference: string,
+    request: { amount: number; currency: string; reference: string },
+  ): Promise<RefundResult>;
 }

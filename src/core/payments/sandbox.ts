@@ -20,12 +20,30 @@ const INSUFFICIENT = { reason: 'insufficient_funds', message: 'Your card has ins
 
 export const TEST_CARDS: readonly TestCard[] = [
   { token: 'tok_visa', number: '4242424242424242', brand: 'visa', onSession: 'succeeds', offSession: 'succeeds' },
-  { token: 'tok_mastercard', number: '5555555555554444', brand: 'mastercard', onSession: 'succeeds', offSession: 'succeeds' },
+  {
+    token: 'tok_mastercard',
+    number: '5555555555554444',
+    brand: 'mastercard',
+    onSession: 'succeeds',
+    offSession: 'succeeds',
+  },
   { token: 'tok_chargeDeclined', number: '4000000000000002', brand: 'visa', onSession: DECLINED, offSession: DECLINED },
-  { token: 'tok_chargeDeclinedInsufficientFunds', number: '4000000000009995', brand: 'visa', onSession: INSUFFICIENT, offSession: INSUFFICIENT },
+  {
+    token: 'tok_chargeDeclinedInsufficientFunds',
+    number: '4000000000009995',
+    brand: 'visa',
+    onSession: INSUFFICIENT,
+    offSession: INSUFFICIENT,
+  },
   // Stripe's 4000 0000 0000 0341: attaching succeeds, charging the kept card later fails. Here the first charge at
   // checkout succeeds and every renewal is declined, which is what dunning tests need.
-  { token: 'tok_chargeCustomerFail', number: '4000000000000341', brand: 'visa', onSession: 'succeeds', offSession: DECLINED },
+  {
+    token: 'tok_chargeCustomerFail',
+    number: '4000000000000341',
+    brand: 'visa',
+    onSession: 'succeeds',
+    offSession: DECLINED,
+  },
 ];
 
 export function testCardByToken(token: string): TestCard | undefined {
@@ -40,11 +58,22 @@ export function testCardByNumber(number: string): TestCard | undefined {
 const SAVED_PREFIX = 'sandbox_pm_';
 
 export function createSandboxProcessor(): PaymentProcessor {
-  function outcome(card: TestCard, behaviour: TestCard['onSession'], savedMethodReference: string | null): ChargeResult {
+  function outcome(
+    card: TestCard,
+    behaviour: TestCard['onSession'],
+    savedMethodReference: string | null,
+  ): ChargeResult {
     const details: CardDetails = { brand: card.brand, last4: card.number.slice(-4) };
     const processorReference = `sandbox_ch_${randomAlphanumeric(24)}`;
-    if (behaviour === 'succeeds') return { status: 'succeeded', processorReference, card: details, savedMethodReference };
-    return { status: 'failed', processorReference, card: details, declineReason: behaviour.reason, declineMessage: behaviour.message };
+    if (behaviour === 'succeeds')
+      return { status: 'succeeded', processorReference, card: details, savedMethodReference };
+    return {
+      status: 'failed',
+      processorReference,
+      card: details,
+      declineReason: behaviour.reason,
+      declineMessage: behaviour.message,
+    };
   }
 
   return {
@@ -52,22 +81,44 @@ export function createSandboxProcessor(): PaymentProcessor {
     async chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult> {
       const card = testCardByToken(token);
       if (!card) {
-        return { status: 'failed', processorReference: `sandbox_ch_${randomAlphanumeric(24)}`, card: null, declineReason: 'invalid_token', declineMessage: `Unknown test card token "${token}".` };
+        return {
+          status: 'failed',
+          processorReference: `sandbox_ch_${randomAlphanumeric(24)}`,
+          card: null,
+          declineReason: 'invalid_token',
+          declineMessage: `Unknown test card token "${token}".`,
+        };
       }
       // The kept method carries the card's token, so later charges know how this test card behaves.
-      return outcome(card, card.onSession, request.saveMethod ? `${SAVED_PREFIX}${card.token}_${randomAlphanumeric(16)}` : null);
+      return outcome(
+        card,
+        card.onSession,
+        request.saveMethod ? `${SAVED_PREFIX}${card.token}_${randomAlphanumeric(16)}` : null,
+      );
     },
     async chargeSavedMethod(methodReference: string): Promise<ChargeResult> {
-      const token = methodReference.startsWith(SAVED_PREFIX) ? methodReference.slice(SAVED_PREFIX.length).replace(/_[A-Za-z0-9]{16}$/, '') : '';
+      const token = methodReference.startsWith(SAVED_PREFIX)
+        ? methodReference.slice(SAVED_PREFIX.length).replace(/_[A-Za-z0-9]{16}$/, '')
+        : '';
       const card = testCardByToken(token);
       if (!card) {
-        return { status: 'failed', processorReference: `sandbox_ch_${randomAlphanumeric(24)}`, card: null, declineReason: 'payment_method_missing', declineMessage: 'The saved payment method is unknown.' };
+        return {
+          status: 'failed',
+          processorReference: `sandbox_ch_${randomAlphanumeric(24)}`,
+          card: null,
+          declineReason: 'payment_method_missing',
+          declineMessage: 'The saved payment method is unknown.',
+        };
       }
       return outcome(card, card.offSession, methodReference);
     },
     async refund(paymentReference: string): Promise<RefundResult> {
       if (!paymentReference.startsWith('sandbox_ch_')) {
-        return { status: 'failed', processorReference: `sandbox_re_${randomAlphanumeric(24)}`, failureReason: 'charge_not_found' };
+        return {
+          status: 'failed',
+          processorReference: `sandbox_re_${randomAlphanumeric(24)}`,
+          failureReason: 'charge_not_found',
+        };
       }
       return { status: 'succeeded', processorReference: `sandbox_re_${randomAlphanumeric(24)}` };
     },

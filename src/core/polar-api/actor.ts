@@ -59,18 +59,32 @@ export function authorize(actor: MerchantActor, organizationId: string, mode: Ac
  * The organization a new resource belongs to. Tokens use their own; a member names one with `organization_id`, or
  * gets their session's active organization, or their only one.
  */
-export function organizationForCreate(actor: MerchantActor, requested: string | null | undefined, mode: AccessMode = 'write'): string {
+export function organizationForCreate(
+  actor: MerchantActor,
+  requested: string | null | undefined,
+  mode: AccessMode = 'write',
+): string {
   if (actor.kind === 'organization') {
     if (requested && requested !== actor.organizationId) {
-      throw fieldError(['body', 'organization_id'], 'Setting organization_id is disallowed when using an organization token.');
+      throw fieldError(
+        ['body', 'organization_id'],
+        'Setting organization_id is disallowed when using an organization token.',
+      );
     }
     return actor.organizationId;
   }
   let organizationId = requested ?? null;
-  if (organizationId && !actor.roles.has(organizationId)) throw fieldError(['body', 'organization_id'], 'Organization not found.');
-  if (!organizationId && actor.activeOrganizationId && actor.roles.has(actor.activeOrganizationId)) organizationId = actor.activeOrganizationId;
+  if (organizationId && !actor.roles.has(organizationId))
+    throw fieldError(['body', 'organization_id'], 'Organization not found.');
+  if (!organizationId && actor.activeOrganizationId && actor.roles.has(actor.activeOrganizationId))
+    organizationId = actor.activeOrganizationId;
   if (!organizationId && actor.roles.size === 1) organizationId = [...actor.roles.keys()][0]!;
-  if (!organizationId) throw fieldError(['body', 'organization_id'], 'organization_id is required: you belong to several organizations and none is active.', 'missing');
+  if (!organizationId)
+    throw fieldError(
+      ['body', 'organization_id'],
+      'organization_id is required: you belong to several organizations and none is active.',
+      'missing',
+    );
   if (!billingRoleAllows(actor.roles.get(organizationId)!, mode)) throw notPermitted();
   return organizationId;
 }

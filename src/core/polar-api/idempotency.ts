@@ -19,7 +19,11 @@ export type IdempotencyClaim =
  */
 export function idempotencyStore(db: Db, clock: Clock) {
   return {
-    async claim(principal: string, key: string, request: { method: string; path: string; hash: string }): Promise<IdempotencyClaim> {
+    async claim(
+      principal: string,
+      key: string,
+      request: { method: string; path: string; hash: string },
+    ): Promise<IdempotencyClaim> {
       const now = clock.now();
       await db('idempotency_keys').where({ principal, key }).where('expires_at', '<=', now).delete();
       try {
@@ -41,14 +45,22 @@ export function idempotencyStore(db: Db, clock: Clock) {
       const row = await db('idempotency_keys').where({ principal, key }).first();
       // Deleted between our insert and this read (the first request failed and released it): treat as in flight.
       if (!row) return { kind: 'in_progress' };
-      if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.hash) return { kind: 'mismatch' };
+      if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.hash)
+        return { kind: 'mismatch' };
       if (row.response_status === null || row.response_status === undefined) return { kind: 'in_progress' };
-      return { kind: 'replay', status: Number(row.response_status), body: row.response_body === null ? null : JSON.parse(String(row.response_body)) };
+      return {
+        kind: 'replay',
+        status: Number(row.response_status),
+        body: row.response_body === null ? null : JSON.parse(String(row.response_body)),
+      };
     },
     async complete(principal: string, key: string, status: number, body: unknown): Promise<void> {
       await db('idempotency_keys')
         .where({ principal, key })
-        .update({ response_status: status, response_body: body === undefined || body === null ? null : JSON.stringify(body) });
+        .update({
+          response_status: status,
+          response_body: body === undefined || body === null ? null : JSON.stringify(body),
+        });
     },
     /** Forgets a claim whose request should not count (a validation error, a crash), so the key can be used again. */
     async release(principal: string, key: string): Promise<void> {

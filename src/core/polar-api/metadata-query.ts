@@ -14,7 +14,11 @@ export function metadataQuery(query: Record<string, string | string[] | undefine
   for (const [name, raw] of Object.entries(query)) {
     if (!name.startsWith('metadata')) continue;
     const match = KEY.exec(name);
-    if (!match) throw fieldError(['query', 'metadata'], 'Metadata filters take the form metadata[key]=value, with keys of 1-40 characters.');
+    if (!match)
+      throw fieldError(
+        ['query', 'metadata'],
+        'Metadata filters take the form metadata[key]=value, with keys of 1-40 characters.',
+      );
     const values = (Array.isArray(raw) ? raw : [raw ?? '']).filter((value) => value.length <= 500);
     if (Object.keys(filters).length >= 50) throw fieldError(['query', 'metadata'], 'At most 50 metadata filters.');
     filters[match[1]!] = values;

@@ -15,18 +15,19 @@ export const datetime = z.iso.datetime({ offset: true });
 
 /** Metadata as Polar validates it: up to 50 keys of 1–40 characters; values string (1–500), number or boolean. */
 export const metadataInput = z
-  .record(
-    z.string().min(1).max(40),
-    z.union([z.string().min(1).max(500), z.number().int(), z.number(), z.boolean()]),
-  )
+  .record(z.string().min(1).max(40), z.union([z.string().min(1).max(500), z.number().int(), z.number(), z.boolean()]))
   .refine((value) => Object.keys(value).length <= 50, { message: 'Metadata can have at most 50 keys' })
   .meta({ id: 'MetadataInput' });
 
-export const metadataOutput = z.record(z.string(), z.union([z.string(), z.number().int(), z.number(), z.boolean()])).meta({ id: 'MetadataOutputType' });
+export const metadataOutput = z
+  .record(z.string(), z.union([z.string(), z.number().int(), z.number(), z.boolean()]))
+  .meta({ id: 'MetadataOutputType' });
 
 export type Metadata = Record<string, string | number | boolean>;
 
-export const paginationSchema = z.object({ total_count: z.number().int(), max_page: z.number().int() }).meta({ id: 'Pagination' });
+export const paginationSchema = z
+  .object({ total_count: z.number().int(), max_page: z.number().int() })
+  .meta({ id: 'Pagination' });
 
 /** Polar's `ListResource[T]`. */
 export function listResource<T extends z.ZodType>(item: T, id: string) {

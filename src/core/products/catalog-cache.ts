@@ -15,7 +15,12 @@ const livePricesKey = (productId: string) => `prices:${productId}`;
 const priceKey = (id: string) => `price:${id}`;
 
 /** Products by id through the cache; unknown ids are left out (and never cached). */
-export async function cachedProducts(readCache: ReadCache | null | undefined, db: Db, ids: readonly string[], load: (ids: string[]) => Promise<Product[]>): Promise<Product[]> {
+export async function cachedProducts(
+  readCache: ReadCache | null | undefined,
+  db: Db,
+  ids: readonly string[],
+  load: (ids: string[]) => Promise<Product[]>,
+): Promise<Product[]> {
   const unique = [...new Set(ids)];
   const cache = readCache?.for(db);
   if (!cache) return load(unique);
@@ -28,7 +33,8 @@ export async function cachedProducts(readCache: ReadCache | null | undefined, db
   }
   if (missing.length > 0) {
     const readEpoch = cache.beginRead();
-    for (const product of await load(missing)) found.set(product.id, cache.keep(db, readEpoch, productKey(product.id), product.organizationId, product));
+    for (const product of await load(missing))
+      found.set(product.id, cache.keep(db, readEpoch, productKey(product.id), product.organizationId, product));
   }
   return unique.flatMap((id) => found.get(id) ?? []);
 }
@@ -38,7 +44,12 @@ function ownerOf(cache: ReadCache, db: Db, productId: string): string | null {
   return cache.get<Product>(db, productKey(productId))?.organizationId ?? null;
 }
 
-export async function cachedPrice(readCache: ReadCache | null | undefined, db: Db, id: string, load: () => Promise<ProductPrice | null>): Promise<ProductPrice | null> {
+export async function cachedPrice(
+  readCache: ReadCache | null | undefined,
+  db: Db,
+  id: string,
+  load: () => Promise<ProductPrice | null>,
+): Promise<ProductPrice | null> {
   const cache = readCache?.for(db);
   if (!cache) return load();
   const hit = cache.get<ProductPrice>(db, priceKey(id));
@@ -127,10 +138,19 @@ export function cachedWire<W>(readCache: ReadCache | null | undefined, db: Db, p
 }
 
 /** Keeps wires built by a read begun at `readEpoch`; returns them as callers must use them. */
-export function keepWire<W>(readCache: ReadCache | null | undefined, db: Db, readEpoch: number | null, product: Product, wire: W): W {
+export function keepWire<W>(
+  readCache: ReadCache | null | undefined,
+  db: Db,
+  readEpoch: number | null,
+  product: Product,
+  wire: W,
+): W {
   const cache = readCache?.for(db);
   if (!cache || readEpoch === null) return wire;
-  return cache.keep<CachedWire<W>>(db, readEpoch, wireKey(product.id), product.organizationId, { source: JSON.stringify(product), wire }).wire;
+  return cache.keep<CachedWire<W>>(db, readEpoch, wireKey(product.id), product.organizationId, {
+    source: JSON.stringify(product),
+    wire,
+  }).wire;
 }
 
 export function beginCatalogRead(readCache: ReadCache | null | undefined, db: Db): number | null {

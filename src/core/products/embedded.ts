@@ -20,10 +20,19 @@ import type { ReadCache } from '../cache/read-cache.js';
  */
 
 export const attachedCustomFieldSchema = z
-  .object({ custom_field_id: z.string(), custom_field: customFieldSchema, order: z.number().int(), required: z.boolean() })
+  .object({
+    custom_field_id: z.string(),
+    custom_field: customFieldSchema,
+    order: z.number().int(),
+    required: z.boolean(),
+  })
   .meta({ id: 'AttachedCustomField' });
 
-export const embeddedSchemas = { benefit: benefitSchema, media: productMediaFileReadSchema, attachedCustomField: attachedCustomFieldSchema };
+export const embeddedSchemas = {
+  benefit: benefitSchema,
+  media: productMediaFileReadSchema,
+  attachedCustomField: attachedCustomFieldSchema,
+};
 
 export type ProductMediaWire = z.infer<typeof productMediaFileReadSchema>;
 export type AttachedCustomFieldWire = z.infer<typeof attachedCustomFieldSchema>;
@@ -50,7 +59,10 @@ async function liveFiles(db: Db, organizationIds: string[], ids: readonly string
 }
 
 /** Groups `links` (product id → ordered ids) by the product's organization: each module's lookups are per organization. */
-function idsByOrganization(products: ReadonlyArray<{ id: string; organizationId: string }>, links: Map<string, Array<{ id: string }>>): Map<string, string[]> {
+function idsByOrganization(
+  products: ReadonlyArray<{ id: string; organizationId: string }>,
+  links: Map<string, Array<{ id: string }>>,
+): Map<string, string[]> {
   const byOrg = new Map<string, string[]>();
   for (const product of products) {
     const ids = links.get(product.id)?.map((link) => link.id) ?? [];
@@ -59,13 +71,19 @@ function idsByOrganization(products: ReadonlyArray<{ id: string; organizationId:
   return byOrg;
 }
 
-export async function loadBenefits(db: Db, products: ReadonlyArray<{ id: string; organizationId: string }>, links: Map<string, Array<{ id: string }>>): Promise<Map<string, BenefitWire[]>> {
+export async function loadBenefits(
+  db: Db,
+  products: ReadonlyArray<{ id: string; organizationId: string }>,
+  links: Map<string, Array<{ id: string }>>,
+): Promise<Map<string, BenefitWire[]>> {
   const found = new Map<string, BenefitWire>();
   for (const [organizationId, ids] of idsByOrganization(products, links)) {
     // Deleted benefits drop out of the product, as Polar detaches them on deletion.
     for (const benefit of await benefitsRepository(db).findByIds(organizationId, ids)) found.set(benefit.id, benefit);
   }
-  return new Map(products.map((product) => [product.id, (links.get(product.id) ?? []).flatMap((link) => found.get(link.id) ?? [])]));
+  return new Map(
+    products.map((product) => [product.id, (links.get(product.id) ?? []).flatMap((link) => found.get(link.id) ?? [])]),
+  );
 }
 
 export async function loadMedias(
@@ -81,7 +99,9 @@ export async function loadMedias(
       product.id,
       (links.get(product.id) ?? []).flatMap((link) => {
         const file = files.get(link.id);
-        return file && file.organizationId === product.organizationId && file.service === 'product_media' ? [fileReadWire(file, options.baseUrl) as ProductMediaWire] : [];
+        return file && file.organizationId === product.organizationId && file.service === 'product_media'
+          ? [fileReadWire(file, options.baseUrl) as ProductMediaWire]
+          : [];
       }),
     ]),
   );
@@ -119,23 +139,51 @@ export async function checkReferences(
 ): Promise<FieldIssue[]> {
   const issues: FieldIssue[] = [];
   if (refs.benefits?.length) {
-    const found = new Set((await benefitsRepository(db).findByIds(organizationId, refs.benefits)).map((benefit) => benefit.id));
+    const found = new Set(
+      (await benefitsRepository(db).findByIds(organizationId, refs.benefits)).map((benefit) => benefit.id),
+    );
     refs.benefits.forEach((id, index) => {
-      if (!found.has(id)) issues.push({ loc: ['body', 'benefits', index], msg: 'Benefit does not exist.', type: 'value_error', input: id });
+      if (!found.has(id))
+        issues.push({
+          loc: ['body', 'benefits', index],
+          msg: 'Benefit does not exist.',
+          type: 'value_error',
+          input: id,
+        });
     });
   }
   if (refs.medias?.length) {
     const files = await liveFiles(db, [organizationId], refs.medias);
     refs.medias.forEach((id, index) => {
       const file = files.get(id);
-      if (!file) issues.push({ loc: ['body', 'medias', index], msg: 'File does not exist or is not uploaded yet.', type: 'value_error', input: id });
-      else if (file.service !== 'product_media') issues.push({ loc: ['body', 'medias', index], msg: 'File is not a product media file.', type: 'value_error', input: id });
+      if (!file)
+        issues.push({
+          loc: ['body', 'medias', index],
+          msg: 'File does not exist or is not uploaded yet.',
+          type: 'value_error',
+          input: id,
+        });
+      else if (file.service !== 'product_media')
+        issues.push({
+          loc: ['body', 'medias', index],
+          msg: 'File is not a product media file.',
+          type: 'value_error',
+          input: id,
+        });
     });
   }
   if (refs.customFields?.length) {
-    const found = new Set((await customFieldsRepository(db).findByIds(organizationId, refs.customFields)).map((field) => field.id));
+    const found = new Set(
+      (await customFieldsRepository(db).findByIds(organizationId, refs.customFields)).map((field) => field.id),
+    );
     refs.customFields.forEach((id, index) => {
-      if (!found.has(id)) issues.push({ loc: ['body', 'attached_custom_fields', index, 'custom_field_id'], msg: 'Custom field does not exist.', type: 'value_error', input: id });
+      if (!found.has(id))
+        issues.push({
+          loc: ['body', 'attached_custom_fields', index, 'custom_field_id'],
+          msg: 'Custom field does not exist.',
+          type: 'value_error',
+          input: id,
+        });
     });
   }
   return issues;

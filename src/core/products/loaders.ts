@@ -26,7 +26,9 @@ export async function productWires(db: Db, all: readonly Product[], options: Emb
   if (missing.length > 0) {
     const readEpoch = beginCatalogRead(options.readCache, db);
     const built = await buildWires(db, missing, options);
-    missing.forEach((product, index) => found.set(product.id, keepWire(options.readCache, db, readEpoch, product, built[index]!)));
+    missing.forEach((product, index) =>
+      found.set(product.id, keepWire(options.readCache, db, readEpoch, product, built[index]!)),
+    );
   }
   if (memo) for (const [id, wire] of found) memo.set(id, wire);
   return all.map((product) => found.get(product.id)!);

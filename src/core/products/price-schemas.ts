@@ -25,7 +25,12 @@ const amount = z.number().int().min(0).max(MAX_PRICE_AMOUNT);
 const UNIT_AMOUNT = /^\+?0*(?:\d{0,5}|\d{0,5}\.\d{0,12}0*)$/;
 
 export const productPriceFixedCreateSchema = z
-  .strictObject({ amount_type: z.literal('fixed'), price_currency: currencyInput, tax_behavior: taxBehaviorInput, price_amount: amount })
+  .strictObject({
+    amount_type: z.literal('fixed'),
+    price_currency: currencyInput,
+    tax_behavior: taxBehaviorInput,
+    price_amount: amount,
+  })
   .meta({ id: 'ProductPriceFixedCreate' });
 
 export const productPriceCustomCreateSchema = z
@@ -52,7 +57,10 @@ export const productPriceMeteredUnitCreateSchema = z
     meter_id: z.uuid(),
     // Cents per unit, fractions allowed; a number is read through its shortest decimal form, then kept as text.
     unit_amount: z
-      .union([z.number().positive().max(99_999), z.string().max(40).regex(UNIT_AMOUNT, 'Unit amount must be a positive decimal number of cents, e.g. "0.05"')])
+      .union([
+        z.number().positive().max(99_999),
+        z.string().max(40).regex(UNIT_AMOUNT, 'Unit amount must be a positive decimal number of cents, e.g. "0.05"'),
+      ])
       .transform((value, ctx) => {
         const text = normalizeDecimal(typeof value === 'number' ? numberToDecimal(value) : value);
         if (text === '0') {
@@ -74,7 +82,9 @@ export const productPriceCreateSchema = z.discriminatedUnion('amount_type', [
 
 export type ProductPriceCreate = z.output<typeof productPriceCreateSchema>;
 
-export const existingProductPriceSchema = z.strictObject({ id: z.string().min(1).max(64) }).meta({ id: 'ExistingProductPrice' });
+export const existingProductPriceSchema = z
+  .strictObject({ id: z.string().min(1).max(64) })
+  .meta({ id: 'ExistingProductPrice' });
 
 /** In an update: keep an existing price by id, or create a new one. */
 export const productPriceUpdateItemSchema = z.union([existingProductPriceSchema, productPriceCreateSchema]);
@@ -92,7 +102,9 @@ const priceBase = {
   product_id: z.string(),
 };
 
-export const productPriceFixedSchema = z.object({ ...priceBase, amount_type: z.literal('fixed'), price_amount: z.number().int() }).meta({ id: 'ProductPriceFixed' });
+export const productPriceFixedSchema = z
+  .object({ ...priceBase, amount_type: z.literal('fixed'), price_amount: z.number().int() })
+  .meta({ id: 'ProductPriceFixed' });
 export const productPriceCustomSchema = z
   .object({
     ...priceBase,
@@ -102,9 +114,17 @@ export const productPriceCustomSchema = z
     preset_amount: z.number().int().nullable(),
   })
   .meta({ id: 'ProductPriceCustom' });
-export const productPriceFreeSchema = z.object({ ...priceBase, amount_type: z.literal('free') }).meta({ id: 'ProductPriceFree' });
+export const productPriceFreeSchema = z
+  .object({ ...priceBase, amount_type: z.literal('free') })
+  .meta({ id: 'ProductPriceFree' });
 export const productPriceMeterSchema = z
-  .object({ id: z.string(), name: z.string(), unit: z.enum(['scalar', 'token', 'custom']), custom_label: z.string().nullable(), custom_multiplier: z.number().int().nullable() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    unit: z.enum(['scalar', 'token', 'custom']),
+    custom_label: z.string().nullable(),
+    custom_multiplier: z.number().int().nullable(),
+  })
   .meta({ id: 'ProductPriceMeter' });
 export const productPriceMeteredUnitSchema = z
   .object({
@@ -118,7 +138,12 @@ export const productPriceMeteredUnitSchema = z
   .meta({ id: 'ProductPriceMeteredUnit' });
 
 export const productPriceSchema = z
-  .discriminatedUnion('amount_type', [productPriceFixedSchema, productPriceCustomSchema, productPriceFreeSchema, productPriceMeteredUnitSchema])
+  .discriminatedUnion('amount_type', [
+    productPriceFixedSchema,
+    productPriceCustomSchema,
+    productPriceFreeSchema,
+    productPriceMeteredUnitSchema,
+  ])
   .meta({ id: 'ProductPrice' });
 
 export type ProductPriceWire = z.infer<typeof productPriceSchema>;

@@ -32,8 +32,27 @@ export interface ProductPrice {
  * Polar's fallback of 50 minor units. Zero-decimal currencies (JPY, KRW…) count whole units.
  */
 const MINIMUM_CHARGE: Record<string, number> = {
-  usd: 50, eur: 50, chf: 50, gbp: 40, aud: 70, cad: 70, sgd: 70, nzd: 90, hkd: 400, jpy: 80, krw: 800,
-  sek: 500, nok: 500, dkk: 320, pln: 200, czk: 1500, huf: 17500, brl: 250, mxn: 900, inr: 6000, zar: 900,
+  usd: 50,
+  eur: 50,
+  chf: 50,
+  gbp: 40,
+  aud: 70,
+  cad: 70,
+  sgd: 70,
+  nzd: 90,
+  hkd: 400,
+  jpy: 80,
+  krw: 800,
+  sek: 500,
+  nok: 500,
+  dkk: 320,
+  pln: 200,
+  czk: 1500,
+  huf: 17500,
+  brl: 250,
+  mxn: 900,
+  inr: 6000,
+  zar: 900,
 };
 
 export function minimumCharge(currency: string): number {
@@ -103,7 +122,13 @@ export function priceWire(price: ProductPrice): ProductPriceWire {
     case 'fixed':
       return { ...base, amount_type: 'fixed', price_amount: price.priceAmount ?? 0 };
     case 'custom':
-      return { ...base, amount_type: 'custom', minimum_amount: price.minimumAmount ?? 0, maximum_amount: price.maximumAmount, preset_amount: price.presetAmount };
+      return {
+        ...base,
+        amount_type: 'custom',
+        minimum_amount: price.minimumAmount ?? 0,
+        maximum_amount: price.maximumAmount,
+        preset_amount: price.presetAmount,
+      };
     case 'free':
       return { ...base, amount_type: 'free' };
     case 'metered_unit':
@@ -114,7 +139,13 @@ export function priceWire(price: ProductPrice): ProductPriceWire {
         cap_amount: price.capAmount,
         meter_id: price.meterId ?? '',
         // Till has no meters yet, so the meter is described by its id alone; the SDK requires the object.
-        meter: { id: price.meterId ?? '', name: price.meterId ?? '', unit: 'scalar', custom_label: null, custom_multiplier: null },
+        meter: {
+          id: price.meterId ?? '',
+          name: price.meterId ?? '',
+          unit: 'scalar',
+          custom_label: null,
+          custom_multiplier: null,
+        },
       };
   }
 }
@@ -169,7 +200,12 @@ function belowMinimum(amount: number | null | undefined, currency: string): bool
 export function priceAmountIssues(input: ProductPriceCreate, loc: Array<string | number>): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const min = minimumCharge(input.price_currency);
-  const tooSmall = (field: string) => issues.push({ loc: [...loc, field], msg: `Amount must be 0 or at least ${min} (the smallest charge in ${input.price_currency})`, type: 'greater_than_equal' });
+  const tooSmall = (field: string) =>
+    issues.push({
+      loc: [...loc, field],
+      msg: `Amount must be 0 or at least ${min} (the smallest charge in ${input.price_currency})`,
+      type: 'greater_than_equal',
+    });
   if (input.amount_type === 'fixed' && belowMinimum(input.price_amount, input.price_currency)) tooSmall('price_amount');
   if (input.amount_type === 'custom') {
     const minimum = input.minimum_amount ?? min;
@@ -177,15 +213,28 @@ export function priceAmountIssues(input: ProductPriceCreate, loc: Array<string |
     if (input.maximum_amount !== null && input.maximum_amount !== undefined) {
       if (input.maximum_amount < min) tooSmall('maximum_amount');
       else if (input.maximum_amount < minimum) {
-        issues.push({ loc: [...loc, 'maximum_amount'], msg: 'The maximum amount must be greater than or equal to the minimum amount', type: 'value_error' });
+        issues.push({
+          loc: [...loc, 'maximum_amount'],
+          msg: 'The maximum amount must be greater than or equal to the minimum amount',
+          type: 'value_error',
+        });
       }
     }
     const preset = input.preset_amount;
     if (preset !== null && preset !== undefined) {
       if (belowMinimum(preset, input.price_currency)) tooSmall('preset_amount');
-      else if (preset < minimum) issues.push({ loc: [...loc, 'preset_amount'], msg: 'The preset amount must be greater than or equal to the minimum amount', type: 'value_error' });
+      else if (preset < minimum)
+        issues.push({
+          loc: [...loc, 'preset_amount'],
+          msg: 'The preset amount must be greater than or equal to the minimum amount',
+          type: 'value_error',
+        });
       else if (input.maximum_amount !== null && input.maximum_amount !== undefined && preset > input.maximum_amount) {
-        issues.push({ loc: [...loc, 'preset_amount'], msg: 'The preset amount must be less than or equal to the maximum amount', type: 'value_error' });
+        issues.push({
+          loc: [...loc, 'preset_amount'],
+          msg: 'The preset amount must be less than or equal to the maximum amount',
+          type: 'value_error',
+        });
       }
     }
   }
@@ -197,13 +246,21 @@ export function priceAmountIssues(input: ProductPriceCreate, loc: Array<string |
  * price, plus any number of metered prices; a free price stands alone; metered prices only on recurring products.
  * `prices` are the product's live prices after the change, each with the loc to blame.
  */
-export function priceSetIssues(prices: Array<{ amountType: AmountType; priceCurrency: string; loc: Array<string | number> }>, recurring: boolean, listLoc: Array<string | number>): FieldIssue[] {
+export function priceSetIssues(
+  prices: Array<{ amountType: AmountType; priceCurrency: string; loc: Array<string | number> }>,
+  recurring: boolean,
+  listLoc: Array<string | number>,
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (prices.length === 0) return [{ loc: listLoc, msg: 'A product needs at least one price', type: 'too_short' }];
   const byCurrency = new Map<string, typeof prices>();
   for (const price of prices) {
     if (price.amountType === 'metered_unit' && !recurring) {
-      issues.push({ loc: [...price.loc, 'amount_type'], msg: 'Metered prices are not supported on one-time purchase products', type: 'value_error' });
+      issues.push({
+        loc: [...price.loc, 'amount_type'],
+        msg: 'Metered prices are not supported on one-time purchase products',
+        type: 'value_error',
+      });
     }
     byCurrency.set(price.priceCurrency, [...(byCurrency.get(price.priceCurrency) ?? []), price]);
   }
@@ -214,13 +271,20 @@ export function priceSetIssues(prices: Array<{ amountType: AmountType; priceCurr
       const free = statics.some((price) => price.amountType === 'free');
       issues.push({
         loc: [...second.loc, 'amount_type'],
-        msg: free ? 'A free price cannot be combined with other prices' : 'A product can have only one fixed, custom or free price per currency (plus metered prices)',
+        msg: free
+          ? 'A free price cannot be combined with other prices'
+          : 'A product can have only one fixed, custom or free price per currency (plus metered prices)',
         type: 'value_error',
       });
     }
     if (statics.some((price) => price.amountType === 'free') && group.length > 1) {
       const other = group.find((price) => price.amountType !== 'free')!;
-      if (statics.length === 1) issues.push({ loc: [...other.loc, 'amount_type'], msg: 'A free price cannot be combined with other prices', type: 'value_error' });
+      if (statics.length === 1)
+        issues.push({
+          loc: [...other.loc, 'amount_type'],
+          msg: 'A free price cannot be combined with other prices',
+          type: 'value_error',
+        });
     }
   }
   return issues;

@@ -15,7 +15,11 @@ export { productWires } from './loaders.js';
  */
 
 /** A product with its live (non-archived) prices in order, or null. */
-export async function findProduct(db: Db, id: string, readCache: ReadCache | null | undefined): Promise<(Product & { prices: ProductPrice[] }) | null> {
+export async function findProduct(
+  db: Db,
+  id: string,
+  readCache: ReadCache | null | undefined,
+): Promise<(Product & { prices: ProductPrice[] }) | null> {
   const repo = productsRepository(db, readCache);
   const product = await repo.findById(id);
   if (!product) return null;
@@ -26,7 +30,11 @@ export async function findProduct(db: Db, id: string, readCache: ReadCache | nul
  * A price, archived or not (a subscription keeps its price after the merchant replaces it), with its product, or
  * null.
  */
-export async function findPrice(db: Db, priceId: string, readCache: ReadCache | null | undefined): Promise<{ price: ProductPrice; product: Product } | null> {
+export async function findPrice(
+  db: Db,
+  priceId: string,
+  readCache: ReadCache | null | undefined,
+): Promise<{ price: ProductPrice; product: Product } | null> {
   const repo = productsRepository(db, readCache);
   const price = await repo.findPrice(priceId);
   if (!price) return null;

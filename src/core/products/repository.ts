@@ -47,9 +47,15 @@ function fromRow(row: Record<string, unknown>): Product {
     description: row.description === null || row.description === undefined ? null : String(row.description),
     visibility: String(row.visibility) as Product['visibility'],
     recurringInterval: (row.recurring_interval ?? null) as RecurringInterval | null,
-    recurringIntervalCount: row.recurring_interval_count === null || row.recurring_interval_count === undefined ? null : Number(row.recurring_interval_count),
+    recurringIntervalCount:
+      row.recurring_interval_count === null || row.recurring_interval_count === undefined
+        ? null
+        : Number(row.recurring_interval_count),
     trialInterval: (row.trial_interval ?? null) as RecurringInterval | null,
-    trialIntervalCount: row.trial_interval_count === null || row.trial_interval_count === undefined ? null : Number(row.trial_interval_count),
+    trialIntervalCount:
+      row.trial_interval_count === null || row.trial_interval_count === undefined
+        ? null
+        : Number(row.trial_interval_count),
     isArchived: toBool(row.is_archived),
     metadata: parseJson<Metadata>(row.metadata) ?? {},
     createdAt: toDate(row.created_at),
@@ -87,18 +93,27 @@ function containsPattern(text: string): string {
 export function productsRepository(db: Db, readCache?: ReadCache | null) {
   // Sorting by price looks at the live prices: a fixed price's amount, a custom price's minimum, 0 when free.
   const priceSort = (expression: string, alias: string) =>
-    db.raw(`(select min(${expression}) from product_prices pp where pp.product_id = products.id and pp.is_archived = ?) as ${alias}`, [false]);
+    db.raw(
+      `(select min(${expression}) from product_prices pp where pp.product_id = products.id and pp.is_archived = ?) as ${alias}`,
+      [false],
+    );
 
   async function readProducts(ids: readonly string[]): Promise<Product[]> {
     return ((await db('products').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
   }
 
-  async function readPrices(productIds: readonly string[], includeArchived: boolean): Promise<Map<string, ProductPrice[]>> {
+  async function readPrices(
+    productIds: readonly string[],
+    includeArchived: boolean,
+  ): Promise<Map<string, ProductPrice[]>> {
     const byProduct = new Map<string, ProductPrice[]>();
     const query = db('product_prices').whereIn('product_id', [...new Set(productIds)]);
     if (!includeArchived) query.where({ is_archived: false });
-    const rows = (await query.orderBy([{ column: 'position' }, { column: 'created_at' }, { column: 'id' }])) as Array<Record<string, unknown>>;
-    for (const price of rows.map(priceFromRow)) byProduct.set(price.productId, [...(byProduct.get(price.productId) ?? []), price]);
+    const rows = (await query.orderBy([{ column: 'position' }, { column: 'created_at' }, { column: 'id' }])) as Array<
+      Record<string, unknown>
+    >;
+    for (const price of rows.map(priceFromRow))
+      byProduct.set(price.productId, [...(byProduct.get(price.productId) ?? []), price]);
     return byProduct;
   }
 
@@ -144,19 +159,30 @@ export function productsRepository(db: Db, readCache?: ReadCache | null) {
       if (filter.benefitIds?.length) {
         const benefitIds = filter.benefitIds;
         query.whereExists(function (this: Knex.QueryBuilder) {
-          this.select(db.raw('1')).from('product_benefits').whereRaw('product_benefits.product_id = products.id').whereIn('product_benefits.benefit_id', benefitIds);
+          this.select(db.raw('1'))
+            .from('product_benefits')
+            .whereRaw('product_benefits.product_id = products.id')
+            .whereIn('product_benefits.benefit_id', benefitIds);
         });
       }
       if (filter.metadata) whereMetadata(db, query, filter.metadata, 'products.metadata');
       query.select(
         'products.*',
-        priceSort("case when pp.amount_type = 'fixed' then pp.price_amount when pp.amount_type = 'custom' then pp.minimum_amount else 0 end", 'price_sort'),
+        priceSort(
+          "case when pp.amount_type = 'fixed' then pp.price_amount when pp.amount_type = 'custom' then pp.minimum_amount else 0 end",
+          'price_sort',
+        ),
         priceSort('pp.amount_type', 'price_type_sort'),
       );
       const page = await paginate<Record<string, unknown>>(
         query,
         options,
-        { created_at: 'products.created_at', name: 'products.name', price_amount: 'price_sort', price_amount_type: 'price_type_sort' },
+        {
+          created_at: 'products.created_at',
+          name: 'products.name',
+          price_amount: 'price_sort',
+          price_amount_type: 'price_type_sort',
+        },
         'products.id',
       );
       return { items: page.rows.map(fromRow), pagination: page.pagination };
@@ -177,14 +203,19 @@ export function productsRepository(db: Db, readCache?: ReadCache | null) {
     /** Prices by id, archived or not, unknown ids left out, possibly from the catalog cache (frozen); one query for the rest. */
     async findPrices(ids: readonly string[]): Promise<ProductPrice[]> {
       if (ids.length === 0) return [];
-      return cachedPrices(readCache, db, ids, async (missing) => ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow));
+      return cachedPrices(readCache, db, ids, async (missing) =>
+        ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow),
+      );
     },
 
     /**
      * Prices of many products at once, in each product's order; archived ones only when asked. Live prices may come
      * from the catalog cache (frozen lists).
      */
-    async pricesOf(productIds: readonly string[], options: { includeArchived?: boolean } = {}): Promise<Map<string, ProductPrice[]>> {
+    async pricesOf(
+      productIds: readonly string[],
+      options: { includeArchived?: boolean } = {},
+    ): Promise<Map<string, ProductPrice[]>> {
       if (productIds.length === 0) return new Map();
       if (options.includeArchived) return readPrices(productIds, true);
       return cachedLivePrices(readCache, db, productIds, (missing) => readPrices(missing, false));
@@ -203,26 +234,44 @@ export function productsRepository(db: Db, readCache?: ReadCache | null) {
       const column = LINK_COLUMN[table];
       const byProduct = new Map<string, Array<{ id: string; order: number; required: boolean }>>();
       if (productIds.length === 0) return byProduct;
-      const rows = (await db(table).whereIn('product_id', [...new Set(productIds)]).orderBy([{ column: 'product_id' }, { column: 'order' }])) as Array<Record<string, unknown>>;
+      const rows = (await db(table)
+        .whereIn('product_id', [...new Set(productIds)])
+        .orderBy([{ column: 'product_id' }, { column: 'order' }])) as Array<Record<string, unknown>>;
       for (const row of rows) {
         const productId = String(row.product_id);
-        byProduct.set(productId, [...(byProduct.get(productId) ?? []), { id: String(row[column]), order: Number(row.order), required: toBool(row.required) }]);
+        byProduct.set(productId, [
+          ...(byProduct.get(productId) ?? []),
+          { id: String(row[column]), order: Number(row.order), required: toBool(row.required) },
+        ]);
       }
       return byProduct;
     },
 
     /** Replaces a product's links with `items`, keeping their order. */
-    async replaceLinks(table: 'product_benefits' | 'product_medias' | 'product_custom_fields', productId: string, items: ReadonlyArray<{ id: string; required?: boolean }>): Promise<void> {
+    async replaceLinks(
+      table: 'product_benefits' | 'product_medias' | 'product_custom_fields',
+      productId: string,
+      items: ReadonlyArray<{ id: string; required?: boolean }>,
+    ): Promise<void> {
       const column = LINK_COLUMN[table];
       await db(table).where({ product_id: productId }).delete();
       if (items.length === 0) return;
       await db(table).insert(
-        items.map((item, order) => ({ product_id: productId, [column]: item.id, order, ...(table === 'product_custom_fields' ? { required: item.required ?? false } : {}) })),
+        items.map((item, order) => ({
+          product_id: productId,
+          [column]: item.id,
+          order,
+          ...(table === 'product_custom_fields' ? { required: item.required ?? false } : {}),
+        })),
       );
     },
   };
 }
 
-const LINK_COLUMN = { product_benefits: 'benefit_id', product_medias: 'file_id', product_custom_fields: 'custom_field_id' } as const;
+const LINK_COLUMN = {
+  product_benefits: 'benefit_id',
+  product_medias: 'file_id',
+  product_custom_fields: 'custom_field_id',
+} as const;
 
 export type ProductsRepository = ReturnType<typeof productsRepository>;

@@ -20,7 +20,9 @@ const intervalCount = z.number().int().min(1).max(999);
 const trialCount = z.number().int().min(1).max(1000);
 const fileIds = z.array(z.uuid()).max(50);
 
-export const attachedCustomFieldCreateSchema = z.strictObject({ custom_field_id: z.uuid(), required: z.boolean() }).meta({ id: 'AttachedCustomFieldCreate' });
+export const attachedCustomFieldCreateSchema = z
+  .strictObject({ custom_field_id: z.uuid(), required: z.boolean() })
+  .meta({ id: 'AttachedCustomFieldCreate' });
 
 const createShared = {
   metadata: metadataInput.optional(),
@@ -49,7 +51,11 @@ export const productCreateSchema = z
     if (body.recurring_interval) return;
     for (const field of ['recurring_interval_count', 'trial_interval', 'trial_interval_count'] as const) {
       if (body[field] !== undefined && body[field] !== null) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} is only for recurring products; set recurring_interval too` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${field} is only for recurring products; set recurring_interval too`,
+        });
       }
     }
   })
@@ -76,7 +82,9 @@ export const productUpdateSchema = z
 
 export type ProductUpdateInput = z.output<typeof productUpdateSchema>;
 
-export const productBenefitsUpdateSchema = z.strictObject({ benefits: z.array(z.uuid()).max(100) }).meta({ id: 'ProductBenefitsUpdate' });
+export const productBenefitsUpdateSchema = z
+  .strictObject({ benefits: z.array(z.uuid()).max(100) })
+  .meta({ id: 'ProductBenefitsUpdate' });
 
 /**
  * The leading fields of Polar's outputs that carry a trial configuration (Product, CheckoutLink): id, timestamps and

@@ -52,7 +52,13 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
    * Writes the change's event with the product as it now is, in the change's transaction. `write`, the change's
    * last write, may still be on its way if the wire reads nothing it changes.
    */
-  async function changed(trx: Db, product: Product, type: 'product.created' | 'product.updated', at: Date, write?: PromiseLike<unknown>): Promise<ProductWire> {
+  async function changed(
+    trx: Db,
+    product: Product,
+    type: 'product.created' | 'product.updated',
+    at: Date,
+    write?: PromiseLike<unknown>,
+  ): Promise<ProductWire> {
     const [, wire] = await together(write, wireOf(trx, product));
     await recordEvent(trx, { organizationId: product.organizationId, type, data: wire, at });
     return wire;
@@ -67,13 +73,28 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
       const organizationId = organizationForCreate(actor, input.organization_id);
       const recurring = Boolean(input.recurring_interval);
       const issues = input.prices.flatMap((price, index) => priceAmountIssues(price, ['body', 'prices', index]));
-      issues.push(...priceSetIssues(input.prices.map((price, index) => ({ amountType: price.amount_type, priceCurrency: price.price_currency, loc: ['body', 'prices', index] })), recurring, ['body', 'prices']));
+      issues.push(
+        ...priceSetIssues(
+          input.prices.map((price, index) => ({
+            amountType: price.amount_type,
+            priceCurrency: price.price_currency,
+            loc: ['body', 'prices', index],
+          })),
+          recurring,
+          ['body', 'prices'],
+        ),
+      );
       throwIf(issues);
       const medias = unique(input.medias ?? [], (id) => id);
       const customFields = unique(input.attached_custom_fields ?? [], (field) => field.custom_field_id);
       return deps.changing(async (trx, announce) => {
         announce([merchantInvalidation(organizationId)]);
-        throwIf(await checkReferences(trx, organizationId, { medias: input.medias ?? [], customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id) }));
+        throwIf(
+          await checkReferences(trx, organizationId, {
+            medias: input.medias ?? [],
+            customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id),
+          }),
+        );
         const now = clock.now();
         const product: Product = {
           id: randomUUID(),
@@ -93,8 +114,16 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const repo = productsRepository(trx, deps.readCache);
         await repo.insert(product);
         await repo.insertPrices(input.prices.map((price, position) => newPrice(product.id, price, position, now)));
-        await repo.replaceLinks('product_medias', product.id, medias.map((id) => ({ id })));
-        await repo.replaceLinks('product_custom_fields', product.id, customFields.map((field) => ({ id: field.custom_field_id, required: field.required })));
+        await repo.replaceLinks(
+          'product_medias',
+          product.id,
+          medias.map((id) => ({ id })),
+        );
+        await repo.replaceLinks(
+          'product_custom_fields',
+          product.id,
+          customFields.map((field) => ({ id: field.custom_field_id, required: field.required })),
+        );
         return changed(trx, product, 'product.created', now);
       });
     },
@@ -131,13 +160,27 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const issues: FieldIssue[] = [];
         // Subscriptions were sold on these terms: Polar lets them be set once, never changed.
         if (input.recurring_interval && input.recurring_interval !== current.recurringInterval) {
-          issues.push({ loc: ['body', 'recurring_interval'], msg: recurring ? "The recurring interval of a product can't be changed; create a new product instead" : "A one-time product can't become recurring; create a new product instead", type: 'value_error' });
+          issues.push({
+            loc: ['body', 'recurring_interval'],
+            msg: recurring
+              ? "The recurring interval of a product can't be changed; create a new product instead"
+              : "A one-time product can't become recurring; create a new product instead",
+            type: 'value_error',
+          });
         }
         if (input.recurring_interval_count && input.recurring_interval_count !== current.recurringIntervalCount) {
-          issues.push({ loc: ['body', 'recurring_interval_count'], msg: "The recurring interval count of a product can't be changed", type: 'value_error' });
+          issues.push({
+            loc: ['body', 'recurring_interval_count'],
+            msg: "The recurring interval count of a product can't be changed",
+            type: 'value_error',
+          });
         }
         if (!recurring && (input.trial_interval || input.trial_interval_count)) {
-          issues.push({ loc: ['body', input.trial_interval ? 'trial_interval' : 'trial_interval_count'], msg: 'Trials are only for recurring products', type: 'value_error' });
+          issues.push({
+            loc: ['body', input.trial_interval ? 'trial_interval' : 'trial_interval_count'],
+            msg: 'Trials are only for recurring products',
+            type: 'value_error',
+          });
         }
 
         const livePrices = input.prices ? ((await repo.pricesOf([current.id])).get(current.id) ?? []) : [];
@@ -152,7 +195,12 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
             const loc = ['body', 'prices', index];
             if ('id' in item) {
               const existing = byId.get(item.id);
-              if (!existing) issues.push({ loc: [...loc, 'id'], msg: 'Price does not exist on this product (archived prices cannot be brought back)', type: 'value_error' });
+              if (!existing)
+                issues.push({
+                  loc: [...loc, 'id'],
+                  msg: 'Price does not exist on this product (archived prices cannot be brought back)',
+                  type: 'value_error',
+                });
               else if (!order.includes(existing.id)) {
                 keep.push(existing);
                 order.push(existing.id);
@@ -167,12 +215,20 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
             set.push({ amountType: item.amount_type, priceCurrency: item.price_currency, loc });
           });
           // A list whose every item was refused is already explained; "needs a price" would only add noise.
-          if (set.length > 0 || input.prices.length === 0) issues.push(...priceSetIssues(set, recurring, ['body', 'prices']));
+          if (set.length > 0 || input.prices.length === 0)
+            issues.push(...priceSetIssues(set, recurring, ['body', 'prices']));
           pricePlan = { keep, create, order };
         }
         const medias = input.medias ? unique(input.medias, (value) => value) : null;
-        const customFields = input.attached_custom_fields ? unique(input.attached_custom_fields, (field) => field.custom_field_id) : null;
-        issues.push(...(await checkReferences(trx, current.organizationId, { medias: input.medias ?? [], customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id) })));
+        const customFields = input.attached_custom_fields
+          ? unique(input.attached_custom_fields, (field) => field.custom_field_id)
+          : null;
+        issues.push(
+          ...(await checkReferences(trx, current.organizationId, {
+            medias: input.medias ?? [],
+            customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id),
+          })),
+        );
         throwIf(issues);
 
         const product: Product = {
@@ -183,26 +239,43 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
           isArchived: input.is_archived ?? current.isArchived,
           metadata: input.metadata ?? current.metadata,
           trialInterval: input.trial_interval !== undefined ? input.trial_interval : current.trialInterval,
-          trialIntervalCount: input.trial_interval_count !== undefined ? input.trial_interval_count : current.trialIntervalCount,
+          trialIntervalCount:
+            input.trial_interval_count !== undefined ? input.trial_interval_count : current.trialIntervalCount,
           modifiedAt: now,
         };
         if (product.trialInterval && !product.trialIntervalCount) product.trialIntervalCount = 1;
         if (!product.trialInterval) product.trialIntervalCount = null;
         // Only the product's own row changes (a rename, say): what its wire embeds is read in the same trip.
-        if (!pricePlan && !medias && !customFields) return changed(trx, product, 'product.updated', now, repo.update(product));
+        if (!pricePlan && !medias && !customFields)
+          return changed(trx, product, 'product.updated', now, repo.update(product));
         await repo.update(product);
         if (pricePlan) {
           const kept = new Set(pricePlan.keep.map((price) => price.id));
           // Archived, never deleted: subscriptions and orders on a removed price keep pointing at it.
-          await repo.archivePrices(livePrices.filter((price) => !kept.has(price.id)).map((price) => price.id), now);
-          await repo.insertPrices(pricePlan.create.map((price) => ({ ...price, position: pricePlan.order.indexOf(price.id) })));
+          await repo.archivePrices(
+            livePrices.filter((price) => !kept.has(price.id)).map((price) => price.id),
+            now,
+          );
+          await repo.insertPrices(
+            pricePlan.create.map((price) => ({ ...price, position: pricePlan.order.indexOf(price.id) })),
+          );
           for (const price of pricePlan.keep) {
             const position = pricePlan.order.indexOf(price.id);
             if (price.position !== position) await repo.setPricePosition(price.id, position);
           }
         }
-        if (medias) await repo.replaceLinks('product_medias', product.id, medias.map((value) => ({ id: value })));
-        if (customFields) await repo.replaceLinks('product_custom_fields', product.id, customFields.map((field) => ({ id: field.custom_field_id, required: field.required })));
+        if (medias)
+          await repo.replaceLinks(
+            'product_medias',
+            product.id,
+            medias.map((value) => ({ id: value })),
+          );
+        if (customFields)
+          await repo.replaceLinks(
+            'product_custom_fields',
+            product.id,
+            customFields.map((field) => ({ id: field.custom_field_id, required: field.required })),
+          );
         return changed(trx, product, 'product.updated', now);
       });
     },
@@ -218,7 +291,11 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const product = { ...current, modifiedAt: now };
         const repo = productsRepository(trx, deps.readCache);
         await repo.update(product);
-        await repo.replaceLinks('product_benefits', product.id, benefits.map((value) => ({ id: value })));
+        await repo.replaceLinks(
+          'product_benefits',
+          product.id,
+          benefits.map((value) => ({ id: value })),
+        );
         return changed(trx, product, 'product.updated', now);
       });
     },

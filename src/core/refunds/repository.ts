@@ -82,10 +82,15 @@ export function refundsRepository(db: Db) {
       return row ? fromRow(row) : null;
     },
     /** Moves a pending refund to its outcome; false when it was not pending any more. */
-    async settle(id: string, changes: { status: RefundStatus; processorReference: string | null; modifiedAt: Date }): Promise<boolean> {
-      const updated = await db('refunds')
-        .where({ id, status: 'pending' })
-        .update({ status: changes.status, processor_reference: changes.processorReference, modified_at: changes.modifiedAt });
+    async settle(
+      id: string,
+      changes: { status: RefundStatus; processorReference: string | null; modifiedAt: Date },
+    ): Promise<boolean> {
+      const updated = await db('refunds').where({ id, status: 'pending' }).update({
+        status: changes.status,
+        processor_reference: changes.processorReference,
+        modified_at: changes.modifiedAt,
+      });
       return Number(updated) === 1;
     },
     /**
@@ -93,9 +98,10 @@ export function refundsRepository(db: Db) {
      * never take the same money twice. Read under the order's lock.
      */
     async pendingTotals(orderId: string): Promise<{ amount: number; taxAmount: number }> {
-      const row = (await db('refunds').where({ order_id: orderId, status: 'pending' }).sum({ amount: 'amount', tax: 'tax_amount' }).first()) as
-        | { amount: number | string | null; tax: number | string | null }
-        | undefined;
+      const row = (await db('refunds')
+        .where({ order_id: orderId, status: 'pending' })
+        .sum({ amount: 'amount', tax: 'tax_amount' })
+        .first()) as { amount: number | string | null; tax: number | string | null } | undefined;
       return { amount: Number(row?.amount ?? 0), taxAmount: Number(row?.tax ?? 0) };
     },
     async list(filter: RefundFilter, options: ListOptions) {
@@ -105,11 +111,20 @@ export function refundsRepository(db: Db) {
       if (filter.subscriptionIds?.length) query.whereIn('subscription_id', filter.subscriptionIds);
       if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
       if (filter.externalCustomerIds?.length) {
-        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+        query.whereIn(
+          'customer_id',
+          db('customers')
+            .select('id')
+            .whereIn('organization_id', filter.organizationIds)
+            .whereIn('external_id', filter.externalCustomerIds),
+        );
       }
       if (filter.succeeded === true) query.where('status', 'succeeded');
       if (filter.succeeded === false) query.whereNot('status', 'succeeded');
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', amount: 'amount' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        amount: 'amount',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
   };

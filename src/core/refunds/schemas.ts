@@ -6,7 +6,15 @@ import { datetime, listResource, metadataInput, metadataOutput } from '../polar-
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** Polar's RefundReason (`dispute_prevention` is set by Polar itself, never taken as input). */
-export const REFUND_REASONS = ['duplicate', 'fraudulent', 'customer_request', 'service_disruption', 'satisfaction_guarantee', 'dispute_prevention', 'other'] as const;
+export const REFUND_REASONS = [
+  'duplicate',
+  'fraudulent',
+  'customer_request',
+  'service_disruption',
+  'satisfaction_guarantee',
+  'dispute_prevention',
+  'other',
+] as const;
 export const REFUND_INPUT_REASONS = REFUND_REASONS.filter((reason) => reason !== 'dispute_prevention');
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
 export type RefundReason = (typeof REFUND_REASONS)[number];

@@ -35,7 +35,13 @@ import { refundWire } from './wire.js';
  * outside any transaction. The outcome is written in a second locked transaction: success moves the amount into
  * the order's `refunded_amount`; a failure marks the refund failed, which releases its reservation.
  */
-export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache; processor: PaymentProcessor }) {
+export function createRefundService(deps: {
+  db: Db;
+  clock: Clock;
+  baseUrl: string;
+  readCache: ReadCache;
+  processor: PaymentProcessor;
+}) {
   const { db, clock, processor } = deps;
   const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
@@ -43,18 +49,27 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
   async function reserve(actor: MerchantActor, input: RefundCreateInput): Promise<{ refund: Refund; order: Order }> {
     return transaction(db, async (trx) => {
       const order = await ordersRepository(trx).lock(input.order_id);
-      if (!order || !readableOrganizationIds(actor).includes(order.organizationId)) throw fieldError(['body', 'order_id'], 'Order not found.');
+      if (!order || !readableOrganizationIds(actor).includes(order.organizationId))
+        throw fieldError(['body', 'order_id'], 'Order not found.');
       authorize(actor, order.organizationId, 'write');
       if (order.status === 'pending') throw fieldError(['body', 'order_id'], 'The order is not paid.');
-      if (order.status === 'refunded') throw new DomainError(403, 'RefundedAlready', 'Order is already fully refunded.');
+      if (order.status === 'refunded')
+        throw new DomainError(403, 'RefundedAlready', 'Order is already fully refunded.');
       const pending = await refundsRepository(trx).pendingTotals(order.id);
       const refundable = order.netAmount - order.refundedAmount - pending.amount;
       const refundableTax = order.taxAmount - order.refundedTaxAmount - pending.taxAmount;
       if (input.amount > refundable) {
-        throw fieldError(['body', 'amount'], `Refund amount exceeds the refundable amount of the order (${Math.max(refundable, 0)}).`, 'value_error');
+        throw fieldError(
+          ['body', 'amount'],
+          `Refund amount exceeds the refundable amount of the order (${Math.max(refundable, 0)}).`,
+          'value_error',
+        );
       }
       if (!order.paymentReference) throw fieldError(['body', 'order_id'], 'The order has no payment to refund.');
-      const taxAmount = input.amount === refundable ? refundableTax : Math.min(proportion(input.amount, order.taxAmount, order.netAmount), refundableTax);
+      const taxAmount =
+        input.amount === refundable
+          ? refundableTax
+          : Math.min(proportion(input.amount, order.taxAmount, order.netAmount), refundableTax);
       const at = clock.now();
       const refund: Refund = {
         id: randomUUID(),
@@ -77,7 +92,12 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
         modifiedAt: null,
       };
       await refundsRepository(trx).insert(refund);
-      await recordEvent(trx, { organizationId: refund.organizationId, type: 'refund.created', data: refundWire(refund), at });
+      await recordEvent(trx, {
+        organizationId: refund.organizationId,
+        type: 'refund.created',
+        data: refundWire(refund),
+        at,
+      });
       return { refund, order };
     });
   }
@@ -89,7 +109,11 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
       const order = (await ordersRepository(trx).lock(refund.orderId))!;
       const status = result.status === 'succeeded' ? 'succeeded' : 'failed';
       const settled: Refund = { ...refund, status, processorReference: result.processorReference, modifiedAt: at };
-      await refundsRepository(trx).settle(refund.id, { status, processorReference: result.processorReference, modifiedAt: at });
+      await refundsRepository(trx).settle(refund.id, {
+        status,
+        processorReference: result.processorReference,
+        modifiedAt: at,
+      });
       await recordRefundAttempt(trx, {
         organizationId: refund.organizationId,
         processor: order.paymentProcessor,
@@ -102,13 +126,29 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
         result,
         at,
       });
-      await recordEvent(trx, { organizationId: refund.organizationId, type: 'refund.updated', data: refundWire(settled), at });
+      await recordEvent(trx, {
+        organizationId: refund.organizationId,
+        type: 'refund.updated',
+        data: refundWire(settled),
+        at,
+      });
       if (status === 'failed') return settled;
 
       const refundedAmount = order.refundedAmount + refund.amount;
       const orderStatus: OrderStatus = refundedAmount >= order.netAmount ? 'refunded' : 'partially_refunded';
-      const next: Order = { ...order, refundedAmount, refundedTaxAmount: order.refundedTaxAmount + refund.taxAmount, status: orderStatus, modifiedAt: at };
-      await ordersRepository(trx).updateRefunds(order.id, { refundedAmount: next.refundedAmount, refundedTaxAmount: next.refundedTaxAmount, status: orderStatus, modifiedAt: at });
+      const next: Order = {
+        ...order,
+        refundedAmount,
+        refundedTaxAmount: order.refundedTaxAmount + refund.taxAmount,
+        status: orderStatus,
+        modifiedAt: at,
+      };
+      await ordersRepository(trx).updateRefunds(order.id, {
+        refundedAmount: next.refundedAmount,
+        refundedTaxAmount: next.refundedTaxAmount,
+        status: orderStatus,
+        modifiedAt: at,
+      });
       if (refund.revokeBenefits && order.subscriptionId) await revokeSubscription(trx, order.subscriptionId, at);
       const [wire] = await loadOrderWires(trx, [next], options);
       await recordEvent(trx, { organizationId: order.organizationId, type: 'order.updated', data: wire, at });
@@ -137,15 +177,27 @@ export function createRefundService(deps: { db: Db; clock: Clock; baseUrl: strin
       const { refund, order } = await reserve(actor, input);
       let result: RefundResult;
       try {
-        result = await processor.refund(order.paymentReference!, { amount: refund.amount + refund.taxAmount, currency: refund.currency, reference: refund.id });
+        result = await processor.refund(order.paymentReference!, {
+          amount: refund.amount + refund.taxAmount,
+          currency: refund.currency,
+          reference: refund.id,
+        });
       } catch (error) {
         // The processor could not be asked: nothing moved, so the reservation goes back before the error surfaces.
-        await settle(refund, { status: 'failed', processorReference: `unreachable:${refund.id}`, failureReason: 'processor_unreachable' });
+        await settle(refund, {
+          status: 'failed',
+          processorReference: `unreachable:${refund.id}`,
+          failureReason: 'processor_unreachable',
+        });
         throw error;
       }
       const settled = await settle(refund, result);
       if (result.status === 'failed') {
-        throw new DomainError(400, 'RefundFailed', `The payment processor refused the refund (${result.failureReason}); nothing was refunded.`);
+        throw new DomainError(
+          400,
+          'RefundFailed',
+          `The payment processor refused the refund (${result.failureReason}); nothing was refunded.`,
+        );
       }
       return refundWire(settled);
     },

@@ -16,7 +16,10 @@ export const subscriptionListQuery = z.object({
   cancel_at_period_end: queryBoolean.optional(),
   customer_cancellation_reason: repeated(z.enum(CANCELLATION_REASONS)).optional(),
   ...pageQuery,
-  sorting: sortingQuery(['started_at', 'current_period_end', 'ended_at', 'ends_at', 'amount', 'status'], ['-started_at']),
+  sorting: sortingQuery(
+    ['started_at', 'current_period_end', 'ended_at', 'ends_at', 'amount', 'status'],
+    ['-started_at'],
+  ),
 });
 export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
 
@@ -25,23 +28,37 @@ const comment = z.string().max(10_000).nullable().optional();
 
 /** Polar's SubscriptionCancel: `true` cancels at the period end, `false` uncancels. */
 export const subscriptionCancelSchema = z
-  .strictObject({ cancel_at_period_end: z.boolean(), customer_cancellation_reason: reason, customer_cancellation_comment: comment })
+  .strictObject({
+    cancel_at_period_end: z.boolean(),
+    customer_cancellation_reason: reason,
+    customer_cancellation_comment: comment,
+  })
   .meta({ id: 'SubscriptionCancel' });
 
 /** Polar's SubscriptionRevoke: ends the subscription now (as DELETE does). */
 export const subscriptionRevokeSchema = z
-  .strictObject({ revoke: z.literal(true), customer_cancellation_reason: reason, customer_cancellation_comment: comment })
+  .strictObject({
+    revoke: z.literal(true),
+    customer_cancellation_reason: reason,
+    customer_cancellation_comment: comment,
+  })
   .meta({ id: 'SubscriptionRevoke' });
 
 /**
  * The variants of Polar's SubscriptionUpdate that Till implements. Product, discount, trial, seats and billing period
  * changes are other variants of the union; sending one is a 422 until they exist.
  */
-export const subscriptionUpdateSchema = z.union([subscriptionCancelSchema, subscriptionRevokeSchema]).meta({ id: 'SubscriptionUpdate' });
+export const subscriptionUpdateSchema = z
+  .union([subscriptionCancelSchema, subscriptionRevokeSchema])
+  .meta({ id: 'SubscriptionUpdate' });
 export type SubscriptionUpdateInput = z.output<typeof subscriptionUpdateSchema>;
 
 /** The customer portal's CustomerSubscriptionCancel (note the shorter field names). */
 export const customerSubscriptionCancelSchema = z
-  .strictObject({ cancel_at_period_end: z.boolean().nullable().optional(), cancellation_reason: reason, cancellation_comment: comment })
+  .strictObject({
+    cancel_at_period_end: z.boolean().nullable().optional(),
+    cancellation_reason: reason,
+    cancellation_comment: comment,
+  })
   .meta({ id: 'CustomerSubscriptionCancel' });
 export type CustomerSubscriptionCancelInput = z.output<typeof customerSubscriptionCancelSchema>;

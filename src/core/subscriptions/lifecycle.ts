@@ -19,7 +19,11 @@ import { loadSubscriptionWires } from './loaders.js';
 const BILLABLE = new Set(['trialing', 'active', 'past_due']);
 
 export function alreadyCanceled(): DomainError {
-  return new DomainError(403, 'AlreadyCanceledSubscription', 'This subscription is already canceled or will be at the end of the period.');
+  return new DomainError(
+    403,
+    'AlreadyCanceledSubscription',
+    'This subscription is already canceled or will be at the end of the period.',
+  );
 }
 
 export interface CancellationInput {
@@ -30,7 +34,12 @@ export interface CancellationInput {
 export type LifecycleChange = 'cancel' | 'uncancel' | 'revoke';
 
 /** The subscription after the change, or a Polar error when the change is not allowed in its current state. */
-export function applyLifecycle(current: Subscription, change: LifecycleChange, input: CancellationInput, now: Date): Subscription {
+export function applyLifecycle(
+  current: Subscription,
+  change: LifecycleChange,
+  input: CancellationInput,
+  now: Date,
+): Subscription {
   const next: Subscription = { ...current, modifiedAt: now };
   // Only what was sent changes the stored reason: a cancel without a reason keeps one given earlier.
   if (input.reason !== undefined) next.customerCancellationReason = input.reason;
@@ -43,8 +52,10 @@ export function applyLifecycle(current: Subscription, change: LifecycleChange, i
     return next;
   }
   if (change === 'uncancel') {
-    if (current.endedAt) throw new DomainError(410, 'ResourceUnavailable', 'This subscription has ended and cannot be uncanceled.');
-    if (!current.cancelAtPeriodEnd || !BILLABLE.has(current.status)) throw new DomainError(400, 'BadRequest', 'This subscription is not set to cancel at the end of the period.');
+    if (current.endedAt)
+      throw new DomainError(410, 'ResourceUnavailable', 'This subscription has ended and cannot be uncanceled.');
+    if (!current.cancelAtPeriodEnd || !BILLABLE.has(current.status))
+      throw new DomainError(400, 'BadRequest', 'This subscription is not set to cancel at the end of the period.');
     next.cancelAtPeriodEnd = false;
     next.canceledAt = null;
     next.endsAt = null;
@@ -81,7 +92,8 @@ export async function changeSubscription(
   const organizationId = next.organizationId;
   await recordEvent(trx, { organizationId, type: 'subscription.updated', data: wire, at });
   if (change === 'cancel') await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });
-  if (change === 'uncancel') await recordEvent(trx, { organizationId, type: 'subscription.uncanceled', data: wire, at });
+  if (change === 'uncancel')
+    await recordEvent(trx, { organizationId, type: 'subscription.uncanceled', data: wire, at });
   if (change === 'revoke') {
     // A subscription already set to cancel sent `subscription.canceled` then; revoking it only adds `revoked`.
     if (!current.canceledAt) await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });

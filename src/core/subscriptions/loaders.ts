@@ -34,7 +34,9 @@ export async function loadRelated(
   const discountIds = [...new Set([...ids.discountIds].filter((id): id is string => id !== null))];
   // Deleted customers still show on their orders (Polar keeps `deleted_at` on the embedded customer).
   const customerRows = await customersRepository(db).findAnyByIds(customerIds);
-  const products = productIds.length ? await productWires(db, await productsRepository(db, options.readCache).findByIds(productIds), options) : [];
+  const products = productIds.length
+    ? await productWires(db, await productsRepository(db, options.readCache).findByIds(productIds), options)
+    : [];
   const discounts = discountIds.length ? await discountsRepository(db).findByIds(discountIds) : [];
   return {
     customers: new Map(customerRows.map((customer) => [customer.id, customerWire(customer)])),
@@ -44,15 +46,28 @@ export async function loadRelated(
 }
 
 /** Subscriptions as the API and webhooks show them, with customer, product, discount and price embedded. */
-export async function loadSubscriptionWires(db: Db, subscriptions: readonly Subscription[], options: EmbedOptions, related?: Related): Promise<SubscriptionWire[]> {
+export async function loadSubscriptionWires(
+  db: Db,
+  subscriptions: readonly Subscription[],
+  options: EmbedOptions,
+  related?: Related,
+): Promise<SubscriptionWire[]> {
   const loaded =
     related ??
     (await loadRelated(
       db,
-      { customerIds: subscriptions.map((s) => s.customerId), productIds: subscriptions.map((s) => s.productId), discountIds: subscriptions.map((s) => s.discountId) },
+      {
+        customerIds: subscriptions.map((s) => s.customerId),
+        productIds: subscriptions.map((s) => s.productId),
+        discountIds: subscriptions.map((s) => s.discountId),
+      },
       options,
     ));
-  const prices = new Map<string, ProductPriceWire>((await productsRepository(db, options.readCache).findPrices(subscriptions.map((s) => s.productPriceId))).map((price) => [price.id, priceWire(price)]));
+  const prices = new Map<string, ProductPriceWire>(
+    (await productsRepository(db, options.readCache).findPrices(subscriptions.map((s) => s.productPriceId))).map(
+      (price) => [price.id, priceWire(price)],
+    ),
+  );
   return subscriptions.map((subscription) =>
     subscriptionWire(subscription, {
       customer: loaded.customers.get(subscription.customerId)!,

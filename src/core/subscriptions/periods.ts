@@ -17,7 +17,17 @@ export function addInterval(start: Date, interval: Interval, count: number): Dat
   const year = start.getUTCFullYear() + Math.floor(total / 12);
   const month = ((total % 12) + 12) % 12;
   const day = Math.min(start.getUTCDate(), daysInMonth(year, month));
-  return new Date(Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      year,
+      month,
+      day,
+      start.getUTCHours(),
+      start.getUTCMinutes(),
+      start.getUTCSeconds(),
+      start.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /** End of the n-th period (1-based) of a subscription that started at `anchor`. */

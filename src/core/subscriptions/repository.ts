@@ -138,7 +138,9 @@ export function subscriptionsRepository(db: Db) {
     /** Subscriptions by id, unknown ids left out: one query for a whole page of orders. */
     async findByIds(ids: readonly string[]): Promise<Subscription[]> {
       if (ids.length === 0) return [];
-      return ((await db('subscriptions').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+      return ((await db('subscriptions').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(
+        fromRow,
+      );
     },
     /** Reads and locks the row (PostgreSQL) for a change that must not interleave with another. */
     async lock(id: string): Promise<Subscription | null> {
@@ -151,7 +153,12 @@ export function subscriptionsRepository(db: Db) {
       await db('subscriptions').where({ id: subscription.id }).update(columns);
     },
     async forCustomer(customerId: string, statuses: readonly SubscriptionStatus[]): Promise<Subscription[]> {
-      return (await db('subscriptions').where({ customer_id: customerId }).whereIn('status', statuses).orderBy('created_at', 'asc')).map(fromRow);
+      return (
+        await db('subscriptions')
+          .where({ customer_id: customerId })
+          .whereIn('status', statuses)
+          .orderBy('created_at', 'asc')
+      ).map(fromRow);
     },
     async list(filter: SubscriptionFilter, options: ListOptions) {
       const query = db('subscriptions').whereIn('organization_id', filter.organizationIds);
@@ -163,7 +170,13 @@ export function subscriptionsRepository(db: Db) {
       if (filter.metadata) whereMetadata(db, query, filter.metadata);
       if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
       if (filter.externalCustomerIds?.length) {
-        query.whereIn('customer_id', db('customers').select('id').whereIn('organization_id', filter.organizationIds).whereIn('external_id', filter.externalCustomerIds));
+        query.whereIn(
+          'customer_id',
+          db('customers')
+            .select('id')
+            .whereIn('organization_id', filter.organizationIds)
+            .whereIn('external_id', filter.externalCustomerIds),
+        );
       }
       if (filter.cancelAtPeriodEnd !== undefined) query.where('cancel_at_period_end', filter.cancelAtPeriodEnd);
       if (filter.cancellationReasons?.length) query.whereIn('customer_cancellation_reason', filter.cancellationReasons);

@@ -4,9 +4,26 @@ import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
+export const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'unpaid',
+] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-export const CANCELLATION_REASONS = ['customer_service', 'low_quality', 'missing_features', 'switched_service', 'too_complex', 'too_expensive', 'unused', 'other'] as const;
+export const CANCELLATION_REASONS = [
+  'customer_service',
+  'low_quality',
+  'missing_features',
+  'switched_service',
+  'too_complex',
+  'too_expensive',
+  'unused',
+  'other',
+] as const;
 export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
 
 const customFieldData = z.record(z.string(), z.union([z.string(), z.number().int(), z.boolean(), z.null()]));

@@ -32,7 +32,11 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
   }
 
   return {
-    async list(actor: MerchantActor, query: SubscriptionListQuery, metadata: MetadataQuery): Promise<Page<SubscriptionWire>> {
+    async list(
+      actor: MerchantActor,
+      query: SubscriptionListQuery,
+      metadata: MetadataQuery,
+    ): Promise<Page<SubscriptionWire>> {
       const organizationIds = organizationFilter(actor, query.organization_id);
       if (organizationIds.length === 0) return { items: [], pagination: { total_count: 0, max_page: 0 } };
       const page = await subscriptionsRepository(db).list(

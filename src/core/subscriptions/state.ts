@@ -11,7 +11,10 @@ export const ACTIVE_STATUSES = ['active', 'trialing'] as const;
  * A customer's active (or trialing) subscriptions as CustomerState lists them: the reader customers/state.ts is
  * handed (customers sit below subscriptions, so they cannot import it).
  */
-export async function activeSubscriptionsOf(db: Db, customerId: string): Promise<CustomerStateWire['active_subscriptions']> {
+export async function activeSubscriptionsOf(
+  db: Db,
+  customerId: string,
+): Promise<CustomerStateWire['active_subscriptions']> {
   return (await subscriptionsRepository(db).forCustomer(customerId, [...ACTIVE_STATUSES])).map(stateSubscription);
 }
 

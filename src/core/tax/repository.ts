@@ -48,14 +48,20 @@ export function taxRatesRepository(db: Db) {
     },
     /** The state's rate when one is set, else the country's. */
     async forAddress(organizationId: string, country: string, state: string | null): Promise<TaxRate | null> {
-      const rows = await db('tax_rates').where({ organization_id: organizationId, country }).whereIn('state', state ? [state, ''] : ['']);
+      const rows = await db('tax_rates')
+        .where({ organization_id: organizationId, country })
+        .whereIn('state', state ? [state, ''] : ['']);
       const rates = rows.map(fromRow);
       return rates.find((rate) => rate.state !== null) ?? rates[0] ?? null;
     },
     async list(organizationIds: string[], filters: { country?: string }, options: ListOptions) {
       const query = db('tax_rates').whereIn('organization_id', organizationIds);
       if (filters.country) query.where('country', filters.country);
-      const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', country: 'country', basis_points: 'basis_points' });
+      const page = await paginate<Record<string, unknown>>(query, options, {
+        created_at: 'created_at',
+        country: 'country',
+        basis_points: 'basis_points',
+      });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
     async update(id: string, changes: { basisPoints?: number; name?: string; modifiedAt: Date }): Promise<void> {

@@ -22,7 +22,11 @@ export const taxRateCreateSchema = z
   .strictObject({
     organization_id: z.string().min(1).max(64).nullable().optional(),
     country: z.string().regex(/^[A-Z]{2}$/, 'Country must be an ISO 3166-1 alpha-2 code in upper case, e.g. DE'),
-    state: z.string().regex(/^[A-Z0-9]{1,3}$/, 'State must be an ISO 3166-2 subdivision code without the country, e.g. CA').nullable().optional(),
+    state: z
+      .string()
+      .regex(/^[A-Z0-9]{1,3}$/, 'State must be an ISO 3166-2 subdivision code without the country, e.g. CA')
+      .nullable()
+      .optional(),
     basis_points: z.number().int().min(0).max(10_000),
     name: z.string().min(1).max(64),
   })

@@ -25,7 +25,11 @@ export function taxRateWire(rate: TaxRate): TaxRateWire {
 }
 
 /** The rate in basis points that applies to a buyer's address; 0 when the organization has none for it. */
-export async function taxBasisPointsFor(db: Db, organizationId: string, address: { country?: string | null; state?: string | null } | null): Promise<number> {
+export async function taxBasisPointsFor(
+  db: Db,
+  organizationId: string,
+  address: { country?: string | null; state?: string | null } | null,
+): Promise<number> {
   if (!address?.country) return 0;
   const state = address.state ? address.state.replace(new RegExp(`^${address.country}-`), '') : null;
   const rate = await taxRatesRepository(db).forAddress(organizationId, address.country.toUpperCase(), state);
@@ -44,7 +48,16 @@ export function createTaxService(deps: { db: Db; clock: Clock }) {
   }
 
   return {
-    async create(actor: MerchantActor, input: { organization_id?: string | null; country: string; state?: string | null; basis_points: number; name: string }): Promise<TaxRateWire> {
+    async create(
+      actor: MerchantActor,
+      input: {
+        organization_id?: string | null;
+        country: string;
+        state?: string | null;
+        basis_points: number;
+        name: string;
+      },
+    ): Promise<TaxRateWire> {
       const rate: TaxRate = {
         id: randomUUID(),
         organizationId: organizationForCreate(actor, input.organization_id),
@@ -58,23 +71,39 @@ export function createTaxService(deps: { db: Db; clock: Clock }) {
       try {
         await repo.insert(rate);
       } catch (error) {
-        if (isUniqueViolation(error)) throw fieldError(['body', 'country'], 'A tax rate for this country and state already exists; update it instead.');
+        if (isUniqueViolation(error))
+          throw fieldError(
+            ['body', 'country'],
+            'A tax rate for this country and state already exists; update it instead.',
+          );
         throw error;
       }
       return taxRateWire(rate);
     },
-    async list(actor: MerchantActor, query: ListOptions & { organization_id?: string[]; country?: string }): Promise<Page<TaxRateWire>> {
+    async list(
+      actor: MerchantActor,
+      query: ListOptions & { organization_id?: string[]; country?: string },
+    ): Promise<Page<TaxRateWire>> {
       const page = await repo.list(organizationFilter(actor, query.organization_id), { country: query.country }, query);
       return { items: page.items.map(taxRateWire), pagination: page.pagination };
     },
     async get(actor: MerchantActor, id: string): Promise<TaxRateWire> {
       return taxRateWire(await owned(actor, id, 'read'));
     },
-    async update(actor: MerchantActor, id: string, input: { basis_points?: number; name?: string }): Promise<TaxRateWire> {
+    async update(
+      actor: MerchantActor,
+      id: string,
+      input: { basis_points?: number; name?: string },
+    ): Promise<TaxRateWire> {
       const rate = await owned(actor, id, 'write');
       const changes = { basisPoints: input.basis_points, name: input.name, modifiedAt: clock.now() };
       await repo.update(rate.id, changes);
-      return taxRateWire({ ...rate, basisPoints: input.basis_points ?? rate.basisPoints, name: input.name ?? rate.name, modifiedAt: changes.modifiedAt });
+      return taxRateWire({
+        ...rate,
+        basisPoints: input.basis_points ?? rate.basisPoints,
+        name: input.name ?? rate.name,
+        modifiedAt: changes.modifiedAt,
+      });
     },
     async delete(actor: MerchantActor, id: string): Promise<void> {
       const rate = await owned(actor, id, 'write');

@@ -28,14 +28,27 @@ function jsonValue(db: Db, value: unknown): unknown {
 }
 
 /** One INSERT for any number of rows (each a record keyed by column name). */
-export async function insertRows(db: Db, table: string, columns: Columns, rows: Array<Record<string, unknown>>): Promise<void> {
+export async function insertRows(
+  db: Db,
+  table: string,
+  columns: Columns,
+  rows: Array<Record<string, unknown>>,
+): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(columns);
-  const json = JSON.stringify(rows.map((row) => Object.fromEntries(names.map((name) => [name, jsonValue(db, row[name])]))));
+  const json = JSON.stringify(
+    rows.map((row) => Object.fromEntries(names.map((name) => [name, jsonValue(db, row[name])]))),
+  );
   if (dialect(db) === 'postgres') {
     const types = names.map((name) => `${name} ${columns[name]}`).join(', ');
-    await db.raw(`INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM json_to_recordset(?::json) AS x(${types})`, [json]);
+    await db.raw(
+      `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM json_to_recordset(?::json) AS x(${types})`,
+      [json],
+    );
   } else {
-    await db.raw(`INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.map((name) => `json_extract(value, '$.${name}')`).join(', ')} FROM json_each(?)`, [json]);
+    await db.raw(
+      `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.map((name) => `json_extract(value, '$.${name}')`).join(', ')} FROM json_each(?)`,
+      [json],
+    );
   }
 }

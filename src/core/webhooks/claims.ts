@@ -66,7 +66,11 @@ export function claimsRepository(db: Db) {
      * so no event is claimed twice. Row-level SKIP LOCKED is not used: skipping a locked row inside a run would let
      * the events behind it go first.
      */
-    async claimRuns(now: Date, leaseUntil: Date, options: { runLength: number; limit: number; busy: string[]; mine?: string[]; locked?: boolean }): Promise<WebhookEventRecord[]> {
+    async claimRuns(
+      now: Date,
+      leaseUntil: Date,
+      options: { runLength: number; limit: number; busy: string[]; mine?: string[]; locked?: boolean },
+    ): Promise<WebhookEventRecord[]> {
       if (postgres && !options.locked) await db.raw('SELECT pg_advisory_xact_lock(?)', [CLAIM_LOCK]);
       const busy = idIn(db, 'p.id', options.busy);
       const mine = idIn(db, 'x.id', options.mine ?? []);
@@ -102,13 +106,15 @@ export function claimsRepository(db: Db) {
     /** Gives claimed events back unsent (their attempt not counted), so they wait behind the event before them. */
     async release(events: WebhookEventRecord[], at: Date): Promise<void> {
       for (const [attempts, group] of groupBy(events, (event) => String(event.attempts))) {
-        const ids = idIn(db, 'id', group.map((event) => event.id));
-        await db.raw(`UPDATE webhook_events SET claimed_until = NULL, attempts = ?, modified_at = ? WHERE ${ids.sql} AND status = 'pending' AND attempts = ?`, [
-          Number(attempts) - 1,
-          at,
-          ids.binding,
-          Number(attempts),
-        ]);
+        const ids = idIn(
+          db,
+          'id',
+          group.map((event) => event.id),
+        );
+        await db.raw(
+          `UPDATE webhook_events SET claimed_until = NULL, attempts = ?, modified_at = ? WHERE ${ids.sql} AND status = 'pending' AND attempts = ?`,
+          [Number(attempts) - 1, at, ids.binding, Number(attempts)],
+        );
       }
     },
 
@@ -136,7 +142,11 @@ export function claimsRepository(db: Db) {
         })),
       );
       for (const group of groupBy(successes, (success) => `${success.event.attempts}:${success.httpCode}`).values()) {
-        const ids = idIn(db, 'id', group.map((success) => success.event.id));
+        const ids = idIn(
+          db,
+          'id',
+          group.map((success) => success.event.id),
+        );
         await db.raw(
           `UPDATE webhook_events SET status = 'succeeded', succeeded = ?, last_http_code = ?, next_attempt_at = NULL, claimed_until = NULL, modified_at = ?
            WHERE ${ids.sql} AND status = 'pending' AND attempts = ?`,

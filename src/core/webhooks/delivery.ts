@@ -23,7 +23,15 @@ import { isPrivateAddress } from './url-guard.js';
  * `runLength` events of one endpoint, sent one after another) starts no attempt that could outlast its lease.
  * A claim takes at most `claimLimit` events over all endpoints.
  */
-export const WEBHOOK_RETRY = { maxAttempts: 10, baseMs: 2_000, maxBackoffMs: 20 * MINUTE, runLength: 100, claimLimit: 2000, leaseMarginMs: MINUTE, failureThreshold: 10 } as const;
+export const WEBHOOK_RETRY = {
+  maxAttempts: 10,
+  baseMs: 2_000,
+  maxBackoffMs: 20 * MINUTE,
+  runLength: 100,
+  claimLimit: 2000,
+  leaseMarginMs: MINUTE,
+  failureThreshold: 10,
+} as const;
 export const RESPONSE_CHARS = 2048;
 const RESPONSE_READ_BYTES = 16 * 1024;
 
@@ -60,7 +68,15 @@ export interface AttemptOutcome {
 
 export function resultOf(outcome: AttemptOutcome, endpointDisabled = false): AttemptResult {
   const { event } = outcome;
-  return { eventId: event.id, endpointId: event.endpointId, attempt: event.attempts, succeeded: outcome.succeeded, httpCode: outcome.httpCode, retryAt: outcome.retryAt, endpointDisabled };
+  return {
+    eventId: event.id,
+    endpointId: event.endpointId,
+    attempt: event.attempts,
+    succeeded: outcome.succeeded,
+    httpCode: outcome.httpCode,
+    retryAt: outcome.retryAt,
+    endpointDisabled,
+  };
 }
 
 export interface AttemptResult {
@@ -74,16 +90,33 @@ export interface AttemptResult {
   endpointDisabled: boolean;
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | Array<{ address: string; family: number }>,
+  family?: number,
+) => void;
 
 /** Refuses connections to private addresses whatever the name resolved to when the endpoint was saved. */
 function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(hostname, options as never, ((error: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => {
-    if (error) return callback(error, address, family);
-    const addresses = Array.isArray(address) ? address.map((entry) => entry.address) : [address];
-    if (addresses.some(isPrivateAddress)) return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), address, family);
-    callback(null, address, family);
-  }) as never);
+  dnsLookup(
+    hostname,
+    options as never,
+    ((
+      error: NodeJS.ErrnoException | null,
+      address: string | Array<{ address: string; family: number }>,
+      family?: number,
+    ) => {
+      if (error) return callback(error, address, family);
+      const addresses = Array.isArray(address) ? address.map((entry) => entry.address) : [address];
+      if (addresses.some(isPrivateAddress))
+        return callback(
+          Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }),
+          address,
+          family,
+        );
+      callback(null, address, family);
+    }) as never,
+  );
 }
 
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
@@ -101,7 +134,12 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
   return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_CHARS);
 }
 
-export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; endpoints: EndpointService; mail: MailService }) {
+export function createDeliverer(deps: {
+  clock: Clock;
+  config: WebhooksConfig;
+  endpoints: EndpointService;
+  mail: MailService;
+}) {
   const { clock, config, endpoints, mail } = deps;
   // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers.
   const agent = new Agent({
@@ -110,10 +148,15 @@ export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; en
     ...(config.allowPrivateUrls ? {} : { connect: { lookup: guardedLookup } }),
   });
 
-  async function post(url: string, body: string, headers: Record<string, string>): Promise<{ httpCode: number | null; response: string }> {
+  async function post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ httpCode: number | null; response: string }> {
     if (!config.allowPrivateUrls) {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && isPrivateAddress(host)) return { httpCode: null, response: 'refused: the endpoint is a private address' };
+      if (isIP(host) && isPrivateAddress(host))
+        return { httpCode: null, response: 'refused: the endpoint is a private address' };
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), config.timeoutMs);
@@ -131,14 +174,21 @@ export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; en
     } catch (error) {
       if (controller.signal.aborted) return { httpCode: null, response: `timed out after ${config.timeoutMs} ms` };
       const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
-      return { httpCode: null, response: (e.cause?.message || e.message || e.code || String(error)).slice(0, RESPONSE_CHARS) };
+      return {
+        httpCode: null,
+        response: (e.cause?.message || e.message || e.code || String(error)).slice(0, RESPONSE_CHARS),
+      };
     } finally {
       clearTimeout(timer);
     }
   }
 
   /** Sends one event (no database work): the run loop hands the outcome to the round that records it. */
-  async function send(event: WebhookEventRecord, endpoint: EndpointRecord | undefined, secrets: string[] | null): Promise<AttemptOutcome> {
+  async function send(
+    event: WebhookEventRecord,
+    endpoint: EndpointRecord | undefined,
+    secrets: string[] | null,
+  ): Promise<AttemptOutcome> {
     const sentAt = clock.now();
     let outcome: { httpCode: number | null; response: string };
     let durationMs = 0;
@@ -163,7 +213,19 @@ export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; en
     const final = succeeded || gone || event.attempts >= WEBHOOK_RETRY.maxAttempts || !endpoint;
     const at = clock.now();
     const retryAt = final ? null : new Date(at.getTime() + retryDelayMs(event.attempts));
-    return { event, endpoint, succeeded, gone, final, httpCode: outcome.httpCode, response: outcome.response, durationMs, sentAt, at, retryAt };
+    return {
+      event,
+      endpoint,
+      succeeded,
+      gone,
+      final,
+      httpCode: outcome.httpCode,
+      response: outcome.response,
+      durationMs,
+      sentAt,
+      at,
+      retryAt,
+    };
   }
 
   /**
@@ -198,7 +260,10 @@ export function createDeliverer(deps: { clock: Clock; config: WebhooksConfig; en
         ? null
         : gone
           ? 'it answered 410 Gone'
-          : final && (await events.lastFinished(endpoint.id, WEBHOOK_RETRY.failureThreshold)).filter((status) => status === 'failed').length === WEBHOOK_RETRY.failureThreshold
+          : final &&
+              (await events.lastFinished(endpoint.id, WEBHOOK_RETRY.failureThreshold)).filter(
+                (status) => status === 'failed',
+              ).length === WEBHOOK_RETRY.failureThreshold
             ? `its last ${WEBHOOK_RETRY.failureThreshold} events all failed`
             : null;
       if (reason && (await endpointsRepository(trx).disable(endpoint.id, at))) {

@@ -48,14 +48,21 @@ export function createDispatcher(deps: { clock: Clock }) {
     const endpoints = await endpointsRepository(trx).enabledFor([...new Set(rows.map((row) => row.organizationId))]);
     const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
     for (const row of rows) {
-      const targets = endpoints.filter((endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type));
+      const targets = endpoints.filter(
+        (endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type),
+      );
       if (targets.length === 0) continue;
       const body = envelope(row);
       const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
       for (const endpoint of targets) {
         if (key) {
           // The window is fixed from its first state, so a customer changing non-stop still gets one state per window.
-          const inBatch = created.find((event) => event.endpointId === endpoint.id && event.coalesceKey === key && event.windowEnd! > row.createdAt.getTime());
+          const inBatch = created.find(
+            (event) =>
+              event.endpointId === endpoint.id &&
+              event.coalesceKey === key &&
+              event.windowEnd! > row.createdAt.getTime(),
+          );
           if (inBatch) {
             inBatch.payload = body;
             continue;
@@ -86,7 +93,10 @@ export function createDispatcher(deps: { clock: Clock }) {
       }
     }
     await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
-    await events.markDispatched(rows.map((row) => row.id), now);
+    await events.markDispatched(
+      rows.map((row) => row.id),
+      now,
+    );
     return { rows: rows.length, events: created.length };
   }
 
@@ -94,7 +104,10 @@ export function createDispatcher(deps: { clock: Clock }) {
    * Dispatches up to `batches` batches inside `trx` (`locked`: the caller's transaction already holds DISPATCH_LOCK);
    * answers the events created and whether rows are left.
    */
-  async function dispatchIn(trx: Db, options: { batches?: number; locked?: boolean } = {}): Promise<{ events: number; more: boolean }> {
+  async function dispatchIn(
+    trx: Db,
+    options: { batches?: number; locked?: boolean } = {},
+  ): Promise<{ events: number; more: boolean }> {
     let events = 0;
     for (let batch = 0; batch < (options.batches ?? 1); batch++) {
       const handled = await dispatchBatch(trx, batch > 0 || options.locked === true);

@@ -70,7 +70,9 @@ export function endpointsRepository(db: Db) {
     /** Enabled endpoints of these organizations: the dispatcher's fan-out targets. */
     async enabledFor(organizationIds: string[]): Promise<EndpointRecord[]> {
       if (organizationIds.length === 0) return [];
-      return (await db('webhook_endpoints').whereIn('organization_id', organizationIds).where({ enabled: true })).map(fromRow);
+      return (await db('webhook_endpoints').whereIn('organization_id', organizationIds).where({ enabled: true })).map(
+        fromRow,
+      );
     },
 
     async list(organizationIds: string[], options: ListOptions) {
@@ -81,7 +83,19 @@ export function endpointsRepository(db: Db) {
 
     async update(
       id: string,
-      changes: Partial<Pick<EndpointRecord, 'url' | 'name' | 'format' | 'events' | 'enabled' | 'sealedSecret' | 'sealedPreviousSecret' | 'previousSecretExpiresAt'>> & { modifiedAt: Date },
+      changes: Partial<
+        Pick<
+          EndpointRecord,
+          | 'url'
+          | 'name'
+          | 'format'
+          | 'events'
+          | 'enabled'
+          | 'sealedSecret'
+          | 'sealedPreviousSecret'
+          | 'previousSecretExpiresAt'
+        >
+      > & { modifiedAt: Date },
     ): Promise<void> {
       const row: Record<string, unknown> = { modified_at: changes.modifiedAt };
       if (changes.url !== undefined) row.url = changes.url;
@@ -91,13 +105,16 @@ export function endpointsRepository(db: Db) {
       if (changes.enabled !== undefined) row.enabled = changes.enabled;
       if (changes.sealedSecret !== undefined) row.secret = changes.sealedSecret;
       if (changes.sealedPreviousSecret !== undefined) row.previous_secret = changes.sealedPreviousSecret;
-      if (changes.previousSecretExpiresAt !== undefined) row.previous_secret_expires_at = changes.previousSecretExpiresAt;
+      if (changes.previousSecretExpiresAt !== undefined)
+        row.previous_secret_expires_at = changes.previousSecretExpiresAt;
       await db('webhook_endpoints').where({ id }).update(row);
     },
 
     /** Turns an endpoint off once; answers whether this call did it (so only one caller sends the notice). */
     async disable(id: string, at: Date): Promise<boolean> {
-      const changed = await db('webhook_endpoints').where({ id, enabled: true }).update({ enabled: false, modified_at: at });
+      const changed = await db('webhook_endpoints')
+        .where({ id, enabled: true })
+        .update({ enabled: false, modified_at: at });
       return Number(changed) > 0;
     },
 

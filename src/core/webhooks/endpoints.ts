@@ -95,8 +95,15 @@ export function createEndpointService(deps: EndpointDeps) {
       return wire(endpoint);
     },
 
-    async list(actor: MerchantActor, query: { organization_id?: string[]; page: number; limit: number }): Promise<Page<WebhookEndpointWire>> {
-      const page = await repo.list(organizationFilter(actor, query.organization_id), { page: query.page, limit: query.limit, sorting: ['-created_at'] });
+    async list(
+      actor: MerchantActor,
+      query: { organization_id?: string[]; page: number; limit: number },
+    ): Promise<Page<WebhookEndpointWire>> {
+      const page = await repo.list(organizationFilter(actor, query.organization_id), {
+        page: query.page,
+        limit: query.limit,
+        sorting: ['-created_at'],
+      });
       return { items: page.items.map(wire), pagination: page.pagination };
     },
 

@@ -76,7 +76,8 @@ export function eventFromRow(row: Record<string, unknown>, prefix = ''): Webhook
     attempts: Number(get('attempts')),
     nextAttemptAt: toDateOrNull(get('next_attempt_at')),
     claimedUntil: toDateOrNull(get('claimed_until')),
-    lastHttpCode: get('last_http_code') === null || get('last_http_code') === undefined ? null : Number(get('last_http_code')),
+    lastHttpCode:
+      get('last_http_code') === null || get('last_http_code') === undefined ? null : Number(get('last_http_code')),
     succeeded: get('succeeded') === null || get('succeeded') === undefined ? null : toBool(get('succeeded')),
     createdAt: toDate(get('created_at')),
     modifiedAt: toDateOrNull(get('modified_at')),
@@ -175,14 +176,23 @@ export function eventsRepository(db: Db) {
 
     /** Only while nobody has claimed it: a claimed event is on its way with the payload it had. */
     async replacePayload(id: string, payload: string, at: Date): Promise<boolean> {
-      const changed = await db('webhook_events').where({ id, status: 'pending', attempts: 0 }).whereNull('claimed_until').update({ payload, modified_at: at });
+      const changed = await db('webhook_events')
+        .where({ id, status: 'pending', attempts: 0 })
+        .whereNull('claimed_until')
+        .update({ payload, modified_at: at });
       return Number(changed) > 0;
     },
 
     /** Records one attempt's outcome; applies only to the claim it belongs to. Answers whether it did. */
     async finishAttempt(
       event: WebhookEventRecord,
-      outcome: { status: EventStatus; succeeded: boolean | null; httpCode: number | null; nextAttemptAt: Date | null; at: Date },
+      outcome: {
+        status: EventStatus;
+        succeeded: boolean | null;
+        httpCode: number | null;
+        nextAttemptAt: Date | null;
+        at: Date;
+      },
     ): Promise<boolean> {
       const changed = await db('webhook_events')
         .where({ id: event.id, status: 'pending', attempts: event.attempts })
@@ -214,13 +224,21 @@ export function eventsRepository(db: Db) {
 
     /** The endpoint's last `count` finished events, newest first: the disabling rule looks at these. */
     async lastFinished(endpointId: string, count: number): Promise<EventStatus[]> {
-      const rows = await db('webhook_events').select('status').where({ endpoint_id: endpointId }).whereIn('status', ['succeeded', 'failed']).orderBy('seq', 'desc').limit(count);
+      const rows = await db('webhook_events')
+        .select('status')
+        .where({ endpoint_id: endpointId })
+        .whereIn('status', ['succeeded', 'failed'])
+        .orderBy('seq', 'desc')
+        .limit(count);
       return rows.map((row: { status: string }) => row.status as EventStatus);
     },
 
     /** A disabled endpoint's waiting events are skipped, as in Polar; a claim in flight finishes on its own. */
     async skipPending(endpointId: string, at: Date): Promise<void> {
-      await db('webhook_events').where({ endpoint_id: endpointId, status: 'pending' }).whereNull('claimed_until').update({ status: 'skipped', next_attempt_at: null, modified_at: at });
+      await db('webhook_events')
+        .where({ endpoint_id: endpointId, status: 'pending' })
+        .whereNull('claimed_until')
+        .update({ status: 'skipped', next_attempt_at: null, modified_at: at });
     },
 
     /**
@@ -228,7 +246,12 @@ export function eventsRepository(db: Db) {
      * once instead of waiting out their lease.
      */
     async releaseAllClaims(): Promise<number> {
-      return Number(await db('webhook_events').where('status', 'pending').whereNotNull('claimed_until').update({ claimed_until: null }));
+      return Number(
+        await db('webhook_events')
+          .where('status', 'pending')
+          .whereNotNull('claimed_until')
+          .update({ claimed_until: null }),
+      );
     },
 
     async findById(id: string): Promise<WebhookEventRecord | null> {
@@ -238,12 +261,20 @@ export function eventsRepository(db: Db) {
 
     /** Sends the event again with the same webhook-id and a fresh attempt budget, even if it succeeded. */
     async requeue(id: string, at: Date): Promise<void> {
-      await db('webhook_events').where({ id }).update({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_until: null, modified_at: at });
+      await db('webhook_events')
+        .where({ id })
+        .update({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_until: null, modified_at: at });
     },
 
     /** Payloads older than the cutoff are archived; outbox rows too, except each table's newest (it keeps the order). */
     async prune(cutoff: Date): Promise<{ archived: number; outbox: number }> {
-      const archived = Number(await db('webhook_events').where('created_at', '<', cutoff).whereNotNull('payload').whereNot('status', 'pending').update({ payload: null }));
+      const archived = Number(
+        await db('webhook_events')
+          .where('created_at', '<', cutoff)
+          .whereNotNull('payload')
+          .whereNot('status', 'pending')
+          .update({ payload: null }),
+      );
       const seq = outboxSeq(db);
       const newest = await db('outbox_events').max({ n: seq }).first();
       const outbox = Number(
@@ -269,7 +300,10 @@ export function eventsRepository(db: Db) {
     },
 
     async latestOutboxSeq(organizationId: string): Promise<number> {
-      const row = await db('outbox_events').where('organization_id', organizationId).max({ n: outboxSeq(db) }).first();
+      const row = await db('outbox_events')
+        .where('organization_id', organizationId)
+        .max({ n: outboxSeq(db) })
+        .first();
       return Number(row?.n ?? 0);
     },
   };

@@ -29,8 +29,36 @@ export function eventWire(event: WebhookEventRecord): WebhookEventWire {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EVENT_COLUMNS = ['id', 'organization_id', 'endpoint_id', 'outbox_event_id', 'seq', 'type', 'coalesce_key', 'payload', 'status', 'attempts', 'next_attempt_at', 'claimed_until', 'last_http_code', 'succeeded', 'created_at', 'modified_at'];
-const DELIVERY_COLUMNS = ['id', 'organization_id', 'endpoint_id', 'webhook_event_id', 'attempt', 'succeeded', 'http_code', 'response', 'duration_ms', 'created_at'];
+const EVENT_COLUMNS = [
+  'id',
+  'organization_id',
+  'endpoint_id',
+  'outbox_event_id',
+  'seq',
+  'type',
+  'coalesce_key',
+  'payload',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'claimed_until',
+  'last_http_code',
+  'succeeded',
+  'created_at',
+  'modified_at',
+];
+const DELIVERY_COLUMNS = [
+  'id',
+  'organization_id',
+  'endpoint_id',
+  'webhook_event_id',
+  'attempt',
+  'succeeded',
+  'http_code',
+  'response',
+  'duration_ms',
+  'created_at',
+];
 
 /** The delivery log (every attempt, Polar's WebhookDelivery with what it lacks) and manual redelivery. */
 export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () => void }) {
@@ -41,7 +69,10 @@ export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () =
       const organizations = organizationFilter(actor, undefined);
       const q = db('webhook_deliveries as d')
         .join('webhook_events as e', 'e.id', 'd.webhook_event_id')
-        .select([...DELIVERY_COLUMNS.map((column) => `d.${column}`), ...EVENT_COLUMNS.map((column) => `e.${column} as e_${column}`)])
+        .select([
+          ...DELIVERY_COLUMNS.map((column) => `d.${column}`),
+          ...EVENT_COLUMNS.map((column) => `e.${column} as e_${column}`),
+        ])
         .whereIn('d.organization_id', organizations);
       if (query.endpoint_id) q.whereIn('d.endpoint_id', query.endpoint_id);
       if (query.event_type) q.whereIn('e.type', query.event_type);
@@ -60,7 +91,12 @@ export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () =
           if (byId) search.orWhere('e.id', byId);
         });
       }
-      const page = await paginate<Record<string, unknown>>(q, { page: query.page, limit: query.limit, sorting: ['-created_at'] }, { created_at: 'd.created_at' }, 'd.id');
+      const page = await paginate<Record<string, unknown>>(
+        q,
+        { page: query.page, limit: query.limit, sorting: ['-created_at'] },
+        { created_at: 'd.created_at' },
+        'd.id',
+      );
       return {
         items: page.rows.map((row) => {
           const delivery = deliveryFromRow(row);
@@ -94,7 +130,8 @@ export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () =
       const event = await events.findById(id);
       if (!event) throw resourceNotFound();
       authorize(actor, event.organizationId, 'write');
-      if (event.payload === null) throw resourceNotFound('The webhook event is archived; its payload is no longer kept.');
+      if (event.payload === null)
+        throw resourceNotFound('The webhook event is archived; its payload is no longer kept.');
       const endpoint = await endpointsRepository(db).findById(event.endpointId);
       if (!endpoint?.enabled) throw badRequest('The webhook endpoint is disabled; enable it before redelivering.');
       await events.requeue(event.id, clock.now());

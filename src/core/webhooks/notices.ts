@@ -4,14 +4,22 @@ import { hasRole } from '../organizations/permissions.js';
 import type { EndpointRecord } from './endpoints-repository.js';
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
 /**
  * Tells an organization's owners and admins (those who can turn the endpoint back on) that it was disabled. Written in
  * the transaction that disables it, so the notice goes out exactly when the change commits.
  */
-export async function notifyEndpointDisabled(trx: Db, mail: MailService, endpoint: EndpointRecord, reason: string): Promise<void> {
+export async function notifyEndpointDisabled(
+  trx: Db,
+  mail: MailService,
+  endpoint: EndpointRecord,
+  reason: string,
+): Promise<void> {
   const organization = await trx('organizations').select('name').where({ id: endpoint.organizationId }).first();
   const members = await trx('members')
     .join('users', 'users.id', 'members.user_id')

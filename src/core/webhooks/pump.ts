@@ -147,7 +147,12 @@ export function createDeliveryPump(deps: {
    * is claimed again while its sender is busy (see the claim in `round`), so a busy endpoint sends without waiting a
    * round between runs; its queue stays in claim order, which is its FIFO order.
    */
-  function enqueue(endpointId: string, endpoint: EndpointRecord | undefined, events: WebhookEventRecord[], leaseUntil: Date): void {
+  function enqueue(
+    endpointId: string,
+    endpoint: EndpointRecord | undefined,
+    events: WebhookEventRecord[],
+    leaseUntil: Date,
+  ): void {
     const items = events.map((event) => ({ event, endpoint, leaseUntil }));
     const sender = senders.get(endpointId);
     if (sender) {
@@ -226,48 +231,68 @@ export function createDeliveryPump(deps: {
     try {
       // On PostgreSQL the round holds its locks from its first statement (see the `relaxed` transaction option): rounds of all
       // daemons take turns, always in one lock order, and the locks cost no round trips of their own.
-      await transaction(db, async (trx) => {
-        // Taken once the connection is ours: on SQLite a round may wait behind the API for it, and what the runs
-        // sent back meanwhile goes into this round, not the next.
-        const held = performance.now();
-        taken = { successes: successes.splice(0), failures: failures.splice(0), releases: releases.splice(0) };
-        const at = clock.now();
-        if (dispatch) {
-          const fanned = await dispatcher.dispatchIn(trx, { locked: true });
-          dispatched = fanned.events;
-          // One batch a round keeps the connection's hold short; the rest goes in the next round.
-          if (fanned.more) dispatchWanted = true;
-        }
-        const claims = claimsRepository(trx);
-        // Releases first: a failure that disables its endpoint skips what waits, and the rest of its run is among it.
-        if (taken.releases.length > 0) await claims.release(taken.releases, at);
-        if (taken.successes.length > 0) await claims.recordSuccesses(taken.successes.map(successRecord), at);
-        for (const failure of taken.failures) results.push(await deliverer.recordFailure(trx, failure));
-        const claimDue = claimRequested || taken.successes.length + taken.failures.length > 0 || dispatched > 0 || held - lastClaim >= SPECULATIVE_CLAIM_MS;
-        if (!closed && claimDue) {
-          lastClaim = held;
-          // Read after dispatching, so the events just created are due.
-          const now = clock.now();
-          leaseUntil = new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs);
-          // An endpoint whose failure or give-back is not yet written is left out even if the clock has passed its
-          // lease: only this process can finish it in order. One whose sender is busy is claimed again, after what
-          // this process holds of it (`mine`: claimed, not yet written), unless its sender has a run's worth queued.
-          const active = [...senders.values()];
-          const busy = new Set([...failures.map(endpointOf), ...releases.map((event) => event.endpointId)]);
-          for (const [endpointId, sender] of senders) if (sender.queue.length >= WEBHOOK_RETRY.runLength) busy.add(endpointId);
-          const mine = [
-            ...active.flatMap((sender) => [...(sender.sending ? [sender.sending.id] : []), ...sender.queue.map((item) => item.event.id)]),
-            ...successes.map((outcome) => outcome.event.id),
-          ];
-          stopsAtClaim = new Map(stops);
-          claimed = await claims.claimRuns(now, leaseUntil, { runLength: WEBHOOK_RETRY.runLength, limit: WEBHOOK_RETRY.claimLimit, busy: [...busy], mine, locked: true });
-          if (claimed.length > 0) {
-            const ids = [...new Set(claimed.map((event) => event.endpointId))];
-            endpoints = new Map((await endpointsRepository(trx).findByIds(ids)).map((endpoint) => [endpoint.id, endpoint]));
+      await transaction(
+        db,
+        async (trx) => {
+          // Taken once the connection is ours: on SQLite a round may wait behind the API for it, and what the runs
+          // sent back meanwhile goes into this round, not the next.
+          const held = performance.now();
+          taken = { successes: successes.splice(0), failures: failures.splice(0), releases: releases.splice(0) };
+          const at = clock.now();
+          if (dispatch) {
+            const fanned = await dispatcher.dispatchIn(trx, { locked: true });
+            dispatched = fanned.events;
+            // One batch a round keeps the connection's hold short; the rest goes in the next round.
+            if (fanned.more) dispatchWanted = true;
           }
-        }
-        heldMs = performance.now() - held;
-      }, { relaxed: { advisoryLocks: dispatch ? [DISPATCH_LOCK, CLAIM_LOCK] : [CLAIM_LOCK] } });
+          const claims = claimsRepository(trx);
+          // Releases first: a failure that disables its endpoint skips what waits, and the rest of its run is among it.
+          if (taken.releases.length > 0) await claims.release(taken.releases, at);
+          if (taken.successes.length > 0) await claims.recordSuccesses(taken.successes.map(successRecord), at);
+          for (const failure of taken.failures) results.push(await deliverer.recordFailure(trx, failure));
+          const claimDue =
+            claimRequested ||
+            taken.successes.length + taken.failures.length > 0 ||
+            dispatched > 0 ||
+            held - lastClaim >= SPECULATIVE_CLAIM_MS;
+          if (!closed && claimDue) {
+            lastClaim = held;
+            // Read after dispatching, so the events just created are due.
+            const now = clock.now();
+            leaseUntil = new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs);
+            // An endpoint whose failure or give-back is not yet written is left out even if the clock has passed its
+            // lease: only this process can finish it in order. One whose sender is busy is claimed again, after what
+            // this process holds of it (`mine`: claimed, not yet written), unless its sender has a run's worth queued.
+            const active = [...senders.values()];
+            const busy = new Set([...failures.map(endpointOf), ...releases.map((event) => event.endpointId)]);
+            for (const [endpointId, sender] of senders)
+              if (sender.queue.length >= WEBHOOK_RETRY.runLength) busy.add(endpointId);
+            const mine = [
+              ...active.flatMap((sender) => [
+                ...(sender.sending ? [sender.sending.id] : []),
+                ...sender.queue.map((item) => item.event.id),
+              ]),
+              ...successes.map((outcome) => outcome.event.id),
+            ];
+            stopsAtClaim = new Map(stops);
+            claimed = await claims.claimRuns(now, leaseUntil, {
+              runLength: WEBHOOK_RETRY.runLength,
+              limit: WEBHOOK_RETRY.claimLimit,
+              busy: [...busy],
+              mine,
+              locked: true,
+            });
+            if (claimed.length > 0) {
+              const ids = [...new Set(claimed.map((event) => event.endpointId))];
+              endpoints = new Map(
+                (await endpointsRepository(trx).findByIds(ids)).map((endpoint) => [endpoint.id, endpoint]),
+              );
+            }
+          }
+          heldMs = performance.now() - held;
+        },
+        { relaxed: { advisoryLocks: dispatch ? [DISPATCH_LOCK, CLAIM_LOCK] : [CLAIM_LOCK] } },
+      );
     } catch (error) {
       if (dispatch) dispatchWanted = true;
       if (taken) await recordOneByOne(taken);
@@ -301,11 +326,13 @@ export function createDeliveryPump(deps: {
       await one((trx) => claimsRepository(trx).recordSuccesses([successRecord(success)], at));
       deps.onResult(resultOf(success));
     }
-    for (const failure of taken.failures) await one(async (trx) => deps.onResult(await deliverer.recordFailure(trx, failure)));
+    for (const failure of taken.failures)
+      await one(async (trx) => deps.onResult(await deliverer.recordFailure(trx, failure)));
   }
 
   async function idle(): Promise<void> {
-    while (senders.size > 0 || current) await Promise.allSettled([...[...senders.values()].map((sender) => sender.done), current]);
+    while (senders.size > 0 || current)
+      await Promise.allSettled([...[...senders.values()].map((sender) => sender.done), current]);
   }
 
   return {

@@ -5,18 +5,46 @@ import { datetime, listResource } from '../polar-api/schemas.js';
 
 /** Polar's WebhookEventType (2026-04): spec §4's types plus seats, members, discounts, benefits and grants. */
 export const WEBHOOK_EVENT_TYPES = [
-  'checkout.created', 'checkout.updated', 'checkout.expired',
-  'customer.created', 'customer.updated', 'customer.deleted', 'customer.state_changed',
-  'customer_seat.assigned', 'customer_seat.claimed', 'customer_seat.revoked',
-  'member.created', 'member.updated', 'member.deleted',
-  'order.created', 'order.updated', 'order.paid', 'order.refunded',
-  'subscription.created', 'subscription.updated', 'subscription.active', 'subscription.canceled', 'subscription.uncanceled',
-  'subscription.cycled', 'subscription.revoked', 'subscription.past_due', 'subscription.paused', 'subscription.resumed',
-  'refund.created', 'refund.updated',
-  'product.created', 'product.updated',
-  'discount.created', 'discount.updated', 'discount.deleted',
-  'benefit.created', 'benefit.updated',
-  'benefit_grant.created', 'benefit_grant.cycled', 'benefit_grant.updated', 'benefit_grant.revoked',
+  'checkout.created',
+  'checkout.updated',
+  'checkout.expired',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'customer.state_changed',
+  'customer_seat.assigned',
+  'customer_seat.claimed',
+  'customer_seat.revoked',
+  'member.created',
+  'member.updated',
+  'member.deleted',
+  'order.created',
+  'order.updated',
+  'order.paid',
+  'order.refunded',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.active',
+  'subscription.canceled',
+  'subscription.uncanceled',
+  'subscription.cycled',
+  'subscription.revoked',
+  'subscription.past_due',
+  'subscription.paused',
+  'subscription.resumed',
+  'refund.created',
+  'refund.updated',
+  'product.created',
+  'product.updated',
+  'discount.created',
+  'discount.updated',
+  'discount.deleted',
+  'benefit.created',
+  'benefit.updated',
+  'benefit_grant.created',
+  'benefit_grant.cycled',
+  'benefit_grant.updated',
+  'benefit_grant.revoked',
   'organization.updated',
 ] as const;
 
@@ -122,7 +150,11 @@ export const deliveryListQuery = z.object({
 export const eventStreamQuery = z.object({
   organization_id: z.string().min(1).max(64).optional(),
   /** Same as the Last-Event-ID header, for clients that cannot set headers (EventSource on reconnect sets it). */
-  last_event_id: z.string().regex(/^\d+$/).refine((id) => Number(id) <= Number.MAX_SAFE_INTEGER, 'last_event_id is out of range').optional(),
+  last_event_id: z
+    .string()
+    .regex(/^\d+$/)
+    .refine((id) => Number(id) <= Number.MAX_SAFE_INTEGER, 'last_event_id is out of range')
+    .optional(),
 });
 
 export type WebhookEndpointWire = z.infer<typeof webhookEndpointSchema>;

@@ -112,7 +112,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** The caller's organization's events as server-sent events (see stream.ts). */
-    async stream(actor: MerchantActor, input: { organizationId?: string; lastEventId?: number | null }): Promise<Readable> {
+    async stream(
+      actor: MerchantActor,
+      input: { organizationId?: string; lastEventId?: number | null },
+    ): Promise<Readable> {
       let organizationId: string;
       if (input.organizationId) {
         authorize(actor, input.organizationId, 'read');
@@ -120,7 +123,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       } else {
         organizationId = organizationForCreate(actor, null, 'read');
       }
-      const stream: Readable = await openEventStream(db, organizationId, input.lastEventId ?? null, () => streams.delete(stream));
+      const stream: Readable = await openEventStream(db, organizationId, input.lastEventId ?? null, () =>
+        streams.delete(stream),
+      );
       streams.add(stream);
       return stream;
     },

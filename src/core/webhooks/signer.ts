@@ -35,7 +35,8 @@ function decodeKeys(secret: string): Buffer[] {
     const body = secret.slice(SECRET_PREFIX.length);
     const decoded = Buffer.from(body, 'base64');
     // Node's decoder skips bad characters silently; only a body that round-trips is the key the spec means.
-    if (decoded.length > 0 && decoded.toString('base64').replace(/=+$/, '') === body.replace(/=+$/, '')) keys.push(decoded);
+    if (decoded.length > 0 && decoded.toString('base64').replace(/=+$/, '') === body.replace(/=+$/, ''))
+      keys.push(decoded);
   }
   return keys;
 }
@@ -46,7 +47,9 @@ export function sign(key: Buffer, id: string, timestamp: number, body: string): 
 
 /** The `webhook-signature` header for every key of every secret still in force (the old one during rotation). */
 export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string): string {
-  return secrets.flatMap((secret) => signingKeys(secret).map((key) => `v1,${sign(key, id, timestamp, body)}`)).join(' ');
+  return secrets
+    .flatMap((secret) => signingKeys(secret).map((key) => `v1,${sign(key, id, timestamp, body)}`))
+    .join(' ');
 }
 
 export type Verification = { ok: true } | { ok: false; message: string };
@@ -55,7 +58,12 @@ export type Verification = { ok: true } | { ok: false; message: string };
  * Checks a received delivery as the `standardwebhooks` package does, with its messages, accepting either key a
  * `whsec_` secret stands for (as Polar's SDK 1.0 does). `now` is in unix seconds.
  */
-export function verifyDelivery(headers: Record<string, string | undefined>, body: string, secret: string, now: number): Verification {
+export function verifyDelivery(
+  headers: Record<string, string | undefined>,
+  body: string,
+  secret: string,
+  now: number,
+): Verification {
   const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   const id = lower['webhook-id'];
   const timestampHeader = lower['webhook-timestamp'];
@@ -70,7 +78,8 @@ export function verifyDelivery(headers: Record<string, string | undefined>, body
     const [version, signature] = entry.split(',', 2);
     if (version !== 'v1' || !signature) continue;
     const given = Buffer.from(signature);
-    if (expected.some((candidate) => candidate.length === given.length && timingSafeEqual(candidate, given))) return { ok: true };
+    if (expected.some((candidate) => candidate.length === given.length && timingSafeEqual(candidate, given)))
+      return { ok: true };
   }
   return { ok: false, message: 'No matching signature found' };
 }

@@ -17,7 +17,12 @@ const PAGE = 100;
  * On PostgreSQL a sequence number is taken at insert and becomes visible at commit, so an event whose transaction
  * commits after a later one was streamed can be missed by a live stream (webhook delivery never misses it).
  */
-export async function openEventStream(db: Db, organizationId: string, after: number | null, onClose: () => void): Promise<Readable> {
+export async function openEventStream(
+  db: Db,
+  organizationId: string,
+  after: number | null,
+  onClose: () => void,
+): Promise<Readable> {
   const events = eventsRepository(db);
   // Taken before the stream answers, so an event committed once the client sees the stream open is never missed.
   let last = after ?? (await events.latestOutboxSeq(organizationId));

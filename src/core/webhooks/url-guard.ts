@@ -11,9 +11,15 @@ import { fieldError } from '../polar-api/errors.js';
 function ipv4Private(address: string): boolean {
   const [a, b] = address.split('.').map(Number) as [number, number];
   return (
-    a === 0 || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) ||
+    a === 0 ||
+    a === 127 ||
+    a === 10 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) ||
     // Carrier-grade NAT and multicast/reserved space: not the public internet either.
-    (a === 100 && b >= 64 && b <= 127) || a >= 224
+    (a === 100 && b >= 64 && b <= 127) ||
+    a >= 224
   );
 }
 
@@ -37,14 +43,19 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** Parses and checks an endpoint URL; throws a 422 at `loc` when it is unusable. */
-export async function checkEndpointUrl(raw: string, allowPrivate: boolean, loc: Array<string | number> = ['body', 'url']): Promise<string> {
+export async function checkEndpointUrl(
+  raw: string,
+  allowPrivate: boolean,
+  loc: Array<string | number> = ['body', 'url'],
+): Promise<string> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw fieldError(loc, 'Input should be a valid URL', 'url_parsing');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fieldError(loc, 'URL scheme should be http or https', 'url_scheme');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw fieldError(loc, 'URL scheme should be http or https', 'url_scheme');
   if (url.username || url.password) throw fieldError(loc, 'URL must not carry credentials');
   if (allowPrivate) return url.toString();
   const host = url.hostname.replace(/^\[|\]$/g, '');

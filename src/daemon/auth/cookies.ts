@@ -105,7 +105,11 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
       const raw = cookies.get(names.sessionToken);
       if (raw === undefined) return { present: false, token: null, dontRemember: false };
       const dontRememberRaw = cookies.get(names.dontRemember);
-      return { present: true, token: unsign(raw), dontRemember: dontRememberRaw !== undefined && unsign(dontRememberRaw) === 'true' };
+      return {
+        present: true,
+        token: unsign(raw),
+        dontRemember: dontRememberRaw !== undefined && unsign(dontRememberRaw) === 'true',
+      };
     },
     /** Cached session and user from the session_data cookie, when present, signed and unexpired. */
     readSessionData(ctx: Context, now: number): { session: SessionWire; user: UserWire } | null {
@@ -117,7 +121,10 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
           expiresAt: number;
           signature: string;
         };
-        const expected = hmacSha256Base64Url(config.secret, JSON.stringify({ ...decoded.session, expiresAt: decoded.expiresAt }));
+        const expected = hmacSha256Base64Url(
+          config.secret,
+          JSON.stringify({ ...decoded.session, expiresAt: decoded.expiresAt }),
+        );
         if (typeof decoded.signature !== 'string' || !safeEqual(decoded.signature, expected)) return null;
         if (decoded.expiresAt <= now) return null;
         return { session: decoded.session.session, user: decoded.session.user };
@@ -130,12 +137,17 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
       const value = encodeSessionData(session, user, now);
       return value.length > COOKIE_CACHE_LIMIT ? null : value;
     },
-    setSession(ctx: Context, token: string, options: { rememberMe: boolean; cache?: { session: SessionWire; user: UserWire; now: number } }): void {
+    setSession(
+      ctx: Context,
+      token: string,
+      options: { rememberMe: boolean; cache?: { session: SessionWire; user: UserWire; now: number } },
+    ): void {
       append(ctx, serialize(names.sessionToken, sign(token), options.rememberMe ? config.session.expiresIn : null));
       if (!options.rememberMe) append(ctx, serialize(names.dontRemember, sign('true'), null));
       if (options.cache && config.session.cookieCache.enabled) {
         const value = encodeSessionData(options.cache.session, options.cache.user, options.cache.now);
-        if (value.length <= COOKIE_CACHE_LIMIT) append(ctx, serialize(names.sessionData, value, config.session.cookieCache.maxAge));
+        if (value.length <= COOKIE_CACHE_LIMIT)
+          append(ctx, serialize(names.sessionData, value, config.session.cookieCache.maxAge));
       }
       // Clients that cannot keep cookies (mobile apps, scripts) read the signed token here, as with Better Auth's bearer plugin.
       ctx.set('set-auth-token', sign(token));
@@ -153,7 +165,8 @@ export function createAuthCookies(config: Pick<TillConfig, 'baseUrl' | 'cookiePr
       append(ctx, serialize(names.state, '', 0));
     },
     clear(ctx: Context): void {
-      for (const name of [names.sessionToken, names.sessionData, names.dontRemember]) append(ctx, serialize(name, '', 0));
+      for (const name of [names.sessionToken, names.sessionData, names.dontRemember])
+        append(ctx, serialize(name, '', 0));
     },
     unsign,
   };

@@ -21,7 +21,8 @@ export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
     const apiKey = apiKeyOf(ctx, bearer);
     if (apiKey) return { token: apiKey, source: 'api-key', dontRemember: false };
     // A bearer header, even an empty one, rules out the cookie.
-    if (bearer !== null) return { token: bearerSessionToken(cookies, bearer) || null, source: 'bearer', dontRemember: false };
+    if (bearer !== null)
+      return { token: bearerSessionToken(cookies, bearer) || null, source: 'bearer', dontRemember: false };
     const cookie = cookies.readSessionToken(ctx);
     if (!cookie.present) return { token: null, source: null, dontRemember: false };
     return { token: cookie.token, source: 'cookie', dontRemember: cookie.dontRemember };
@@ -35,8 +36,12 @@ export function createSessionAuth(core: CoreContext, cookies: AuthCookies) {
     const found = presented(ctx);
     if (!found.token) return null;
     // A key that does not verify is an error (Better Auth's 401/403/429), not an absent session.
-    if (found.source === 'api-key') return { ...(await core.apiKeys.authenticate(found.token, { cached: options.cached })), source: found.source };
-    const actor = await core.sessions.resolve(found.token, { refresh: options.refresh === true && !found.dontRemember, cached: options.cached });
+    if (found.source === 'api-key')
+      return { ...(await core.apiKeys.authenticate(found.token, { cached: options.cached })), source: found.source };
+    const actor = await core.sessions.resolve(found.token, {
+      refresh: options.refresh === true && !found.dontRemember,
+      cached: options.cached,
+    });
     return actor ? { ...actor, source: found.source } : null;
   }
 

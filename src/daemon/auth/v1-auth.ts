@@ -33,7 +33,8 @@ export function createV1Auth(core: CoreContext, cookies: AuthCookies) {
       try {
         return await userActor(await core.apiKeys.authenticate(apiKey, { cached: true }));
       } catch (error) {
-        if (error instanceof DomainError && error.status === 429) throw new DomainError(429, 'TooManyRequests', error.message, { headers: error.headers });
+        if (error instanceof DomainError && error.status === 429)
+          throw new DomainError(429, 'TooManyRequests', error.message, { headers: error.headers });
         throw unauthorized();
       }
     }
@@ -41,7 +42,12 @@ export function createV1Auth(core: CoreContext, cookies: AuthCookies) {
     if (looksLikeAccessToken(bearer)) {
       const token = await core.accessTokens.authenticate(bearer);
       if (!token) throw unauthorized();
-      return { kind: 'organization', tokenId: token.id, organizationId: token.organizationId, scopes: new Set(token.scopes) };
+      return {
+        kind: 'organization',
+        tokenId: token.id,
+        organizationId: token.organizationId,
+        scopes: new Set(token.scopes),
+      };
     }
     const sessionToken = bearerSessionToken(cookies, bearer);
     const session = sessionToken ? await core.sessions.resolve(sessionToken, { refresh: false, cached: true }) : null;

@@ -22,14 +22,17 @@ export async function readBody(ctx: Context, options: { maxBytes: number; allowF
     throw new DomainError(
       415,
       'UNSUPPORTED_MEDIA_TYPE',
-      mediaType ? `Content-Type "${contentType}" is not allowed. Allowed types: ${allowed.join(', ')}` : `Content-Type is required. Allowed types: ${allowed.join(', ')}`,
+      mediaType
+        ? `Content-Type "${contentType}" is not allowed. Allowed types: ${allowed.join(', ')}`
+        : `Content-Type is required. Allowed types: ${allowed.join(', ')}`,
     );
   }
   if (declaredLength > options.maxBytes) throw payloadTooLarge(options.maxBytes);
   const text = await readText(ctx, options.maxBytes);
   if (isForm) return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return undefined;
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new DomainError(400, 'JSON_TOO_DEEP', `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw new DomainError(400, 'JSON_TOO_DEEP', `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {

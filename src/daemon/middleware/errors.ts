@@ -31,7 +31,12 @@ export function errorMiddleware(logger: Logger) {
         return;
       }
       const errorId = randomUUID();
-      logger.error('unhandled error', { errorId, method: ctx.method, path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
+      logger.error('unhandled error', {
+        errorId,
+        method: ctx.method,
+        path: ctx.path,
+        error: error instanceof Error ? error.stack : String(error),
+      });
       ctx.status = 500;
       ctx.body = { message: 'Internal Server Error', code: 'INTERNAL_SERVER_ERROR', errorId };
     }
@@ -48,11 +53,19 @@ function renderV1Error(ctx: Context, error: unknown, logger: Logger): void {
   if (isDomainError(error)) {
     ctx.status = error.status;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-    ctx.body = { error: error.code ?? 'HTTPException', detail: error.status === 422 && Array.isArray(error.details) ? error.details : error.message };
+    ctx.body = {
+      error: error.code ?? 'HTTPException',
+      detail: error.status === 422 && Array.isArray(error.details) ? error.details : error.message,
+    };
     return;
   }
   const errorId = randomUUID();
-  logger.error('unhandled error', { errorId, method: ctx.method, path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
+  logger.error('unhandled error', {
+    errorId,
+    method: ctx.method,
+    path: ctx.path,
+    error: error instanceof Error ? error.stack : String(error),
+  });
   ctx.status = 500;
   ctx.body = { error: 'InternalServerError', detail: `Internal Server Error (error id ${errorId})` };
 }

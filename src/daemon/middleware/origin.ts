@@ -69,7 +69,11 @@ export function checkRedirectTargets(sources: unknown[], trusted: TrustedOrigins
     if (cli) {
       const callback = (source as Record<string, unknown>).callbackURL;
       if (typeof callback !== 'string' || !isLoopbackCallback(callback)) {
-        throw new DomainError(403, 'INVALID_CALLBACK_URL', 'Invalid callbackURL: a CLI sign-in needs an http://127.0.0.1:<port>/ or http://[::1]:<port>/ callbackURL');
+        throw new DomainError(
+          403,
+          'INVALID_CALLBACK_URL',
+          'Invalid callbackURL: a CLI sign-in needs an http://127.0.0.1:<port>/ or http://[::1]:<port>/ callbackURL',
+        );
       }
     }
     for (const [field, code] of REDIRECT_FIELDS) {

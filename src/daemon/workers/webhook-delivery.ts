@@ -30,7 +30,9 @@ export function startWebhookDelivery(core: CoreContext, logger: Logger): Webhook
 
   const unsubscribe = webhooks.onWake(loop.wake);
   // Rounds started when a run finishes have no caller to report to.
-  const unsubscribeErrors = webhooks.onError((error) => logger.warn('webhook delivery failed', { error: String(error) }));
+  const unsubscribeErrors = webhooks.onError((error) =>
+    logger.warn('webhook delivery failed', { error: String(error) }),
+  );
   // Ids and codes only: payloads and secrets stay out of logs.
   const unsubscribeAttempts = webhooks.onAttempt((result) => {
     if (result.succeeded) return;

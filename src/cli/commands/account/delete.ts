@@ -22,7 +22,8 @@ async function deleteUser(target: Target, body: NonNullable<DeleteUserBody>): Pr
     return await call<DeleteUserResponse>(target, 'POST', '/api/auth/delete-user', { body });
   } catch (error) {
     // Better Auth answers a turned-off route with a bare 404.
-    if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon does not allow deleting accounts (TILL_DELETE_USER=off)');
+    if (error instanceof ApiError && error.status === 404 && !error.code)
+      throw new CliError('this daemon does not allow deleting accounts (TILL_DELETE_USER=off)');
     throw error;
   }
 }
@@ -31,8 +32,14 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const target = resolveTarget(globals);
   const session = await currentSession(target);
   const { email } = session.user;
-  requireConfirmable(opts.yes, 'refusing to delete the account without confirmation: stdin is not a terminal, pass --yes');
-  if (!opts.yes) await confirmByTyping(`This deletes ${email} and everything in it for good. Type the address to confirm: `, email, { ignoreCase: true });
+  requireConfirmable(
+    opts.yes,
+    'refusing to delete the account without confirmation: stdin is not a terminal, pass --yes',
+  );
+  if (!opts.yes)
+    await confirmByTyping(`This deletes ${email} and everything in it for good. Type the address to confirm: `, email, {
+      ignoreCase: true,
+    });
   const body: NonNullable<DeleteUserBody> = {};
   if (opts.token) body.token = opts.token;
   if (opts.callbackUrl) body.callbackURL = opts.callbackUrl;

@@ -17,7 +17,9 @@ export function resolveAdminToken(env: NodeJS.ProcessEnv = process.env): string 
     secret = readFileSync(file, 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new NotSignedInError(`no admin token: set TILL_ADMIN_TOKEN or TILL_SECRET, or run this beside the daemon's data dir (${file} does not exist)`);
+      throw new NotSignedInError(
+        `no admin token: set TILL_ADMIN_TOKEN or TILL_SECRET, or run this beside the daemon's data dir (${file} does not exist)`,
+      );
     }
     throw new CliError(`cannot read the daemon's secret at ${file}: ${(error as Error).message}`);
   }

@@ -15,7 +15,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const body: CreateApiKeyBody = {};
   if (opts.expiresIn !== undefined) {
     const days = Number(opts.expiresIn);
-    if (!Number.isFinite(days) || days <= 0) throw new UsageError(`--expires-in takes a number of days (got "${opts.expiresIn}")`);
+    if (!Number.isFinite(days) || days <= 0)
+      throw new UsageError(`--expires-in takes a number of days (got "${opts.expiresIn}")`);
     body.expiresIn = Math.round(days * 86400);
   }
   if (opts.name !== undefined) body.name = opts.name;

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
 export function registerApiKeyCommands(program: Command): void {
-  const apiKeys = program.command('api-keys').description("create, list and revoke the signed-in user's API keys (for CI: TILL_TOKEN=<key>)");
+  const apiKeys = program
+    .command('api-keys')
+    .description("create, list and revoke the signed-in user's API keys (for CI: TILL_TOKEN=<key>)");
 
   withJson(
     apiKeys
@@ -21,9 +23,14 @@ command then runs as this user with TILL_TOKEN=$KEY; other clients send it in \`
     )
     .action(lazy(async () => (await import('./create.js')).run));
 
-  withJson(apiKeys.command('list').description('list API keys (never the keys themselves)')).action(lazy(async () => (await import('./list.js')).run));
-
-  withJson(apiKeys.command('revoke').description('delete an API key; it stops working at once').argument('<id>', 'key id from `till api-keys list`')).action(
-    lazy(async () => (await import('./revoke.js')).run),
+  withJson(apiKeys.command('list').description('list API keys (never the keys themselves)')).action(
+    lazy(async () => (await import('./list.js')).run),
   );
+
+  withJson(
+    apiKeys
+      .command('revoke')
+      .description('delete an API key; it stops working at once')
+      .argument('<id>', 'key id from `till api-keys list`'),
+  ).action(lazy(async () => (await import('./revoke.js')).run));
 }

@@ -20,7 +20,9 @@ export function registerAuthCommands(program: Command): void {
   withJson(
     program
       .command('login')
-      .description('sign in (e-mail and password, or a social provider in the browser) and store the session in the profile')
+      .description(
+        'sign in (e-mail and password, or a social provider in the browser) and store the session in the profile',
+      )
       .option('--email <email>', 'e-mail address')
       .option('--password-stdin', 'read the password from the first line of stdin')
       .option('--provider <id>', 'sign in with a social provider configured on the daemon, in the browser')
@@ -48,7 +50,7 @@ comes back. Exit 1 on timeout or failure, 2 on Ctrl-C.`,
       .option('--callback-url <url>', 'where the link lands after verifying (a path or a trusted origin)'),
   ).action(lazy(async () => (await import('./verify-email.js')).run));
 
-  withJson(program.command('whoami').description('show who the current session belongs to (exit 4 when not signed in)')).action(
-    lazy(async () => (await import('./whoami.js')).run),
-  );
+  withJson(
+    program.command('whoami').description('show who the current session belongs to (exit 4 when not signed in)'),
+  ).action(lazy(async () => (await import('./whoami.js')).run));
 }

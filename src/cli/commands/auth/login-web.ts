@@ -23,7 +23,11 @@ function canOpenBrowser(): boolean {
 
 function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
     // The URL is printed anyway, so a missing opener is not an error.
@@ -36,7 +40,8 @@ function openBrowser(url: string): void {
 
 function parseTimeout(raw: string): number {
   const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds: ${raw}`);
+  if (!Number.isInteger(seconds) || seconds <= 0)
+    throw new UsageError(`--timeout must be a positive number of seconds: ${raw}`);
   return seconds;
 }
 
@@ -55,7 +60,15 @@ function stopper(seconds: number): { stopped: Promise<never>; startTimer(): void
   return {
     stopped,
     startTimer() {
-      timer = setTimeout(() => fail(new CliError(`timed out after ${seconds}s waiting for the browser sign-in; run \`till login --provider\` again`)), seconds * 1000);
+      timer = setTimeout(
+        () =>
+          fail(
+            new CliError(
+              `timed out after ${seconds}s waiting for the browser sign-in; run \`till login --provider\` again`,
+            ),
+          ),
+        seconds * 1000,
+      );
     },
     dispose() {
       clearTimeout(timer);
@@ -76,13 +89,19 @@ export async function loginWithProvider(target: Target, opts: WebLoginOptions): 
   const loopback = await startLoopback();
   try {
     const body = { provider: opts.provider, callbackURL: loopback.callbackURL, cliChallenge, disableRedirect: true };
-    const { url } = await Promise.race([call<{ url: string }>(target, 'POST', '/api/auth/sign-in/social', { auth: { kind: 'none' }, body }), stop.stopped]);
+    const { url } = await Promise.race([
+      call<{ url: string }>(target, 'POST', '/api/auth/sign-in/social', { auth: { kind: 'none' }, body }),
+      stop.stopped,
+    ]);
     info(`Open this URL in a browser to sign in with ${opts.provider}:\n  ${url}`);
     if (opts.browser && canOpenBrowser()) openBrowser(url);
     info('Waiting for the browser...');
     stop.startTimer();
     const outcome = await Promise.race([loopback.result, stop.stopped]);
-    if ('error' in outcome) throw new CliError(`sign-in with ${opts.provider} failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`);
+    if ('error' in outcome)
+      throw new CliError(
+        `sign-in with ${opts.provider} failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`,
+      );
     const result = await call<{ token: string; user: UserWire }>(target, 'POST', '/api/auth/cli/exchange', {
       auth: { kind: 'none' },
       body: { code: outcome.code, codeVerifier: verifier },

@@ -17,7 +17,8 @@ interface Options {
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (Boolean(opts.email) === Boolean(opts.provider)) throw new UsageError('pass either --email (password sign-in) or --provider (browser sign-in)');
+  if (Boolean(opts.email) === Boolean(opts.provider))
+    throw new UsageError('pass either --email (password sign-in) or --provider (browser sign-in)');
   const target = resolveTarget(globals);
   if (opts.provider) {
     const { loginWithProvider } = await import('./login-web.js');
@@ -27,7 +28,10 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const [password] = await readSecrets([{ label: 'Password' }], opts);
   const body: SignInBody = { email: opts.email!, password: password! };
   // A wrong password is a 401 too, but it is a failed attempt (exit 1), not a missing session (exit 4).
-  const result = await call<z.output<typeof signInResponse>>(target, 'POST', '/api/auth/sign-in/email', { auth: { kind: 'none' }, body });
+  const result = await call<z.output<typeof signInResponse>>(target, 'POST', '/api/auth/sign-in/email', {
+    auth: { kind: 'none' },
+    body,
+  });
   storeSession(target, { token: result.token, email: result.user.email });
   if (opts.json) {
     printJson({ url: target.url, profile: target.profile, user: result.user });

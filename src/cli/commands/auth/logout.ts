@@ -10,7 +10,10 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Pr
   if (!target.token) throw new NotSignedInError(`not signed in (profile "${target.profile}", ${target.url})`);
   // An API key is not a session: signing out would end nothing, and saying otherwise would leave it live unnoticed.
   if (target.tokenSource === 'env' && looksLikeApiKey(target.token)) {
-    throw new CliError('TILL_TOKEN holds an API key, which logout does not end; revoke it with `till api-keys revoke <id>` or unset TILL_TOKEN', 1);
+    throw new CliError(
+      'TILL_TOKEN holds an API key, which logout does not end; revoke it with `till api-keys revoke <id>` or unset TILL_TOKEN',
+      1,
+    );
   }
   let failure: unknown = null;
   try {
@@ -23,11 +26,16 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Pr
   const forgotten = target.tokenSource === 'profile' ? forgetSession(target) : false;
   if (failure) {
     const reason = failure instanceof CliError ? failure.message : String(failure);
-    throw new CliError(`${forgotten ? 'forgot the local session, but ' : ''}the daemon did not end it: ${reason}`, failure instanceof CliError ? failure.exitCode : 1);
+    throw new CliError(
+      `${forgotten ? 'forgot the local session, but ' : ''}the daemon did not end it: ${reason}`,
+      failure instanceof CliError ? failure.exitCode : 1,
+    );
   }
   if (opts.json) {
     printJson({ signedOut: true, url: target.url, profile: target.profile, tokenSource: target.tokenSource });
     return;
   }
-  info(`Signed out of ${target.url}${target.tokenSource === 'env' ? ' (the session in TILL_TOKEN has ended; unset the variable)' : ` (profile "${target.profile}")`}`);
+  info(
+    `Signed out of ${target.url}${target.tokenSource === 'env' ? ' (the session in TILL_TOKEN has ended; unset the variable)' : ` (profile "${target.profile}")`}`,
+  );
 }

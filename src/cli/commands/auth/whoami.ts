@@ -8,11 +8,19 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Pr
   if (opts.json) {
     // The bearer token stays out of the output: it is a credential, and the caller already has it.
     const { token: _token, ...safeSession } = session;
-    printJson({ url: target.url, profile: target.profile, tokenSource: target.tokenSource, user, session: safeSession });
+    printJson({
+      url: target.url,
+      profile: target.profile,
+      tokenSource: target.tokenSource,
+      user,
+      session: safeSession,
+    });
     return;
   }
   printLine(`${user.name} <${user.email}>`);
   printLine(`user id:  ${user.id}`);
-  printLine(`daemon:   ${target.url} (${target.tokenSource === 'env' ? 'token from TILL_TOKEN' : `profile "${target.profile}"`})`);
+  printLine(
+    `daemon:   ${target.url} (${target.tokenSource === 'env' ? 'token from TILL_TOKEN' : `profile "${target.profile}"`})`,
+  );
   printLine(`session:  expires ${session.expiresAt}`);
 }

@@ -13,7 +13,11 @@ interface Options extends PropertyOptions {
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.description === undefined) throw new UsageError('give the benefit a --description (3-42 characters)');
-  const body: Record<string, unknown> = { type: opts.type, description: opts.description, properties: propertiesFrom(opts.type, opts) ?? {} };
+  const body: Record<string, unknown> = {
+    type: opts.type,
+    description: opts.description,
+    properties: propertiesFrom(opts.type, opts) ?? {},
+  };
   const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   if (opts.visibility !== undefined) body.visibility = opts.visibility;

@@ -20,7 +20,11 @@ function withPropertyFlags(command: Command): Command {
     .option('--no-kick-member', 'discord: keep the member on the server when the benefit is revoked')
     .option('--repository <owner/name>', 'github_repository: the repository, e.g. acme/private-repo')
     .option('--permission <level>', 'github_repository: pull, triage, push, maintain or admin')
-    .option('--file <id>', 'downloadables: a file id from `POST /v1/files/` (repeatable; update replaces the list)', collect)
+    .option(
+      '--file <id>',
+      'downloadables: a file id from `POST /v1/files/` (repeatable; update replaces the list)',
+      collect,
+    )
     .option('--archive <id>', 'downloadables: a file id customers no longer get (repeatable)', collect)
     .option('--prefix <text>', 'license_keys: text put before each key')
     .option('--expires <ttl>', 'license_keys: keys expire after e.g. 1year, 6month, 30day ("never" to clear)')
@@ -35,7 +39,9 @@ function withPropertyFlags(command: Command): Command {
 }
 
 export function registerBenefitCommands(program: Command): void {
-  const benefits = program.command('benefits').description('create, list, update and delete the benefits products grant (/v1/benefits)');
+  const benefits = program
+    .command('benefits')
+    .description('create, list, update and delete the benefits products grant (/v1/benefits)');
 
   withJson(
     withPropertyFlags(
@@ -70,7 +76,9 @@ Without --json only the id goes to stdout, so \`ID=$(till benefits create ...)\`
       .option('--limit <n>', 'benefits per page (default 10, at most 100)'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
-  withJson(benefits.command('get').description('show one benefit').argument('<id>', 'benefit id from `till benefits list`')).action(lazy(async () => (await import('./get.js')).run));
+  withJson(
+    benefits.command('get').description('show one benefit').argument('<id>', 'benefit id from `till benefits list`'),
+  ).action(lazy(async () => (await import('./get.js')).run));
 
   withJson(
     withPropertyFlags(

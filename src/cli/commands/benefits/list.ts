@@ -11,6 +11,12 @@ export async function run({ opts, globals }: Invocation<TypedListOptions & { jso
   }
   printTable(
     ['ID', 'TYPE', 'DESCRIPTION', 'VISIBILITY', 'CREATED'],
-    page.items.map((benefit) => [benefit.id, benefit.type, benefit.description, benefit.visibility, benefit.created_at]),
+    page.items.map((benefit) => [
+      benefit.id,
+      benefit.type,
+      benefit.description,
+      benefit.visibility,
+      benefit.created_at,
+    ]),
   );
 }

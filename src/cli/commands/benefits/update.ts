@@ -19,7 +19,8 @@ export async function run({ args, opts, globals }: Invocation<PropertyOptions>):
   if (metadata) body.metadata = metadata;
   const properties = propertiesFrom(current.type, opts, currentProperties(current));
   if (properties) body.properties = properties;
-  if (Object.keys(body).length === 1) throw new UsageError('nothing to change: give --description, --visibility, --metadata or property flags');
+  if (Object.keys(body).length === 1)
+    throw new UsageError('nothing to change: give --description, --visibility, --metadata or property flags');
   const updated = await call<BenefitWire>(target, 'PATCH', path, { body });
   if (opts.json) {
     printJson(updated);

@@ -6,7 +6,9 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 export function registerCheckoutCommands(program: Command): void {
-  const checkouts = program.command('checkouts').description('create and show checkout sessions (Polar-compatible /v1/checkouts)');
+  const checkouts = program
+    .command('checkouts')
+    .description('create and show checkout sessions (Polar-compatible /v1/checkouts)');
   withJson(
     checkouts
       .command('create')
@@ -17,5 +19,7 @@ export function registerCheckoutCommands(program: Command): void {
       .option('--email <email>', "the buyer's e-mail address")
       .option('--success-url <url>', 'where the buyer goes after paying ({CHECKOUT_ID} is replaced)'),
   ).action(lazy(async () => (await import('./create.js')).run));
-  withJson(checkouts.command('show').description('show one checkout session').argument('<id>', 'checkout id')).action(lazy(async () => (await import('./show.js')).run));
+  withJson(checkouts.command('show').description('show one checkout session').argument('<id>', 'checkout id')).action(
+    lazy(async () => (await import('./show.js')).run),
+  );
 }

@@ -3,7 +3,11 @@ import { call, signedIn } from '../../context.js';
 import { info, printJson } from '../../output.js';
 import { customerPath } from './shared.js';
 
-export async function run({ args, opts, globals }: Invocation<{ externalId?: string; anonymize?: boolean; json?: boolean }>): Promise<void> {
+export async function run({
+  args,
+  opts,
+  globals,
+}: Invocation<{ externalId?: string; anonymize?: boolean; json?: boolean }>): Promise<void> {
   const path = customerPath(args[0], opts.externalId) + (opts.anonymize ? '?anonymize=true' : '');
   // An unknown customer is the daemon's 404, which exits 1.
   await call(signedIn(globals), 'DELETE', path);

@@ -16,12 +16,20 @@ export function registerCustomerCommands(program: Command): void {
       .description('list customers, newest first (every page)')
       .option('--email <email>', 'only the customer with this e-mail address')
       .option('--query <text>', 'only those whose e-mail address or name contains this text')
-      .option('--metadata <key=value>', 'only those whose metadata has this value (repeatable; all must match)', collect)
+      .option(
+        '--metadata <key=value>',
+        'only those whose metadata has this value (repeatable; all must match)',
+        collect,
+      )
       .option('--org <id|slug>', 'only this organization'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(
-    customers.command('show').description('show one customer').argument('[id]', 'customer id').option('--external-id <id>', 'find the customer by your own id instead'),
+    customers
+      .command('show')
+      .description('show one customer')
+      .argument('[id]', 'customer id')
+      .option('--external-id <id>', 'find the customer by your own id instead'),
   ).action(lazy(async () => (await import('./show.js')).run));
 
   withJson(
@@ -48,7 +56,10 @@ export function registerCustomerCommands(program: Command): void {
       .command('update')
       .description('change a customer')
       .argument('[id]', 'customer id')
-      .option('--external-id <id>', 'with <id>: set the external id (only if it has none); without: find the customer by it')
+      .option(
+        '--external-id <id>',
+        'with <id>: set the external id (only if it has none); without: find the customer by it',
+      )
       .option('--email <email>', 'new e-mail address (it becomes unverified)')
       .option('--name <name>', 'new name ("" clears it)')
       .option('--metadata <key=value>', 'metadata entry (repeatable; replaces all metadata)', collect),

@@ -19,7 +19,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const query = new URLSearchParams();
   if (opts.email) query.set('email', opts.email);
   if (opts.query) query.set('query', opts.query);
-  for (const [key, value] of Object.entries(parseMetadata(opts.metadata) ?? {})) query.append(`metadata[${key}]`, value);
+  for (const [key, value] of Object.entries(parseMetadata(opts.metadata) ?? {}))
+    query.append(`metadata[${key}]`, value);
   await orgFilter(target, query, opts.org);
   const customers = await fetchAll<CustomerWire>(target, '/v1/customers/', query);
   if (opts.json) {

@@ -12,9 +12,21 @@ export function printCustomer(customer: CustomerWire): void {
     ['name', customer.name ?? ''],
     ['type', customer.type],
     ['external id', customer.external_id ?? ''],
-    ['billing address', address ? [address.line1, address.line2, address.postal_code, address.city, address.state, address.country].filter(Boolean).join(', ') : ''],
+    [
+      'billing address',
+      address
+        ? [address.line1, address.line2, address.postal_code, address.city, address.state, address.country]
+            .filter(Boolean)
+            .join(', ')
+        : '',
+    ],
     ['tax id', customer.tax_id ? `${customer.tax_id[0]} (${customer.tax_id[1]})` : ''],
-    ['metadata', Object.entries(customer.metadata).map(([key, value]) => `${key}=${String(value)}`).join(' ')],
+    [
+      'metadata',
+      Object.entries(customer.metadata)
+        .map(([key, value]) => `${key}=${String(value)}`)
+        .join(' '),
+    ],
     ['organization', customer.organization_id],
     ['created', customer.created_at],
     ['modified', customer.modified_at ?? ''],

@@ -23,7 +23,8 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (metadata) body.metadata = metadata;
   // With an id, --external-id is a value to set; without one it names the customer.
   if (id && opts.externalId !== undefined) body.external_id = opts.externalId;
-  if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --email, --name, --metadata or (with an id) --external-id');
+  if (Object.keys(body).length === 0)
+    throw new UsageError('nothing to change: give --email, --name, --metadata or (with an id) --external-id');
   const customer = await call<CustomerWire>(signedIn(globals), 'PATCH', customerPath(id, opts.externalId), { body });
   if (opts.json) {
     printJson(customer);

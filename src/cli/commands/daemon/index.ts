@@ -6,7 +6,9 @@ The daemon reads its settings from the environment: TILL_DATA_DIR (default $XDG_
 TILL_DATABASE_URL, TILL_HOST, TILL_PORT, TILL_BASE_URL, TILL_SECRET, TILL_TRUSTED_ORIGINS, TILL_LOG_LEVEL.`;
 
 export function registerDaemonCommands(program: Command): void {
-  const daemon = program.command('daemon').description('run the Till daemon in the foreground, or manage it in the background');
+  const daemon = program
+    .command('daemon')
+    .description('run the Till daemon in the foreground, or manage it in the background');
 
   daemon
     .command('run')
@@ -27,9 +29,9 @@ is already running succeeds and changes nothing.`,
     )
     .action(lazy(async () => (await import('./start.js')).run));
 
-  withJson(daemon.command('stop').description('stop the background daemon (SIGTERM) and wait until it has exited')).action(
-    lazy(async () => (await import('./stop.js')).run),
-  );
+  withJson(
+    daemon.command('stop').description('stop the background daemon (SIGTERM) and wait until it has exited'),
+  ).action(lazy(async () => (await import('./stop.js')).run));
 
   withJson(daemon.command('status').description('tell whether the background daemon is running'))
     .addHelpText(

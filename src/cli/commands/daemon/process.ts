@@ -75,7 +75,11 @@ export async function probe(url: string): Promise<boolean> {
 }
 
 /** Polls until check() is true or the deadline passes; returns whether it became true. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<boolean> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;

@@ -24,7 +24,9 @@ export async function run(_invocation: Invocation): Promise<void> {
     const locked = findLockError(error);
     if (locked) throw new CliError(locked.message);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new CliError(`cannot listen on ${config.host}:${config.port}: the address is already in use (set TILL_PORT to another port)`);
+      throw new CliError(
+        `cannot listen on ${config.host}:${config.port}: the address is already in use (set TILL_PORT to another port)`,
+      );
     }
     throw error;
   }

@@ -32,25 +32,39 @@ function sizeOf(file: string): number {
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {
   // Checked here as well as in the child, so bad settings are reported as such (exit 2) and not as a crash.
   const config = loadConfig(process.env);
-  if (config.port === 0) throw new UsageError('`till daemon start` needs a fixed port; TILL_PORT=0 would pick one nobody can find');
+  if (config.port === 0)
+    throw new UsageError('`till daemon start` needs a fixed port; TILL_PORT=0 would pick one nobody can find');
   const files = daemonFiles(config.dataDir);
   const url = localUrl(config);
   const report = (pid: number, alreadyRunning: boolean) => {
     if (opts.json) printJson({ running: true, alreadyRunning, pid, url, ...files });
-    else info(alreadyRunning ? `already running (pid ${pid}) at ${url}` : `started (pid ${pid}), listening on ${url}; log: ${files.logFile}`);
+    else
+      info(
+        alreadyRunning
+          ? `already running (pid ${pid}) at ${url}`
+          : `started (pid ${pid}), listening on ${url}; log: ${files.logFile}`,
+      );
   };
 
   const existing = readPid(files.pidFile);
   if (existing && isDaemonProcess(existing)) return report(existing, true);
-  if (await probe(url)) throw new CliError(`something already answers at ${url}; a daemon with another data dir may be running there`);
+  if (await probe(url))
+    throw new CliError(`something already answers at ${url}; a daemon with another data dir may be running there`);
 
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const offset = sizeOf(files.logFile);
   const log = openSync(files.logFile, 'a', 0o600);
-  const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', 'run'], { detached: true, stdio: ['ignore', log, log], env: process.env });
+  const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', 'run'], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: process.env,
+  });
   closeSync(log);
   const state: { exited: string | null } = { exited: null };
-  child.once('exit', (code, signal) => (state.exited = signal ? `was killed by ${signal}` : `exited with code ${code}`));
+  child.once(
+    'exit',
+    (code, signal) => (state.exited = signal ? `was killed by ${signal}` : `exited with code ${code}`),
+  );
   child.once('error', (error) => (state.exited = `could not be started: ${error.message}`));
   if (child.pid !== undefined) writeFileSync(files.pidFile, `${child.pid}\n`, { mode: 0o600 });
 
@@ -59,7 +73,9 @@ export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<voi
     if (state.exited === null) child.kill('SIGTERM');
     removePidFile(files.pidFile);
     const tail = logTail(files.logFile, offset);
-    const what = state.exited ? `the daemon ${state.exited} before it answered` : `the daemon did not answer at ${url} within ${READY_TIMEOUT_MS / 1000} s and was stopped`;
+    const what = state.exited
+      ? `the daemon ${state.exited} before it answered`
+      : `the daemon did not answer at ${url} within ${READY_TIMEOUT_MS / 1000} s and was stopped`;
     throw new CliError(`${what}${tail ? `; the end of ${files.logFile}:\n${tail}` : ` (see ${files.logFile})`}`);
   }
   // From here on the daemon lives on its own; this process may exit.

@@ -19,7 +19,9 @@ export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<voi
   }
   process.kill(pid, 'SIGTERM');
   if (!(await waitFor(() => !isAlive(pid), STOP_TIMEOUT_MS))) {
-    throw new CliError(`the daemon (pid ${pid}) has not exited ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; see ${files.logFile}, or end it with kill -KILL ${pid}`);
+    throw new CliError(
+      `the daemon (pid ${pid}) has not exited ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; see ${files.logFile}, or end it with kill -KILL ${pid}`,
+    );
   }
   removePidFile(files.pidFile);
   if (opts.json) printJson({ stopped: true, wasRunning: true, pid });

@@ -15,7 +15,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const missing = missingFlags(draft);
   if (missing.length > 0) {
     // Only a person at a terminal can be asked; a script gets a usage error naming what to add.
-    if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError(`missing ${missing.join(', ')} (run in a terminal to be asked for them)`);
+    if (!process.stdin.isTTY || !process.stdout.isTTY)
+      throw new UsageError(`missing ${missing.join(', ')} (run in a terminal to be asked for them)`);
     // Checked before the form so a bad flag is reported at once, not after the questions.
     discountBody(draft);
     const { askForDiscount } = await import('../../tui/discount-form/index.js');
@@ -32,5 +33,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(created.id);
-  info(`Created discount "${created.name}"${created.code ? ` (code ${created.code})` : ''}: ${describeDiscount(created)}.`);
+  info(
+    `Created discount "${created.name}"${created.code ? ` (code ${created.code})` : ''}: ${describeDiscount(created)}.`,
+  );
 }

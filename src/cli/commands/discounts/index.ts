@@ -10,7 +10,10 @@ function withDiscountFlags(command: Command, clearing: boolean): Command {
   const clear = clearing ? '; "none" clears it' : '';
   return command
     .option('--name <name>', 'name customers see when the discount applies')
-    .option('--code <code>', `code customers type at checkout: 3-256 letters or digits, any case${clearing ? '; "" clears it' : ''}`)
+    .option(
+      '--code <code>',
+      `code customers type at checkout: 3-256 letters or digits, any case${clearing ? '; "" clears it' : ''}`,
+    )
     .option('--percent <percent>', 'percentage off, e.g. 25 or 12.5')
     .option('--amount <minor-units>', 'fixed amount off in minor units, e.g. 500 for $5.00')
     .option('--currency <code>', 'currency of --amount (default usd)')
@@ -22,10 +25,17 @@ function withDiscountFlags(command: Command, clearing: boolean): Command {
 }
 
 export function registerDiscountCommands(program: Command): void {
-  const discounts = program.command('discounts').description('create, list, change and delete discounts and their codes (Polar-compatible /v1/discounts)');
+  const discounts = program
+    .command('discounts')
+    .description('create, list, change and delete discounts and their codes (Polar-compatible /v1/discounts)');
 
   withJson(
-    withDiscountFlags(discounts.command('create').description('create a discount and print its id (asks for missing fields at a terminal)'), false)
+    withDiscountFlags(
+      discounts
+        .command('create')
+        .description('create a discount and print its id (asks for missing fields at a terminal)'),
+      false,
+    )
       .option('--duration <duration>', 'once (first payment), forever, or repeating (with --months)')
       .option('--org <id|slug>', 'organization (default: the active one)'),
   )
@@ -48,10 +58,19 @@ missing is asked for; in scripts a missing flag is a usage error (exit 2). Examp
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(
-    withDiscountFlags(discounts.command('update').description('change a discount (type and duration cannot change; amounts freeze once redeemed)').argument('<id>', 'discount id'), true),
+    withDiscountFlags(
+      discounts
+        .command('update')
+        .description('change a discount (type and duration cannot change; amounts freeze once redeemed)')
+        .argument('<id>', 'discount id'),
+      true,
+    ),
   ).action(lazy(async () => (await import('./update.js')).run));
 
-  withJson(discounts.command('delete').description('delete a discount; orders that used it keep it').argument('<id>', 'discount id')).action(
-    lazy(async () => (await import('./delete.js')).run),
-  );
+  withJson(
+    discounts
+      .command('delete')
+      .description('delete a discount; orders that used it keep it')
+      .argument('<id>', 'discount id'),
+  ).action(lazy(async () => (await import('./delete.js')).run));
 }

@@ -5,7 +5,10 @@ import { printJson, printTable } from '../../output.js';
 import { fetchAll } from '../../pages.js';
 import { describeDiscount } from './shared.js';
 
-export async function run({ opts, globals }: Invocation<{ query?: string; org?: string; json?: boolean }>): Promise<void> {
+export async function run({
+  opts,
+  globals,
+}: Invocation<{ query?: string; org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
   const query = new URLSearchParams();
   if (opts.query) query.set('query', opts.query);
@@ -22,7 +25,9 @@ export async function run({ opts, globals }: Invocation<{ query?: string; org?: 
       discount.name,
       discount.code ?? '',
       describeDiscount(discount),
-      discount.max_redemptions === null ? String(discount.redemptions_count) : `${discount.redemptions_count}/${discount.max_redemptions}`,
+      discount.max_redemptions === null
+        ? String(discount.redemptions_count)
+        : `${discount.redemptions_count}/${discount.max_redemptions}`,
       discount.ends_at ?? '',
     ]),
   );

@@ -9,8 +9,11 @@ export async function run({ args, opts, globals }: Invocation<DiscountDraft & { 
   const id = String(args[0]);
   const { json, ...draft } = opts;
   const body = discountBody(draft, { partial: true });
-  if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one of the flags in `till discounts update --help`');
-  const updated = await call<DiscountWire>(signedIn(globals), 'PATCH', `/v1/discounts/${encodeURIComponent(id)}`, { body });
+  if (Object.keys(body).length === 0)
+    throw new UsageError('nothing to change: give at least one of the flags in `till discounts update --help`');
+  const updated = await call<DiscountWire>(signedIn(globals), 'PATCH', `/v1/discounts/${encodeURIComponent(id)}`, {
+    body,
+  });
   if (json) {
     printJson(updated);
     return;

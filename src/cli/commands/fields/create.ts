@@ -13,7 +13,12 @@ interface Options extends FieldOptions {
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.slug === undefined || opts.name === undefined) throw new UsageError('give the field a --slug and a --name');
-  const body: Record<string, unknown> = { type: opts.type, slug: opts.slug, name: opts.name, properties: propertiesFrom(opts.type, opts) ?? {} };
+  const body: Record<string, unknown> = {
+    type: opts.type,
+    slug: opts.slug,
+    name: opts.name,
+    properties: propertiesFrom(opts.type, opts) ?? {},
+  };
   const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const target = signedIn(globals);

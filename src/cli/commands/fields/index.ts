@@ -10,7 +10,10 @@ const TYPES = 'text, number, date, checkbox or select';
 /** The flags of every type's properties; update merges them onto the field's current properties. */
 function withPropertyFlags(command: Command): Command {
   return command
-    .option('--slug <slug>', 'key of the answer in custom_field_data (lowercase letters, digits, - and _; unique per organization)')
+    .option(
+      '--slug <slug>',
+      'key of the answer in custom_field_data (lowercase letters, digits, - and _; unique per organization)',
+    )
     .option('--name <name>', 'name merchants see')
     .option('--metadata <key=value>', 'metadata entry (repeatable); numbers and true/false are sent as such', collect)
     .option('--label <text>', 'label the checkout form shows')
@@ -26,7 +29,9 @@ function withPropertyFlags(command: Command): Command {
 }
 
 export function registerFieldCommands(program: Command): void {
-  const fields = program.command('fields').description('create, list, update and delete the custom fields checkouts ask for (/v1/custom-fields)');
+  const fields = program
+    .command('fields')
+    .description('create, list, update and delete the custom fields checkouts ask for (/v1/custom-fields)');
 
   withJson(
     withPropertyFlags(
@@ -64,7 +69,9 @@ Without --json only the id goes to stdout, so \`ID=$(till fields create ...)\` c
     withPropertyFlags(
       fields
         .command('update')
-        .description('change a custom field; property flags are merged onto its current properties (its type cannot change)')
+        .description(
+          'change a custom field; property flags are merged onto its current properties (its type cannot change)',
+        )
         .argument('<id>', 'field id from `till fields list`'),
     ),
   ).action(lazy(async () => (await import('./update.js')).run));

@@ -20,13 +20,27 @@ export interface FieldOptions {
 type Properties = Record<string, unknown>;
 
 const TYPE_FLAGS: Record<string, Array<[keyof FieldOptions, string]>> = {
-  text: [['textarea', '--[no-]textarea'], ['minLength', '--min-length'], ['maxLength', '--max-length']],
-  number: [['ge', '--ge'], ['le', '--le']],
-  date: [['ge', '--ge'], ['le', '--le']],
+  text: [
+    ['textarea', '--[no-]textarea'],
+    ['minLength', '--min-length'],
+    ['maxLength', '--max-length'],
+  ],
+  number: [
+    ['ge', '--ge'],
+    ['le', '--le'],
+  ],
+  date: [
+    ['ge', '--ge'],
+    ['le', '--le'],
+  ],
   checkbox: [],
   select: [['option', '--option']],
 };
-const FORM_FLAGS: Array<[keyof FieldOptions, string]> = [['label', 'form_label'], ['helpText', 'form_help_text'], ['placeholder', 'form_placeholder']];
+const FORM_FLAGS: Array<[keyof FieldOptions, string]> = [
+  ['label', 'form_label'],
+  ['helpText', 'form_help_text'],
+  ['placeholder', 'form_placeholder'],
+];
 
 function integer(flag: string, value: string): number {
   if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number (got "${value}")`);
@@ -56,7 +70,10 @@ export function propertiesFrom(type: string, opts: FieldOptions, base: Propertie
     .flatMap(([, flags]) => flags)
     .filter(([key]) => opts[key] !== undefined && !own.some(([mine]) => mine === key))
     .map(([, flag]) => flag);
-  if (foreign.length > 0) throw new UsageError(`${[...new Set(foreign)].join(', ')} do${foreign.length === 1 ? 'es' : ''} not apply to a ${type} field`);
+  if (foreign.length > 0)
+    throw new UsageError(
+      `${[...new Set(foreign)].join(', ')} do${foreign.length === 1 ? 'es' : ''} not apply to a ${type} field`,
+    );
   const given = [...FORM_FLAGS, ...own].some(([key]) => opts[key] !== undefined);
   if (!given) return null;
   const properties: Properties = { ...base };
@@ -66,7 +83,8 @@ export function propertiesFrom(type: string, opts: FieldOptions, base: Propertie
   if (opts.maxLength !== undefined) properties.max_length = integer('--max-length', opts.maxLength);
   for (const flag of ['ge', 'le'] as const) {
     const value = opts[flag];
-    if (value !== undefined) properties[flag] = type === 'date' ? dateBound(`--${flag}`, value) : integer(`--${flag}`, value);
+    if (value !== undefined)
+      properties[flag] = type === 'date' ? dateBound(`--${flag}`, value) : integer(`--${flag}`, value);
   }
   if (opts.option !== undefined) properties.options = opts.option.map(option);
   return properties;

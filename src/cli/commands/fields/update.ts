@@ -18,7 +18,8 @@ export async function run({ args, opts, globals }: Invocation<FieldOptions>): Pr
   if (metadata) body.metadata = metadata;
   const properties = propertiesFrom(current.type, opts, current.properties as Record<string, unknown>);
   if (properties) body.properties = properties;
-  if (Object.keys(body).length === 1) throw new UsageError('nothing to change: give --slug, --name, --metadata or property flags');
+  if (Object.keys(body).length === 1)
+    throw new UsageError('nothing to change: give --slug, --name, --metadata or property flags');
   const updated = await call<CustomFieldWire>(target, 'PATCH', path, { body });
   if (opts.json) {
     printJson(updated);

@@ -7,19 +7,31 @@ function describeV1Error(status: number, json: unknown): { code: string | undefi
   const body = (json ?? {}) as { error?: unknown; detail?: unknown };
   const code = typeof body.error === 'string' ? body.error : undefined;
   if (Array.isArray(body.detail)) {
-    const issues = body.detail.map((issue: { loc?: unknown[]; msg?: unknown }) => `${(issue.loc ?? []).slice(1).join('.') || 'request'}: ${String(issue.msg)}`);
+    const issues = body.detail.map(
+      (issue: { loc?: unknown[]; msg?: unknown }) =>
+        `${(issue.loc ?? []).slice(1).join('.') || 'request'}: ${String(issue.msg)}`,
+    );
     return { code: code === 'RequestValidationError' ? undefined : code, message: issues.join('; ') };
   }
   return { code, message: typeof body.detail === 'string' && body.detail ? body.detail : `HTTP ${status}` };
 }
 
 /** One JSON request to the daemon's Polar-compatible API (/v1) with the profile's token or TILL_TOKEN. */
-export async function v1<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function v1<T>(
+  target: Target,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${bearer(target)}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(`${target.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await request(`${target.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch (error) {
     throw new CliError(`cannot reach the Till daemon at ${target.url}: ${(error as Error).message || String(error)}`);
   }
@@ -32,11 +44,20 @@ export async function v1<T>(target: Target, method: 'GET' | 'POST' | 'PATCH' | '
   }
   if (response.statusCode >= 400) {
     const { code, message } = describeV1Error(response.statusCode, json);
-    if (response.statusCode === 401) throw new ApiError(401, code, `${message}: the token was refused; run \`till login\` or check TILL_TOKEN`, EXIT.notSignedIn);
+    if (response.statusCode === 401)
+      throw new ApiError(
+        401,
+        code,
+        `${message}: the token was refused; run \`till login\` or check TILL_TOKEN`,
+        EXIT.notSignedIn,
+      );
     throw new ApiError(response.statusCode, code, message, EXIT.failure);
   }
   if (response.statusCode === 204) return undefined as T;
-  if (json === undefined) throw new CliError(`unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`);
+  if (json === undefined)
+    throw new CliError(
+      `unexpected answer from ${target.url}${path} (HTTP ${response.statusCode}, not JSON); is this a Till daemon?`,
+    );
   return json as T;
 }
 

@@ -11,7 +11,11 @@ export function registerFilesCommands(program: Command): void {
       .command('upload')
       .description('upload a file in 8 MiB parts, checking every part and the whole with SHA-256, and print its id')
       .argument('<path>', 'the file to upload')
-      .addOption(new Option('--service <service>', 'what the file is for').choices(['downloadable', 'product_media', 'organization_avatar']).default('downloadable'))
+      .addOption(
+        new Option('--service <service>', 'what the file is for')
+          .choices(['downloadable', 'product_media', 'organization_avatar'])
+          .default('downloadable'),
+      )
       .option('--name <name>', 'name shown to customers (default: the file name)')
       .option('--mime-type <type>', 'MIME type (default: guessed from the extension)')
       .option('--file-version <version>', "the file's version label, e.g. 1.2")
@@ -25,9 +29,14 @@ bar is drawn on stderr when it is a terminal. Without --json only the new file's
     )
     .action(lazy(async () => (await import('./upload.js')).run));
 
-  withJson(files.command('list').description('list uploaded files').option('--org <id>', 'only this organization’s files')).action(lazy(async () => (await import('./list.js')).run));
+  withJson(
+    files.command('list').description('list uploaded files').option('--org <id>', 'only this organization’s files'),
+  ).action(lazy(async () => (await import('./list.js')).run));
 
-  withJson(files.command('delete').description('delete a file and its bytes (refused while a product or benefit uses it)').argument('<id>', 'file id from `till files list`')).action(
-    lazy(async () => (await import('./delete.js')).run),
-  );
+  withJson(
+    files
+      .command('delete')
+      .description('delete a file and its bytes (refused while a product or benefit uses it)')
+      .argument('<id>', 'file id from `till files list`'),
+  ).action(lazy(async () => (await import('./delete.js')).run));
 }

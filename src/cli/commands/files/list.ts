@@ -10,7 +10,11 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean; org?: 
   for (let page = 1; ; page++) {
     const query = new URLSearchParams({ page: String(page), limit: '100' });
     if (opts.org) query.set('organization_id', opts.org);
-    const answer = await v1<{ items: FileReadWire[]; pagination: { max_page: number } }>(target, 'GET', `/v1/files/?${query}`);
+    const answer = await v1<{ items: FileReadWire[]; pagination: { max_page: number } }>(
+      target,
+      'GET',
+      `/v1/files/?${query}`,
+    );
     files.push(...answer.items);
     if (page >= answer.pagination.max_page) break;
   }

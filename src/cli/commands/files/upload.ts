@@ -14,10 +14,23 @@ import { describeV1Error, v1 } from './api.js';
 const PART_SIZE = 8 * 1024 * 1024;
 
 const MIME_TYPES: Record<string, string> = {
-  '.pdf': 'application/pdf', '.zip': 'application/zip', '.epub': 'application/epub+zip', '.mp3': 'audio/mpeg', '.mp4': 'video/mp4',
-  '.txt': 'text/plain', '.md': 'text/markdown', '.csv': 'text/csv', '.json': 'application/json', '.gz': 'application/gzip',
-  '.tar': 'application/x-tar', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif',
-  '.webp': 'image/webp', '.svg': 'image/svg+xml',
+  '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
+  '.epub': 'application/epub+zip',
+  '.mp3': 'audio/mpeg',
+  '.mp4': 'video/mp4',
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.csv': 'text/csv',
+  '.json': 'application/json',
+  '.gz': 'application/gzip',
+  '.tar': 'application/x-tar',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
 };
 
 interface Options {
@@ -37,7 +50,12 @@ async function checksums(path: string, size: number) {
   let inPart = 0;
   let offset = 0;
   const finishPart = () => {
-    parts.push({ number: parts.length + 1, chunk_start: offset - inPart, chunk_end: offset - 1, checksum_sha256_base64: part.digest('base64') });
+    parts.push({
+      number: parts.length + 1,
+      chunk_start: offset - inPart,
+      chunk_end: offset - 1,
+      checksum_sha256_base64: part.digest('base64'),
+    });
     part = createHash('sha256');
     inPart = 0;
   };
@@ -67,7 +85,9 @@ function progressBar(label: string, total: number) {
     const width = 30;
     const filled = Math.round((done / total) * width);
     const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${mib(done)}/${mib(total)} MiB`);
+    process.stderr.write(
+      `\r${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${mib(done)}/${mib(total)} MiB`,
+    );
   };
   return {
     add(bytes: number) {
@@ -80,7 +100,12 @@ function progressBar(label: string, total: number) {
   };
 }
 
-async function putPart(url: string, path: string, part: { chunk_start: number; chunk_end: number; headers: Record<string, string> }, onBytes: (n: number) => void) {
+async function putPart(
+  url: string,
+  path: string,
+  part: { chunk_start: number; chunk_end: number; headers: Record<string, string> },
+  onBytes: (n: number) => void,
+) {
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       onBytes(chunk.length);
@@ -91,7 +116,11 @@ async function putPart(url: string, path: string, part: { chunk_start: number; c
   const length = String(part.chunk_end - part.chunk_start + 1);
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, { method: 'PUT', body, headers: { ...part.headers, 'content-length': length, 'content-type': 'application/octet-stream' } });
+    response = await request(url, {
+      method: 'PUT',
+      body,
+      headers: { ...part.headers, 'content-length': length, 'content-type': 'application/octet-stream' },
+    });
   } catch (error) {
     throw new CliError(`uploading a part failed: ${(error as Error).message || String(error)}`);
   }
@@ -103,10 +132,13 @@ async function putPart(url: string, path: string, part: { chunk_start: number; c
     } catch {
       json = undefined;
     }
-    throw new CliError(`the daemon refused a part (HTTP ${response.statusCode}): ${describeV1Error(response.statusCode, json).message}`);
+    throw new CliError(
+      `the daemon refused a part (HTTP ${response.statusCode}): ${describeV1Error(response.statusCode, json).message}`,
+    );
   }
   const etag = response.headers.etag;
-  if (typeof etag !== 'string') throw new CliError('the daemon answered a part without an ETag; is this a Till daemon?');
+  if (typeof etag !== 'string')
+    throw new CliError('the daemon answered a part without an ETag; is this a Till daemon?');
   return etag;
 }
 
@@ -147,7 +179,11 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   } finally {
     bar.end();
   }
-  const file = await v1<FileReadWire>(target, 'POST', `/v1/files/${upload.id}/uploaded`, { id: upload.upload.id, path: upload.upload.path, parts: completed });
+  const file = await v1<FileReadWire>(target, 'POST', `/v1/files/${upload.id}/uploaded`, {
+    id: upload.upload.id,
+    path: upload.upload.path,
+    parts: completed,
+  });
   if (opts.json) printJson(file);
   else {
     printLine(file.id);

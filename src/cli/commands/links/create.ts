@@ -31,5 +31,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(link.url);
-  info(`Created checkout link ${link.id}${link.label ? ` "${link.label}"` : ''} for ${link.products.map((product) => product.name).join(', ')}.`);
+  info(
+    `Created checkout link ${link.id}${link.label ? ` "${link.label}"` : ''} for ${link.products.map((product) => product.name).join(', ')}.`,
+  );
 }

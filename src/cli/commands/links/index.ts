@@ -6,7 +6,11 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 export function registerLinkCommands(program: Command): void {
-  const links = program.command('links').description('checkout links: shareable URLs that start a checkout for products (Polar-compatible /v1/checkout-links)');
+  const links = program
+    .command('links')
+    .description(
+      'checkout links: shareable URLs that start a checkout for products (Polar-compatible /v1/checkout-links)',
+    );
 
   withJson(
     links
@@ -20,7 +24,10 @@ export function registerLinkCommands(program: Command): void {
       .option('--label <text>', 'a label to tell links apart (only you see it)'),
   ).action(lazy(async () => (await import('./create.js')).run));
 
-  withJson(links.command('list').description('list checkout links (every page)').option('--product <id>', 'only links selling this product (repeatable)', collect)).action(
-    lazy(async () => (await import('./list.js')).run),
-  );
+  withJson(
+    links
+      .command('list')
+      .description('list checkout links (every page)')
+      .option('--product <id>', 'only links selling this product (repeatable)', collect),
+  ).action(lazy(async () => (await import('./list.js')).run));
 }

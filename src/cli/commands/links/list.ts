@@ -15,6 +15,12 @@ export async function run({ opts, globals }: Invocation<{ product?: string[]; js
   }
   printTable(
     ['ID', 'LABEL', 'PRODUCTS', 'DISCOUNT', 'URL'],
-    links.map((link) => [link.id, link.label ?? '', link.products.map((product) => product.name).join(', '), link.discount?.name ?? '', link.url]),
+    links.map((link) => [
+      link.id,
+      link.label ?? '',
+      link.products.map((product) => product.name).join(', '),
+      link.discount?.name ?? '',
+      link.url,
+    ]),
   );
 }

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
-const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((item) => item.trim()).filter(Boolean)];
+const list = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+];
 
 export function registerListenCommand(program: Command): void {
   withJson(
@@ -9,9 +15,16 @@ export function registerListenCommand(program: Command): void {
       .command('listen')
       .description("forward the organization's events to a local URL as signed webhooks, as they happen (Ctrl-C stops)")
       .requiredOption('--forward-to <url>', 'where each event is POSTed, e.g. http://localhost:3000/webhooks')
-      .option('--events <types>', 'only these event types (comma-separated or repeated), e.g. order.paid,subscription.canceled', list)
+      .option(
+        '--events <types>',
+        'only these event types (comma-separated or repeated), e.g. order.paid,subscription.canceled',
+        list,
+      )
       .option('--org <id-or-slug>', 'organization (default: the active one)')
-      .option('--secret <whsec>', 'sign with this secret instead of a new one (to keep your app configured between runs)'),
+      .option(
+        '--secret <whsec>',
+        'sign with this secret instead of a new one (to keep your app configured between runs)',
+      ),
   )
     .addHelpText(
       'after',

@@ -41,7 +41,8 @@ export async function* parseEventStream(chunks: AsyncIterable<Buffer | string>):
         else if (field === 'event') event.type = value;
         else if (field === 'data') event.dataLines.push(value);
       }
-      if (event.id && event.type && event.dataLines.length > 0) yield { id: event.id, type: event.type, data: event.dataLines.join('\n') };
+      if (event.id && event.type && event.dataLines.length > 0)
+        yield { id: event.id, type: event.type, data: event.dataLines.join('\n') };
     }
   }
 }
@@ -54,7 +55,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<numbe
   } catch {
     throw new UsageError(`--forward-to must be an http(s) URL (got "${opts.forwardTo}")`);
   }
-  if (opts.secret && !opts.secret.startsWith(SECRET_PREFIX)) throw new UsageError(`--secret must start with ${SECRET_PREFIX}`);
+  if (opts.secret && !opts.secret.startsWith(SECRET_PREFIX))
+    throw new UsageError(`--secret must start with ${SECRET_PREFIX}`);
   const target = signedIn(globals);
   const organizationId = opts.org ? (await resolveOrg(target, opts.org)).id : undefined;
   const secret = opts.secret ?? generateSecret();
@@ -74,12 +76,18 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<numbe
     try {
       const query = organizationId ? `?organization_id=${encodeURIComponent(organizationId)}` : '';
       const response: Dispatcher.ResponseData = await request(`${target.url}/v1/webhooks/events/stream${query}`, {
-        headers: { authorization: `Bearer ${bearer(target)}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        headers: {
+          authorization: `Bearer ${bearer(target)}`,
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
         signal: controller.signal,
         bodyTimeout: 0,
       });
-      if (response.statusCode === 401) throw new NotSignedInError('the daemon refused the session; sign in again with `till login`');
-      if (response.statusCode !== 200) throw new CliError(`the daemon answered ${response.statusCode}: ${(await response.body.text()).slice(0, 300)}`);
+      if (response.statusCode === 401)
+        throw new NotSignedInError('the daemon refused the session; sign in again with `till login`');
+      if (response.statusCode !== 200)
+        throw new CliError(`the daemon answered ${response.statusCode}: ${(await response.body.text()).slice(0, 300)}`);
       if (announcedDrop) info('Reconnected.');
       announcedDrop = false;
       for await (const event of parseEventStream(response.body as AsyncIterable<Buffer>)) {
@@ -110,7 +118,12 @@ async function forward(url: URL, secret: string, event: StreamEvent, json: boole
   try {
     const response = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader([secret], id, timestamp, event.data) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader([secret], id, timestamp, event.data),
+      },
       body: event.data,
       headersTimeout: FORWARD_TIMEOUT_MS,
       bodyTimeout: FORWARD_TIMEOUT_MS,

@@ -13,14 +13,19 @@ export function registerMailCommands(program: Command): void {
       .command('list')
       .description('list mail, newest first')
       .option('--to <email>', 'only mail to this address')
-      .option('--kind <kind>', 'only this kind: verify-email, change-email-confirmation, change-email-verification, reset-password, delete-account')
+      .option(
+        '--kind <kind>',
+        'only this kind: verify-email, change-email-confirmation, change-email-verification, reset-password, delete-account',
+      )
       .option('--status <status>', 'only this status: stored (outbox), pending, sending, sent, failed')
       .option('--limit <n>', 'at most this many (1-500, default 50)'),
   )
     .addHelpText('after', MAIL_HELP)
     .action(lazy(async () => (await import('./list.js')).run));
 
-  withJson(mail.command('show').description('show one mail, with its text').argument('<id>', 'mail id from `till mail list`'))
+  withJson(
+    mail.command('show').description('show one mail, with its text').argument('<id>', 'mail id from `till mail list`'),
+  )
     .addHelpText('after', MAIL_HELP)
     .action(lazy(async () => (await import('./show.js')).run));
 }

@@ -14,11 +14,13 @@ interface Options {
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new UsageError(`--limit must be a number (got "${opts.limit}")`);
+  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
+    throw new UsageError(`--limit must be a number (got "${opts.limit}")`);
   const target = resolveTarget(globals);
   const token = resolveAdminToken();
   const query = new URLSearchParams();
-  for (const name of ['to', 'kind', 'status', 'limit'] as const) if (opts[name] !== undefined) query.set(name, opts[name]!);
+  for (const name of ['to', 'kind', 'status', 'limit'] as const)
+    if (opts[name] !== undefined) query.set(name, opts[name]!);
   const path = `/api/admin/mails${query.size > 0 ? `?${query}` : ''}`;
   const { mails } = await call<ListMailsResponse>(target, 'GET', path, { auth: { kind: 'admin', token } });
   if (opts.json) {

@@ -8,7 +8,9 @@ export async function run({ args, opts, globals }: Invocation<{ json?: boolean }
   const id = String(args[0]);
   const target = resolveTarget(globals);
   const token = resolveAdminToken();
-  const mail = await call<MailWire>(target, 'GET', `/api/admin/mails/${encodeURIComponent(id)}`, { auth: { kind: 'admin', token } });
+  const mail = await call<MailWire>(target, 'GET', `/api/admin/mails/${encodeURIComponent(id)}`, {
+    auth: { kind: 'admin', token },
+  });
   if (opts.json) {
     printJson(mail);
     return;
@@ -17,7 +19,9 @@ export async function run({ args, opts, globals }: Invocation<{ json?: boolean }
   printLine(`To:      ${mail.to}`);
   printLine(`Subject: ${mail.subject}`);
   printLine(`Date:    ${mail.createdAt}`);
-  printLine(`Status:  ${mail.status}${mail.attempts ? ` (${mail.attempts} attempt${mail.attempts === 1 ? '' : 's'})` : ''}${mail.lastError ? `, last error: ${mail.lastError}` : ''}`);
+  printLine(
+    `Status:  ${mail.status}${mail.attempts ? ` (${mail.attempts} attempt${mail.attempts === 1 ? '' : 's'})` : ''}${mail.lastError ? `, last error: ${mail.lastError}` : ''}`,
+  );
   printLine('');
   process.stdout.write(mail.text.endsWith('\n') ? mail.text : `${mail.text}\n`);
 }

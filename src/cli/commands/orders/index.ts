@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
 export function registerOrderCommands(program: Command): void {
-  const orders = program.command('orders').description("list and show an organization's orders (Polar-compatible /v1/orders)");
+  const orders = program
+    .command('orders')
+    .description("list and show an organization's orders (Polar-compatible /v1/orders)");
   withJson(
     orders
       .command('list')
@@ -13,5 +15,7 @@ export function registerOrderCommands(program: Command): void {
       .option('--status <status>', 'only orders in this status: paid, refunded, partially_refunded, pending')
       .option('--org <id|slug>', 'only this organization'),
   ).action(lazy(async () => (await import('./list.js')).run));
-  withJson(orders.command('show').description('show one order').argument('<id>', 'order id')).action(lazy(async () => (await import('./show.js')).run));
+  withJson(orders.command('show').description('show one order').argument('<id>', 'order id')).action(
+    lazy(async () => (await import('./show.js')).run),
+  );
 }

@@ -29,6 +29,14 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   printTable(
     ['ID', 'INVOICE', 'STATUS', 'TOTAL', 'REFUNDED', 'CUSTOMER', 'CREATED'],
-    orders.map((order) => [order.id, order.invoice_number, order.status, money(order.total_amount, order.currency), money(order.refunded_amount, order.currency), order.customer.email ?? order.customer_id, order.created_at]),
+    orders.map((order) => [
+      order.id,
+      order.invoice_number,
+      order.status,
+      money(order.total_amount, order.currency),
+      money(order.refunded_amount, order.currency),
+      order.customer.email ?? order.customer_id,
+      order.created_at,
+    ]),
   );
 }

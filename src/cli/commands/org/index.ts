@@ -15,11 +15,18 @@ export function registerOrgCommands(program: Command): void {
       .option('--logo <url>', 'logo URL')
       .option('--if-not-exists', 'succeed without changes when one of your organizations already has this slug'),
   ).action(lazy(async () => (await import('./create.js')).run));
-  withJson(org.command('list').description('list your organizations')).action(lazy(async () => (await import('./list.js')).run));
-  withJson(org.command('use').description('make an organization the active one').argument(ORG)).action(lazy(async () => (await import('./use.js')).run));
-  withJson(org.command('show').description('show an organization with its members (default: the active one)').argument(`[${ORG}]`)).action(
-    lazy(async () => (await import('./show.js')).run),
+  withJson(org.command('list').description('list your organizations')).action(
+    lazy(async () => (await import('./list.js')).run),
   );
+  withJson(org.command('use').description('make an organization the active one').argument(ORG)).action(
+    lazy(async () => (await import('./use.js')).run),
+  );
+  withJson(
+    org
+      .command('show')
+      .description('show an organization with its members (default: the active one)')
+      .argument(`[${ORG}]`),
+  ).action(lazy(async () => (await import('./show.js')).run));
   withJson(
     org
       .command('update')
@@ -29,27 +36,42 @@ export function registerOrgCommands(program: Command): void {
       .option('--slug <slug>', 'new slug')
       .option('--logo <url>', 'new logo URL'),
   ).action(lazy(async () => (await import('./update.js')).run));
-  withJson(org.command('delete').description('delete an organization for good').argument(ORG).option('--yes', 'do not ask for confirmation (needed without a terminal)')).action(
-    lazy(async () => (await import('./delete.js')).run),
-  );
-  withJson(org.command('leave').description('leave an organization (default: the active one)').argument(`[${ORG}]`)).action(
-    lazy(async () => (await import('./leave.js')).run),
-  );
+  withJson(
+    org
+      .command('delete')
+      .description('delete an organization for good')
+      .argument(ORG)
+      .option('--yes', 'do not ask for confirmation (needed without a terminal)'),
+  ).action(lazy(async () => (await import('./delete.js')).run));
+  withJson(
+    org.command('leave').description('leave an organization (default: the active one)').argument(`[${ORG}]`),
+  ).action(lazy(async () => (await import('./leave.js')).run));
 
   // A screen, not data: no --json (the hint it prints without a terminal names the commands that have it).
   org
     .command('dashboard')
-    .description('interactive screen of an organization: members and roles, teams, pending invitations (needs a terminal)')
+    .description(
+      'interactive screen of an organization: members and roles, teams, pending invitations (needs a terminal)',
+    )
     .option('--org <id|slug>', 'organization (default: the active one)')
     .action(lazy(async () => (await import('./dashboard.js')).run));
 
-  const members = org.command('members').description("list members and change their roles (to add someone, use `till org invite`)");
-  withJson(members.command('list').description('list members').option('--org <id|slug>', 'organization (default: the active one)')).action(
-    lazy(async () => (await import('./members-list.js')).run),
-  );
-  withJson(members.command('remove').description('remove a member').argument('<member>', 'member id or e-mail').option('--org <id|slug>', 'organization (default: the active one)')).action(
-    lazy(async () => (await import('./members-remove.js')).run),
-  );
+  const members = org
+    .command('members')
+    .description('list members and change their roles (to add someone, use `till org invite`)');
+  withJson(
+    members
+      .command('list')
+      .description('list members')
+      .option('--org <id|slug>', 'organization (default: the active one)'),
+  ).action(lazy(async () => (await import('./members-list.js')).run));
+  withJson(
+    members
+      .command('remove')
+      .description('remove a member')
+      .argument('<member>', 'member id or e-mail')
+      .option('--org <id|slug>', 'organization (default: the active one)'),
+  ).action(lazy(async () => (await import('./members-remove.js')).run));
   withJson(
     members
       .command('role')
@@ -66,10 +88,11 @@ export function registerOrgCommands(program: Command): void {
       .argument('<email>')
       .requiredOption('--role <role>', 'member, admin or owner')
       .option('--org <id|slug>', 'organization (default: the active one)')
-      .option('--team <id|name>', 'a team the invitee joins on accepting (repeatable; needs TILL_ORG_TEAMS=on)', (value: string, previous: string[] = []) => [
-        ...previous,
-        value,
-      ])
+      .option(
+        '--team <id|name>',
+        'a team the invitee joins on accepting (repeatable; needs TILL_ORG_TEAMS=on)',
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
       .option('--if-not-exists', 'succeed without changes when the address is already invited or a member'),
   ).action(lazy(async () => (await import('./invite.js')).run));
   withJson(
@@ -84,6 +107,8 @@ export function registerOrgCommands(program: Command): void {
     ['reject', 'reject an invitation sent to you'],
     ['cancel', 'cancel an invitation you sent'],
   ] as const) {
-    withJson(org.command(name).description(description).argument('<invitation id>')).action(lazy(async () => (await import(`./${name}.js`)).run));
+    withJson(org.command(name).description(description).argument('<invitation id>')).action(
+      lazy(async () => (await import(`./${name}.js`)).run),
+    );
   }
 }

@@ -20,5 +20,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     printJson(invitations);
     return;
   }
-  printTable(['ID', 'EMAIL', 'ROLE', 'STATUS', 'EXPIRES'], invitations.map((i) => [i.id, i.email, i.role ?? '', i.status, i.expiresAt]));
+  printTable(
+    ['ID', 'EMAIL', 'ROLE', 'STATUS', 'EXPIRES'],
+    invitations.map((i) => [i.id, i.email, i.role ?? '', i.status, i.expiresAt]),
+  );
 }

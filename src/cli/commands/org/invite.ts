@@ -22,7 +22,9 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (opts.ifNotExists) {
     const lowered = email.toLowerCase();
     const member = (await listMembers(target, organizationId)).find((m) => m.user.email.toLowerCase() === lowered);
-    const pending = (await listInvitations(target, organizationId)).find((i) => i.status === 'pending' && i.email.toLowerCase() === lowered);
+    const pending = (await listInvitations(target, organizationId)).find(
+      (i) => i.status === 'pending' && i.email.toLowerCase() === lowered,
+    );
     if (member || pending) {
       const state = member ? { member, invited: false } : { invitation: pending, invited: false };
       if (opts.json) printJson(state);

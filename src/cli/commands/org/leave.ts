@@ -7,7 +7,9 @@ export async function run({ args, opts, globals }: Invocation<{ json?: boolean }
   const target = signedIn(globals);
   const organizationId = await orgIdOf(target, args[0]);
   // The route needs an id; without one, leave the active organization (as get-full-organization names it).
-  const id = organizationId ?? (await call<{ id: string } | null>(target, 'GET', '/api/auth/organization/get-full-organization'))?.id;
+  const id =
+    organizationId ??
+    (await call<{ id: string } | null>(target, 'GET', '/api/auth/organization/get-full-organization'))?.id;
   if (!id) throw new CliError('no active organization; name the one to leave');
   const member = await call<unknown>(target, 'POST', '/api/auth/organization/leave', { body: { organizationId: id } });
   if (opts.json) {

@@ -8,5 +8,8 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Pr
     printJson(orgs);
     return;
   }
-  printTable(['ID', 'SLUG', 'NAME', 'CREATED'], orgs.map((org) => [org.id, org.slug, org.name, org.createdAt]));
+  printTable(
+    ['ID', 'SLUG', 'NAME', 'CREATED'],
+    orgs.map((org) => [org.id, org.slug, org.name, org.createdAt]),
+  );
 }

@@ -10,5 +10,8 @@ export async function run({ opts, globals }: Invocation<{ org?: string; json?: b
     printJson(members);
     return;
   }
-  printTable(['ID', 'EMAIL', 'NAME', 'ROLE', 'USER ID'], members.map((m) => [m.id, m.user.email, m.user.name, m.role, m.userId]));
+  printTable(
+    ['ID', 'EMAIL', 'NAME', 'ROLE', 'USER ID'],
+    members.map((m) => [m.id, m.user.email, m.user.name, m.role, m.userId]),
+  );
 }

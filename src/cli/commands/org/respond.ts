@@ -13,7 +13,9 @@ export function runner(action: keyof typeof ACTIONS) {
   return async ({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> => {
     const invitationId = String(args[0]);
     const target = signedIn(globals);
-    const answer = await call<unknown>(target, 'POST', `/api/auth/organization/${ACTIONS[action].path}`, { body: { invitationId } });
+    const answer = await call<unknown>(target, 'POST', `/api/auth/organization/${ACTIONS[action].path}`, {
+      body: { invitationId },
+    });
     if (opts.json) {
       printJson(answer);
       return;

@@ -19,7 +19,9 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (Object.keys(data).length === 0) throw new UsageError('nothing to change: give --name, --slug or --logo');
   const target = signedIn(globals);
   const organizationId = await orgIdOf(target, args[0]);
-  const updated = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/update', { body: { data, organizationId } });
+  const updated = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/update', {
+    body: { data, organizationId },
+  });
   if (opts.json) {
     printJson(updated);
     return;

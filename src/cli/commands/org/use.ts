@@ -6,7 +6,9 @@ import { info, printJson } from '../../output.js';
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
   const org = await resolveOrg(target, String(args[0]));
-  const active = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/set-active', { body: { organizationId: org.id } });
+  const active = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/set-active', {
+    body: { organizationId: org.id },
+  });
   if (opts.json) {
     printJson(active);
     return;

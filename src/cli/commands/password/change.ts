@@ -16,14 +16,30 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const target = resolveTarget(globals);
   // Checked before prompting, so nobody types two passwords only to hear they are not signed in.
   bearer(target);
-  const [currentPassword, newPassword] = await readSecrets([{ label: 'Current password' }, { label: 'New password', confirm: true }], opts);
-  const body: ChangePasswordBody = { currentPassword: currentPassword!, newPassword: newPassword!, revokeOtherSessions: Boolean(opts.revokeOtherSessions) };
-  const result = await call<z.output<typeof changePasswordResponse>>(target, 'POST', '/api/auth/change-password', { body });
+  const [currentPassword, newPassword] = await readSecrets(
+    [{ label: 'Current password' }, { label: 'New password', confirm: true }],
+    opts,
+  );
+  const body: ChangePasswordBody = {
+    currentPassword: currentPassword!,
+    newPassword: newPassword!,
+    revokeOtherSessions: Boolean(opts.revokeOtherSessions),
+  };
+  const result = await call<z.output<typeof changePasswordResponse>>(target, 'POST', '/api/auth/change-password', {
+    body,
+  });
   // Revoking other sessions ends this one as well (session fixation); the daemon hands back its replacement.
   if (result.token) storeSession(target, { token: result.token, email: result.user.email });
   if (opts.json) {
-    printJson({ changed: true, revokedOtherSessions: Boolean(opts.revokeOtherSessions), sessionReplaced: Boolean(result.token), user: result.user });
+    printJson({
+      changed: true,
+      revokedOtherSessions: Boolean(opts.revokeOtherSessions),
+      sessionReplaced: Boolean(result.token),
+      user: result.user,
+    });
     return;
   }
-  info(`Password changed for ${result.user.email}${result.token ? '; other sessions were signed out and this one was renewed' : ''}`);
+  info(
+    `Password changed for ${result.user.email}${result.token ? '; other sessions were signed out and this one was renewed' : ''}`,
+  );
 }

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import type { RequestPasswordResetBody, ResetPasswordBody, requestPasswordResetResponse } from '../../../core/auth/schemas.js';
+import type {
+  RequestPasswordResetBody,
+  ResetPasswordBody,
+  requestPasswordResetResponse,
+} from '../../../core/auth/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, resolveTarget } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -16,12 +20,18 @@ interface Options {
 
 /** Needs no session: the first step mails a token, the second spends it. */
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (!opts.email && !opts.token) throw new UsageError('pass --email to ask for a reset token, or --token to set a new password with one');
+  if (!opts.email && !opts.token)
+    throw new UsageError('pass --email to ask for a reset token, or --token to set a new password with one');
   const target = resolveTarget(globals);
   if (opts.email) {
     const body: RequestPasswordResetBody = { email: opts.email };
     if (opts.redirectTo) body.redirectTo = opts.redirectTo;
-    const answer = await call<z.output<typeof requestPasswordResetResponse>>(target, 'POST', '/api/auth/request-password-reset', { auth: { kind: 'none' }, body });
+    const answer = await call<z.output<typeof requestPasswordResetResponse>>(
+      target,
+      'POST',
+      '/api/auth/request-password-reset',
+      { auth: { kind: 'none' }, body },
+    );
     if (opts.json) {
       printJson({ requested: true, email: opts.email });
       return;

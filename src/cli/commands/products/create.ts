@@ -4,7 +4,16 @@ import { call, resolveOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
-import { billing, currencyOf, priceBody, priceChoice, priceSummary, recurringOf, type PriceChoice, type PriceOptions } from './shared.js';
+import {
+  billing,
+  currencyOf,
+  priceBody,
+  priceChoice,
+  priceSummary,
+  recurringOf,
+  type PriceChoice,
+  type PriceOptions,
+} from './shared.js';
 
 interface Options extends PriceOptions {
   name?: string;
@@ -25,11 +34,14 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const metadata = parseTypedMetadata(opts.metadata);
   let name = opts.name;
   let price: PriceChoice | null = priceChoice(opts);
-  if (opts.intervalCount !== undefined && !/^[1-9]\d*$/.test(opts.intervalCount)) throw new UsageError(`--interval-count takes a positive whole number (got "${opts.intervalCount}")`);
+  if (opts.intervalCount !== undefined && !/^[1-9]\d*$/.test(opts.intervalCount))
+    throw new UsageError(`--interval-count takes a positive whole number (got "${opts.intervalCount}")`);
   if (opts.intervalCount !== undefined && !recurring) throw new UsageError('--interval-count needs --recurring');
   const incomplete = name === undefined || price === null;
   if (incomplete && (!process.stdin.isTTY || !process.stdout.isTTY)) {
-    const missing = [name === undefined && '--name', price === null && 'a price (--price, --custom-price or --free)'].filter(Boolean).join(' and ');
+    const missing = [name === undefined && '--name', price === null && 'a price (--price, --custom-price or --free)']
+      .filter(Boolean)
+      .join(' and ');
     throw new UsageError(`missing ${missing}; stdin or stdout is not a terminal, so nothing is asked`);
   }
   const target = signedIn(globals);
@@ -52,7 +64,9 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
   let product = await call<ProductWire>(target, 'POST', '/v1/products/', { body });
   if (opts.benefit?.length) {
-    product = await call<ProductWire>(target, 'POST', `/v1/products/${encodeURIComponent(product.id)}/benefits`, { body: { benefits: opts.benefit } });
+    product = await call<ProductWire>(target, 'POST', `/v1/products/${encodeURIComponent(product.id)}/benefits`, {
+      body: { benefits: opts.benefit },
+    });
   }
   if (opts.json) {
     printJson(product);

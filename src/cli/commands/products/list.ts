@@ -29,7 +29,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.archived !== undefined) params.set('is_archived', String(opts.archived));
   if (opts.recurring !== undefined) params.set('is_recurring', String(opts.recurring));
   for (const id of opts.benefit ?? []) params.append('benefit_id', id);
-  for (const [key, value] of Object.entries(parseTypedMetadata(opts.metadata) ?? {})) params.append(`metadata[${key}]`, String(value));
+  for (const [key, value] of Object.entries(parseTypedMetadata(opts.metadata) ?? {}))
+    params.append(`metadata[${key}]`, String(value));
   for (const sort of opts.sort ?? []) params.append('sorting', sort);
   const target = signedIn(globals);
   await orgFilter(target, params, opts.org);
@@ -50,6 +51,13 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   printTable(
     ['ID', 'NAME', 'BILLING', 'PRICE', 'ARCHIVED', 'CREATED'],
-    items.map((product) => [product.id, product.name, billing(product), priceSummary(product), product.is_archived ? 'yes' : 'no', product.created_at]),
+    items.map((product) => [
+      product.id,
+      product.name,
+      billing(product),
+      priceSummary(product),
+      product.is_archived ? 'yes' : 'no',
+      product.created_at,
+    ]),
   );
 }

@@ -3,7 +3,10 @@ import { UsageError } from '../../errors.js';
 import { money } from '../../money.js';
 
 /** What the price flags describe: one price, as a person or script states it. */
-export type PriceChoice = { kind: 'fixed'; amount: number } | { kind: 'custom'; minimum?: number; maximum?: number; preset?: number } | { kind: 'free' };
+export type PriceChoice =
+  | { kind: 'fixed'; amount: number }
+  | { kind: 'custom'; minimum?: number; maximum?: number; preset?: number }
+  | { kind: 'free' };
 
 export interface PriceOptions {
   price?: string;
@@ -15,7 +18,10 @@ export interface PriceOptions {
 export const RECURRING = ['day', 'week', 'month', 'year'] as const;
 
 function minorUnits(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes an amount in minor units (cents), a whole number like 1500 for 15.00 (got "${value}")`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(
+      `${flag} takes an amount in minor units (cents), a whole number like 1500 for 15.00 (got "${value}")`,
+    );
   return Number(value);
 }
 
@@ -23,13 +29,19 @@ function minorUnits(flag: string, value: string): number {
 function customChoice(value: string): PriceChoice {
   const parts = value.split(',');
   if (parts.length > 3) throw new UsageError(`--custom-price takes min,max,preset (got "${value}")`);
-  const [minimum, maximum, preset] = parts.map((part) => (part.trim() === '' ? undefined : minorUnits('--custom-price', part.trim())));
+  const [minimum, maximum, preset] = parts.map((part) =>
+    part.trim() === '' ? undefined : minorUnits('--custom-price', part.trim()),
+  );
   return { kind: 'custom', minimum, maximum, preset };
 }
 
 /** The one price the flags name, or null when none is given; several at once is a usage error. */
 export function priceChoice(opts: PriceOptions): PriceChoice | null {
-  const given = [opts.price !== undefined && '--price', opts.customPrice !== undefined && '--custom-price', opts.free && '--free'].filter(Boolean);
+  const given = [
+    opts.price !== undefined && '--price',
+    opts.customPrice !== undefined && '--custom-price',
+    opts.free && '--free',
+  ].filter(Boolean);
   if (given.length > 1) throw new UsageError(`give one of ${given.join(', ')}, not several`);
   if (opts.price !== undefined) return { kind: 'fixed', amount: minorUnits('--price', opts.price) };
   if (opts.customPrice !== undefined) return customChoice(opts.customPrice);
@@ -39,7 +51,8 @@ export function priceChoice(opts: PriceOptions): PriceChoice | null {
 
 export function currencyOf(opts: PriceOptions): string {
   const currency = (opts.currency ?? 'usd').toLowerCase();
-  if (!/^[a-z]{3}$/.test(currency)) throw new UsageError(`--currency takes a three-letter ISO 4217 code such as usd or eur (got "${opts.currency}")`);
+  if (!/^[a-z]{3}$/.test(currency))
+    throw new UsageError(`--currency takes a three-letter ISO 4217 code such as usd or eur (got "${opts.currency}")`);
   return currency;
 }
 
@@ -63,7 +76,8 @@ export function priceBody(choice: PriceChoice, currency: string): Record<string,
 
 export function recurringOf(value: string | undefined): (typeof RECURRING)[number] | undefined {
   if (value === undefined) return undefined;
-  if (!(RECURRING as readonly string[]).includes(value)) throw new UsageError(`--recurring takes ${RECURRING.join(', ')} (got "${value}")`);
+  if (!(RECURRING as readonly string[]).includes(value))
+    throw new UsageError(`--recurring takes ${RECURRING.join(', ')} (got "${value}")`);
   return value as (typeof RECURRING)[number];
 }
 

@@ -5,7 +5,11 @@ import { printJson, printLine } from '../../output.js';
 import { billing, describePrice } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
-  const product = await call<ProductWire>(signedIn(globals), 'GET', `/v1/products/${encodeURIComponent(String(args[0]))}`);
+  const product = await call<ProductWire>(
+    signedIn(globals),
+    'GET',
+    `/v1/products/${encodeURIComponent(String(args[0]))}`,
+  );
   if (opts.json) {
     printJson(product);
     return;
@@ -20,10 +24,19 @@ export async function run({ args, opts, globals }: Invocation<{ json?: boolean }
     ['organization', product.organization_id],
     ['created', product.created_at],
     ...product.prices.map((price): [string, string] => ['price', `${describePrice(price)} (${price.id})`]),
-    ...product.benefits.map((benefit): [string, string] => ['benefit', `${benefit.description} (${benefit.type}, ${benefit.id})`]),
+    ...product.benefits.map((benefit): [string, string] => [
+      'benefit',
+      `${benefit.description} (${benefit.type}, ${benefit.id})`,
+    ]),
     ...product.medias.map((media): [string, string] => ['media', `${media.name} (${media.id})`]),
-    ...product.attached_custom_fields.map((field): [string, string] => ['custom field', `${field.custom_field.name}${field.required ? ', required' : ''} (${field.custom_field_id})`]),
-    ...Object.entries(product.metadata).map(([key, value]): [string, string] => ['metadata', `${key}=${String(value)}`]),
+    ...product.attached_custom_fields.map((field): [string, string] => [
+      'custom field',
+      `${field.custom_field.name}${field.required ? ', required' : ''} (${field.custom_field_id})`,
+    ]),
+    ...Object.entries(product.metadata).map(([key, value]): [string, string] => [
+      'metadata',
+      `${key}=${String(value)}`,
+    ]),
   ];
   for (const [label, value] of lines) printLine(`${label.padEnd(13)}${value}`);
 }

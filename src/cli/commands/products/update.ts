@@ -33,12 +33,15 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (opts.benefit && opts.benefits === false) throw new UsageError('give --benefit or --no-benefits, not both');
   const benefits = opts.benefits === false ? [] : opts.benefit;
   if (Object.keys(body).length === 0 && !benefits) {
-    throw new UsageError('nothing to change: give --name, --description, --metadata, a price, --media, --benefit, --no-benefits or --unarchive');
+    throw new UsageError(
+      'nothing to change: give --name, --description, --metadata, a price, --media, --benefit, --no-benefits or --unarchive',
+    );
   }
   const target = signedIn(globals);
   let product: ProductWire | null = null;
   if (Object.keys(body).length > 0) product = await call<ProductWire>(target, 'PATCH', `/v1/products/${id}`, { body });
-  if (benefits) product = await call<ProductWire>(target, 'POST', `/v1/products/${id}/benefits`, { body: { benefits } });
+  if (benefits)
+    product = await call<ProductWire>(target, 'POST', `/v1/products/${id}/benefits`, { body: { benefits } });
   if (opts.json) {
     printJson(product);
     return;

@@ -18,8 +18,10 @@ interface Options {
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (!(REFUND_INPUT_REASONS as readonly string[]).includes(opts.reason)) throw new UsageError(`--reason must be one of: ${REFUND_INPUT_REASONS.join(', ')}`);
-  if (opts.amount !== undefined && !/^[1-9][0-9]*$/.test(opts.amount)) throw new UsageError('--amount takes a whole number of minor units greater than 0, e.g. 500 for 5.00');
+  if (!(REFUND_INPUT_REASONS as readonly string[]).includes(opts.reason))
+    throw new UsageError(`--reason must be one of: ${REFUND_INPUT_REASONS.join(', ')}`);
+  if (opts.amount !== undefined && !/^[1-9][0-9]*$/.test(opts.amount))
+    throw new UsageError('--amount takes a whole number of minor units greater than 0, e.g. 500 for 5.00');
   requireConfirmable(opts.yes, 'refunding moves money: confirm at a terminal, or pass --yes');
   const target = signedIn(globals);
   const order = await call<OrderWire>(target, 'GET', `/v1/orders/${encodeURIComponent(opts.order)}`);
@@ -30,9 +32,17 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     const what = `Refund ${money(amount, order.currency)} (plus its tax) of order ${order.invoice_number} to ${order.customer.email ?? order.customer_id}${opts.revokeBenefits ? ', revoking its benefits' : ''}?`;
     if (!(await confirmYes(what))) throw new CliError('refund cancelled; nothing was refunded', EXIT.usage);
   }
-  const body: Record<string, unknown> = { order_id: order.id, amount, reason: opts.reason, revoke_benefits: Boolean(opts.revokeBenefits) };
+  const body: Record<string, unknown> = {
+    order_id: order.id,
+    amount,
+    reason: opts.reason,
+    revoke_benefits: Boolean(opts.revokeBenefits),
+  };
   if (opts.comment) body.comment = opts.comment;
   const refund = await call<RefundWire>(target, 'POST', '/v1/refunds/', { body });
   if (opts.json) printJson(refund);
-  else info(`Refunded ${money(refund.amount + refund.tax_amount, refund.currency)} (tax ${money(refund.tax_amount, refund.currency)}) of order ${order.invoice_number}: refund ${refund.id}.`);
+  else
+    info(
+      `Refunded ${money(refund.amount + refund.tax_amount, refund.currency)} (tax ${money(refund.tax_amount, refund.currency)}) of order ${order.invoice_number}: refund ${refund.id}.`,
+    );
 }

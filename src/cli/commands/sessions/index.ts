@@ -13,9 +13,12 @@ the token itself. Listing needs a fresh session (signed in within the last day);
     )
     .action(lazy(async () => (await import('./list.js')).run));
 
-  withJson(sessions.command('revoke').description('revoke one session').argument('<token>', 'handle from `till sessions list`')).action(
-    lazy(async () => (await import('./revoke.js')).run),
-  );
+  withJson(
+    sessions
+      .command('revoke')
+      .description('revoke one session')
+      .argument('<token>', 'handle from `till sessions list`'),
+  ).action(lazy(async () => (await import('./revoke.js')).run));
 
   withJson(sessions.command('revoke-others').description('revoke every session except the current one')).action(
     lazy(async () => (await import('./revoke-others.js')).run),

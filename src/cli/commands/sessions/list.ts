@@ -11,7 +11,12 @@ export async function run({ opts, globals }: Invocation<{ json?: boolean }>): Pr
   const sessions = await call<SessionWire[]>(target, 'GET', '/api/auth/list-sessions').catch((error: unknown) => {
     // Listing sessions is a sensitive read that needs a recent sign-in; say how to get one.
     if (error instanceof ApiError && error.code === 'SESSION_NOT_FRESH') {
-      throw new ApiError(error.status, error.code, `${error.serverMessage}: sign in again with \`till login\` to list sessions`, EXIT.failure);
+      throw new ApiError(
+        error.status,
+        error.code,
+        `${error.serverMessage}: sign in again with \`till login\` to list sessions`,
+        EXIT.failure,
+      );
     }
     throw error;
   });

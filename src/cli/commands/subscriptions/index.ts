@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
 export function registerSubscriptionCommands(program: Command): void {
-  const subscriptions = program.command('subscriptions').description("list, show, cancel, uncancel and revoke an organization's subscriptions (/v1/subscriptions)");
+  const subscriptions = program
+    .command('subscriptions')
+    .description("list, show, cancel, uncancel and revoke an organization's subscriptions (/v1/subscriptions)");
   withJson(
     subscriptions
       .command('list')
@@ -13,8 +15,11 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--active', 'only active or trialing ones')
       .option('--org <id|slug>', 'only this organization'),
   ).action(lazy(async () => (await import('./list.js')).run));
-  withJson(subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id')).action(lazy(async () => (await import('./show.js')).run));
-  const reasons = 'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
+  withJson(
+    subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id'),
+  ).action(lazy(async () => (await import('./show.js')).run));
+  const reasons =
+    'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
   withJson(
     subscriptions
       .command('cancel')
@@ -23,9 +28,12 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--reason <reason>', `why: ${reasons}`)
       .option('--comment <text>', "the customer's own words"),
   ).action(lazy(async () => (await import('./change.js')).cancel));
-  withJson(subscriptions.command('uncancel').description('undo a cancellation at the period end').argument('<id>', 'subscription id')).action(
-    lazy(async () => (await import('./change.js')).uncancel),
-  );
+  withJson(
+    subscriptions
+      .command('uncancel')
+      .description('undo a cancellation at the period end')
+      .argument('<id>', 'subscription id'),
+  ).action(lazy(async () => (await import('./change.js')).uncancel));
   withJson(
     subscriptions
       .command('revoke')

@@ -15,8 +15,17 @@ interface Options {
 }
 
 export function subscriptionRow(subscription: SubscriptionWire): string[] {
-  const state = subscription.cancel_at_period_end ? `${subscription.status} (ends ${subscription.ends_at})` : subscription.status;
-  return [subscription.id, state, subscription.product.name, `${money(subscription.amount, subscription.currency)}/${subscription.recurring_interval}`, subscription.customer.email ?? subscription.customer_id, subscription.current_period_end];
+  const state = subscription.cancel_at_period_end
+    ? `${subscription.status} (ends ${subscription.ends_at})`
+    : subscription.status;
+  return [
+    subscription.id,
+    state,
+    subscription.product.name,
+    `${money(subscription.amount, subscription.currency)}/${subscription.recurring_interval}`,
+    subscription.customer.email ?? subscription.customer_id,
+    subscription.current_period_end,
+  ];
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {

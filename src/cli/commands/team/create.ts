@@ -27,7 +27,9 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
       return;
     }
   }
-  const team = await teamCall<TeamWire>(target, 'POST', 'create-team', { body: { name, ...(organizationId ? { organizationId } : {}) } });
+  const team = await teamCall<TeamWire>(target, 'POST', 'create-team', {
+    body: { name, ...(organizationId ? { organizationId } : {}) },
+  });
   if (opts.json) {
     // `created` only with --if-not-exists, where it tells the two outcomes apart; the plain answer stays the team.
     printJson(opts.ifNotExists ? { ...team, created: true } : team);

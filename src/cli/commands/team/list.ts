@@ -11,5 +11,8 @@ export async function run({ opts, globals }: Invocation<{ org?: string; json?: b
     printJson(teams);
     return;
   }
-  printTable(['ID', 'NAME', 'CREATED'], teams.map((team) => [team.id, team.name, team.createdAt]));
+  printTable(
+    ['ID', 'NAME', 'CREATED'],
+    teams.map((team) => [team.id, team.name, team.createdAt]),
+  );
 }

@@ -10,7 +10,12 @@ export function runner(action: 'add' | 'remove') {
     const team = await resolveTeam(target, String(args[0]), await orgIdOf(target, opts.org));
     const userId = await resolveUserId(target, team.organizationId, String(args[1]));
     const body = { teamId: team.id, userId, organizationId: team.organizationId };
-    const answer = await teamCall<unknown>(target, 'POST', action === 'add' ? 'add-team-member' : 'remove-team-member', { body });
+    const answer = await teamCall<unknown>(
+      target,
+      'POST',
+      action === 'add' ? 'add-team-member' : 'remove-team-member',
+      { body },
+    );
     if (opts.json) {
       printJson(action === 'add' ? answer : { removed: true, teamId: team.id, userId });
       return;

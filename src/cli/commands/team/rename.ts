@@ -6,7 +6,9 @@ import { teamCall } from './shared.js';
 
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
-  const team = await teamCall<TeamWire>(target, 'POST', 'update-team', { body: { teamId: String(args[0]), data: { name: String(args[1]) } } });
+  const team = await teamCall<TeamWire>(target, 'POST', 'update-team', {
+    body: { teamId: String(args[0]), data: { name: String(args[1]) } },
+  });
   if (opts.json) {
     printJson(team);
     return;

@@ -4,11 +4,17 @@ import { ApiError, CliError } from '../../errors.js';
 import { listMembers } from '../org/members.js';
 
 /** A team route; the daemon answers a bare 404 when teams are off, which alone would not tell anyone why. */
-export async function teamCall<T>(target: Target, method: 'GET' | 'POST', route: string, options: CallOptions = {}): Promise<T> {
+export async function teamCall<T>(
+  target: Target,
+  method: 'GET' | 'POST',
+  route: string,
+  options: CallOptions = {},
+): Promise<T> {
   try {
     return await call<T>(target, method, `/api/auth/organization/${route}`, options);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404 && !error.code) throw new CliError('this daemon has teams turned off (TILL_ORG_TEAMS=off)');
+    if (error instanceof ApiError && error.status === 404 && !error.code)
+      throw new CliError('this daemon has teams turned off (TILL_ORG_TEAMS=off)');
     throw error;
   }
 }
@@ -19,7 +25,11 @@ export function listTeams(target: Target, organizationId: string | undefined): P
 }
 
 /** Finds a team by id among the organization's teams, so the organization of its members is known. */
-export async function resolveTeam(target: Target, teamId: string, organizationId: string | undefined): Promise<TeamWire> {
+export async function resolveTeam(
+  target: Target,
+  teamId: string,
+  organizationId: string | undefined,
+): Promise<TeamWire> {
   const team = (await listTeams(target, organizationId)).find((t) => t.id === teamId);
   if (!team) throw new CliError(`no team "${teamId}" in the organization (see \`till team list\`)`);
   return team;
@@ -29,14 +39,19 @@ export async function resolveTeam(target: Target, teamId: string, organizationId
  * Team ids for references people type: an id, or a name (scripts know names, not the ids a fresh daemon made).
  * An id wins over a name; a name that several teams share is refused rather than guessed.
  */
-export async function resolveTeamIds(target: Target, refs: string[], organizationId: string | undefined): Promise<string[]> {
+export async function resolveTeamIds(
+  target: Target,
+  refs: string[],
+  organizationId: string | undefined,
+): Promise<string[]> {
   const teams = await listTeams(target, organizationId);
   return refs.map((ref) => {
     const byId = teams.find((team) => team.id === ref);
     if (byId) return byId.id;
     const byName = teams.filter((team) => team.name === ref);
     if (byName.length === 1) return byName[0]!.id;
-    if (byName.length > 1) throw new CliError(`several teams are named "${ref}"; give the team's id (see \`till team list\`)`);
+    if (byName.length > 1)
+      throw new CliError(`several teams are named "${ref}"; give the team's id (see \`till team list\`)`);
     throw new CliError(`no team "${ref}" in the organization (see \`till team list\`)`);
   });
 }

@@ -8,7 +8,7 @@ function collect(value: string, previous: string[] = []): string[] {
 export function registerTokenCommands(program: Command): void {
   const tokens = program
     .command('tokens')
-    .description("create, list and revoke organization access tokens for the /v1 (Polar-compatible) API");
+    .description('create, list and revoke organization access tokens for the /v1 (Polar-compatible) API');
 
   withJson(
     tokens
@@ -29,11 +29,17 @@ The daemon keeps only a digest: a lost token cannot be shown again, only revoked
     )
     .action(lazy(async () => (await import('./create.js')).run));
 
-  withJson(tokens.command('list').description('list organization access tokens (never the tokens themselves)').option('--org <id|slug>', 'only this organization (default: all of yours)')).action(
-    lazy(async () => (await import('./list.js')).run),
-  );
+  withJson(
+    tokens
+      .command('list')
+      .description('list organization access tokens (never the tokens themselves)')
+      .option('--org <id|slug>', 'only this organization (default: all of yours)'),
+  ).action(lazy(async () => (await import('./list.js')).run));
 
-  withJson(tokens.command('revoke').description('delete an organization access token; it stops working at once').argument('<id>', 'token id from `till tokens list`')).action(
-    lazy(async () => (await import('./revoke.js')).run),
-  );
+  withJson(
+    tokens
+      .command('revoke')
+      .description('delete an organization access token; it stops working at once')
+      .argument('<id>', 'token id from `till tokens list`'),
+  ).action(lazy(async () => (await import('./revoke.js')).run));
 }

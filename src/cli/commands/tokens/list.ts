@@ -15,6 +15,14 @@ export async function run({ opts, globals }: Invocation<{ org?: string; json?: b
   }
   printTable(
     ['ID', 'COMMENT', 'ORGANIZATION', 'SCOPES', 'EXPIRES', 'LAST USED', 'CREATED'],
-    tokens.map((token) => [token.id, token.comment, token.organization_id, token.scopes.join(','), token.expires_at ?? 'never', token.last_used_at ?? '', token.created_at]),
+    tokens.map((token) => [
+      token.id,
+      token.comment,
+      token.organization_id,
+      token.scopes.join(','),
+      token.expires_at ?? 'never',
+      token.last_used_at ?? '',
+      token.created_at,
+    ]),
   );
 }

@@ -11,7 +11,8 @@ interface Options {
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (opts.name === undefined && opts.image === undefined) throw new UsageError('nothing to update: pass --name and/or --image');
+  if (opts.name === undefined && opts.image === undefined)
+    throw new UsageError('nothing to update: pass --name and/or --image');
   const target = resolveTarget(globals);
   bearer(target);
   const body: UpdateUserBody = {};

@@ -7,10 +7,18 @@ import type { Page } from '../../pages.js';
 
 function show(endpoint: WebhookEndpointWire, json: boolean | undefined): void {
   if (json) printJson(endpoint);
-  else printTable(['ID', 'URL', 'ENABLED', 'EVENTS'], [[endpoint.id, endpoint.url, endpoint.enabled ? 'yes' : 'no', endpoint.events.join(',')]]);
+  else
+    printTable(
+      ['ID', 'URL', 'ENABLED', 'EVENTS'],
+      [[endpoint.id, endpoint.url, endpoint.enabled ? 'yes' : 'no', endpoint.events.join(',')]],
+    );
 }
 
-export async function create({ args, opts, globals }: Invocation<{ event?: string[]; name?: string; org?: string; json?: boolean }>): Promise<void> {
+export async function create({
+  args,
+  opts,
+  globals,
+}: Invocation<{ event?: string[]; name?: string; org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
   const body: Record<string, unknown> = { url: String(args[0]), format: 'raw', events: opts.event ?? [] };
   if (opts.name) body.name = opts.name;
@@ -34,10 +42,30 @@ export async function list({ opts, globals }: Invocation<{ org?: string; json?: 
     printJson(page.items);
     return;
   }
-  printTable(['ID', 'URL', 'ENABLED', 'EVENTS', 'NAME'], page.items.map((endpoint) => [endpoint.id, endpoint.url, endpoint.enabled ? 'yes' : 'no', endpoint.events.join(','), endpoint.name ?? '']));
+  printTable(
+    ['ID', 'URL', 'ENABLED', 'EVENTS', 'NAME'],
+    page.items.map((endpoint) => [
+      endpoint.id,
+      endpoint.url,
+      endpoint.enabled ? 'yes' : 'no',
+      endpoint.events.join(','),
+      endpoint.name ?? '',
+    ]),
+  );
 }
 
-export async function update({ args, opts, globals }: Invocation<{ endpointUrl?: string; event?: string[]; name?: string; enable?: boolean; disable?: boolean; json?: boolean }>): Promise<void> {
+export async function update({
+  args,
+  opts,
+  globals,
+}: Invocation<{
+  endpointUrl?: string;
+  event?: string[];
+  name?: string;
+  enable?: boolean;
+  disable?: boolean;
+  json?: boolean;
+}>): Promise<void> {
   if (opts.enable && opts.disable) throw new UsageError('give --enable or --disable, not both');
   const body: Record<string, unknown> = {};
   if (opts.endpointUrl) body.url = opts.endpointUrl;
@@ -45,8 +73,14 @@ export async function update({ args, opts, globals }: Invocation<{ endpointUrl?:
   if (opts.name !== undefined) body.name = opts.name;
   if (opts.enable) body.enabled = true;
   if (opts.disable) body.enabled = false;
-  if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --endpoint-url, --event, --name, --enable or --disable');
-  const endpoint = await call<WebhookEndpointWire>(signedIn(globals), 'PATCH', `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}`, { body });
+  if (Object.keys(body).length === 0)
+    throw new UsageError('nothing to change: give --endpoint-url, --event, --name, --enable or --disable');
+  const endpoint = await call<WebhookEndpointWire>(
+    signedIn(globals),
+    'PATCH',
+    `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}`,
+    { body },
+  );
   show(endpoint, opts.json);
 }
 
@@ -56,7 +90,11 @@ export async function remove({ args, globals }: Invocation): Promise<void> {
 }
 
 export async function rotate({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
-  const endpoint = await call<WebhookEndpointWire>(signedIn(globals), 'PATCH', `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}/secret`);
+  const endpoint = await call<WebhookEndpointWire>(
+    signedIn(globals),
+    'PATCH',
+    `/v1/webhooks/endpoints/${encodeURIComponent(String(args[0]))}/secret`,
+  );
   if (opts.json) {
     printJson(endpoint);
     return;

@@ -4,7 +4,9 @@ import { lazy, withJson } from '../../action.js';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('webhook endpoints, the delivery log, replay, and checking a received delivery');
+  const webhooks = program
+    .command('webhooks')
+    .description('webhook endpoints, the delivery log, replay, and checking a received delivery');
   const endpoints = webhooks.command('endpoints').description('create, list, update and delete webhook endpoints');
   const endpointsModule = async () => await import('./endpoints.js');
 
@@ -17,21 +19,28 @@ export function registerWebhookCommands(program: Command): void {
       .option('--name <name>', 'a name to tell endpoints apart')
       .option('--org <id-or-slug>', 'organization (default: the active one)'),
   ).action(lazy(async () => (await endpointsModule()).create));
-  withJson(endpoints.command('list').description('list endpoints').option('--org <id-or-slug>', 'only this organization')).action(lazy(async () => (await endpointsModule()).list));
+  withJson(
+    endpoints.command('list').description('list endpoints').option('--org <id-or-slug>', 'only this organization'),
+  ).action(lazy(async () => (await endpointsModule()).list));
   withJson(
     endpoints
       .command('update')
       .description('change an endpoint; --enable turns a disabled one back on')
       .argument('<id>', 'endpoint id')
-      .option('--endpoint-url <url>', 'new URL (--url is the daemon\'s)')
+      .option('--endpoint-url <url>', "new URL (--url is the daemon's)")
       .option('--event <type>', 'replace the subscribed event types (repeatable)', collect)
       .option('--name <name>', 'new name')
       .option('--enable', 'enable the endpoint')
       .option('--disable', 'disable the endpoint (waiting events are skipped)'),
   ).action(lazy(async () => (await endpointsModule()).update));
-  withJson(endpoints.command('delete').description('delete an endpoint and its delivery log').argument('<id>', 'endpoint id')).action(lazy(async () => (await endpointsModule()).remove));
   withJson(
-    endpoints.command('rotate-secret').description('issue a new secret; the old one keeps signing (a second signature) for 24 hours').argument('<id>', 'endpoint id'),
+    endpoints.command('delete').description('delete an endpoint and its delivery log').argument('<id>', 'endpoint id'),
+  ).action(lazy(async () => (await endpointsModule()).remove));
+  withJson(
+    endpoints
+      .command('rotate-secret')
+      .description('issue a new secret; the old one keeps signing (a second signature) for 24 hours')
+      .argument('<id>', 'endpoint id'),
   ).action(lazy(async () => (await endpointsModule()).rotate));
 
   withJson(
@@ -59,13 +68,17 @@ export function registerWebhookCommands(program: Command): void {
   // A screen, not data: no --json (the hint it prints without a terminal names the commands that have it).
   webhooks
     .command('dashboard')
-    .description('interactive screen: live deliveries, endpoint health, replay of the selected event with r (needs a terminal)')
+    .description(
+      'interactive screen: live deliveries, endpoint health, replay of the selected event with r (needs a terminal)',
+    )
     .option('--org <id|slug>', 'only this organization (default: every one you can see)')
     .option('--endpoint <id>', 'only this endpoint and its deliveries')
     .action(lazy(async () => (await import('./dashboard.js')).run));
   webhooks
     .command('verify')
-    .description('check that a captured delivery (JSON {"headers": {...}, "body": "..."} on stdin) was signed with the secret')
+    .description(
+      'check that a captured delivery (JSON {"headers": {...}, "body": "..."} on stdin) was signed with the secret',
+    )
     .requiredOption('--secret-file <file>', 'file holding the endpoint secret (whsec_...)')
     .option('--at <unix-seconds>', 'check the timestamp as of this time instead of now (for old captures)')
     .addHelpText(

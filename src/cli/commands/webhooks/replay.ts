@@ -19,7 +19,8 @@ export function sinceTime(value: string, now = Date.now()): Date {
   const relative = /^(\d+)([smhd])$/.exec(value);
   if (relative) return new Date(now - Number(relative[1]) * UNITS[relative[2]!]!);
   const at = Date.parse(value);
-  if (Number.isNaN(at)) throw new UsageError(`--since must be a duration like 1h, 30m, 2d or an ISO time (got "${value}")`);
+  if (Number.isNaN(at))
+    throw new UsageError(`--since must be a duration like 1h, 30m, 2d or an ISO time (got "${value}")`);
   return new Date(at);
 }
 
@@ -36,7 +37,8 @@ export async function replay({ args, opts, globals }: Invocation<Options>): Prom
   const target = signedIn(globals);
   const single = args[0] === undefined ? undefined : String(args[0]);
   if (single && opts.failed) throw new UsageError('give an event id or --failed, not both');
-  if (!single && !opts.failed) throw new UsageError('give an event id, or --failed to replay every failed event (see --since)');
+  if (!single && !opts.failed)
+    throw new UsageError('give an event id, or --failed to replay every failed event (see --since)');
   if (single) {
     await call(target, 'POST', `/v1/webhooks/events/${encodeURIComponent(single)}/redeliver`);
     if (opts.json) printJson({ id: single, scheduled: true });
@@ -68,5 +70,8 @@ export async function replay({ args, opts, globals }: Invocation<Options>): Prom
     progress(index + 1, failed.length);
   }
   if (opts.json) printJson({ since: since.toISOString(), replayed, refused });
-  else info(`Replaying ${replayed.length} failed event(s) since ${since.toISOString()}${refused.length ? `; ${refused.length} could not be: ${refused.map((r) => `${r.id} (${r.error})`).join(', ')}` : ''}.`);
+  else
+    info(
+      `Replaying ${replayed.length} failed event(s) since ${since.toISOString()}${refused.length ? `; ${refused.length} could not be: ${refused.map((r) => `${r.id} (${r.error})`).join(', ')}` : ''}.`,
+    );
 }

@@ -1,6 +1,13 @@
 import { Box, Text, useInput } from 'ink';
 import { useReducer, useRef } from 'react';
-import { DURATIONS, parseAmount, parseCount, parseCurrency, parsePercent, type DiscountDraft } from '../../commands/discounts/shared.js';
+import {
+  DURATIONS,
+  parseAmount,
+  parseCount,
+  parseCurrency,
+  parsePercent,
+  type DiscountDraft,
+} from '../../commands/discounts/shared.js';
 
 /** One question: typed text, or a pick from a few options with the arrow keys. */
 interface Step {
@@ -11,19 +18,32 @@ interface Step {
   check?: (text: string) => string | undefined;
 }
 
-const errorOf = (parsed: { error: string } | { value: unknown }) => ('error' in parsed ? parsed.error.replace(/^--\S+ takes/, 'Enter') : undefined);
+const errorOf = (parsed: { error: string } | { value: unknown }) =>
+  'error' in parsed ? parsed.error.replace(/^--\S+ takes/, 'Enter') : undefined;
 
 /** The next thing the draft lacks, or null when it is complete. `kind` is the form's own "percent or amount?". */
 export function nextStep(draft: DiscountDraft, kind: 'percent' | 'amount' | undefined): Step | null {
-  if (!draft.name) return { key: 'name', label: 'Name customers see', check: (text) => (text.trim() ? undefined : 'The name cannot be empty') };
+  if (!draft.name)
+    return {
+      key: 'name',
+      label: 'Name customers see',
+      check: (text) => (text.trim() ? undefined : 'The name cannot be empty'),
+    };
   if (draft.percent === undefined && draft.amount === undefined) {
     if (!kind) return { key: 'kind', label: 'Percentage or fixed amount off', options: ['percent', 'amount'] };
-    if (kind === 'percent') return { key: 'percent', label: 'Percent off (e.g. 25 or 12.5)', check: (text) => errorOf(parsePercent(text)) };
-    return { key: 'amount', label: 'Amount off in minor units (e.g. 500 for $5.00)', check: (text) => errorOf(parseAmount(text)) };
+    if (kind === 'percent')
+      return { key: 'percent', label: 'Percent off (e.g. 25 or 12.5)', check: (text) => errorOf(parsePercent(text)) };
+    return {
+      key: 'amount',
+      label: 'Amount off in minor units (e.g. 500 for $5.00)',
+      check: (text) => errorOf(parseAmount(text)),
+    };
   }
-  if (draft.amount !== undefined && draft.currency === undefined) return { key: 'currency', label: 'Currency', initial: 'usd', check: (text) => errorOf(parseCurrency(text)) };
+  if (draft.amount !== undefined && draft.currency === undefined)
+    return { key: 'currency', label: 'Currency', initial: 'usd', check: (text) => errorOf(parseCurrency(text)) };
   if (!draft.duration) return { key: 'duration', label: 'How long it applies to a subscription', options: DURATIONS };
-  if (draft.duration === 'repeating' && draft.months === undefined) return { key: 'months', label: 'For how many months', check: (text) => errorOf(parseCount('--months', text, 999)) };
+  if (draft.duration === 'repeating' && draft.months === undefined)
+    return { key: 'months', label: 'For how many months', check: (text) => errorOf(parseCount('--months', text, 999)) };
   return null;
 }
 
@@ -37,7 +57,14 @@ export interface DiscountFormProps {
 export function DiscountForm({ initial, onSubmit, onCancel }: DiscountFormProps) {
   // Kept in a ref, not in state: keys typed or pasted faster than React renders must each see the previous one's
   // effect, or an Enter right after typing would read the text as it was before.
-  const state = useRef({ draft: initial, kind: undefined as 'percent' | 'amount' | undefined, text: nextStep(initial, undefined)?.initial ?? '', choice: 0, error: undefined as string | undefined, done: false });
+  const state = useRef({
+    draft: initial,
+    kind: undefined as 'percent' | 'amount' | undefined,
+    text: nextStep(initial, undefined)?.initial ?? '',
+    choice: 0,
+    error: undefined as string | undefined,
+    done: false,
+  });
   const [, rerender] = useReducer((count: number) => count + 1, 0);
   const current = state.current;
   const step = nextStep(current.draft, current.kind);
@@ -113,7 +140,9 @@ export function DiscountForm({ initial, onSubmit, onCancel }: DiscountFormProps)
         )}
       </Box>
       {error ? <Text color="red">{error}</Text> : null}
-      <Text dimColor>{step.options ? '←/→ to choose, Enter to confirm, Esc to cancel' : 'Enter to confirm, Esc to cancel'}</Text>
+      <Text dimColor>
+        {step.options ? '←/→ to choose, Enter to confirm, Esc to cancel' : 'Enter to confirm, Esc to cancel'}
+      </Text>
     </Box>
   );
 }

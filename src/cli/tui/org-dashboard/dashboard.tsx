@@ -18,7 +18,11 @@ function memberRows(snapshot: Snapshot, view: ViewState): Row[] {
       choosing?.memberId === member.id ? `${member.role} → ${choosing.role}` : member.role,
     ]),
   );
-  return snapshot.members.map((member, index) => ({ key: member.id, text: texts[index]!, note: member.userId === snapshot.userId ? 'you' : undefined }));
+  return snapshot.members.map((member, index) => ({
+    key: member.id,
+    text: texts[index]!,
+    note: member.userId === snapshot.userId ? 'you' : undefined,
+  }));
 }
 
 function teamRows(snapshot: Snapshot): Row[] {
@@ -28,7 +32,13 @@ function teamRows(snapshot: Snapshot): Row[] {
 }
 
 function invitationRows(snapshot: Snapshot): Row[] {
-  const texts = columns(snapshot.invitations.map((invitation) => [invitation.email, invitation.role ?? '', `expires ${shortTime(invitation.expiresAt)}`]));
+  const texts = columns(
+    snapshot.invitations.map((invitation) => [
+      invitation.email,
+      invitation.role ?? '',
+      `expires ${shortTime(invitation.expiresAt)}`,
+    ]),
+  );
   return snapshot.invitations.map((invitation, index) => ({ key: invitation.id, text: texts[index]! }));
 }
 
@@ -47,7 +57,13 @@ export function OrgDashboard({ data, initial }: { data: DashboardData; initial?:
   return (
     <Box flexDirection="column">
       <Header org={snapshot.org} />
-      <Section title="Members" focused={focused('members')} rows={memberRows(snapshot, view)} selected={selectedRow(view, snapshot, 'members')} empty="no members" />
+      <Section
+        title="Members"
+        focused={focused('members')}
+        rows={memberRows(snapshot, view)}
+        selected={selectedRow(view, snapshot, 'members')}
+        empty="no members"
+      />
       <Section
         title="Teams"
         focused={focused('teams')}

@@ -1,5 +1,11 @@
 import type { SessionAndUserWire } from '../../../core/auth/schemas.js';
-import type { FullOrganizationWire, InvitationWire, MemberWithUserWire, OrganizationWire, TeamWire } from '../../../core/organizations/schemas.js';
+import type {
+  FullOrganizationWire,
+  InvitationWire,
+  MemberWithUserWire,
+  OrganizationWire,
+  TeamWire,
+} from '../../../core/organizations/schemas.js';
 import { listInvitations } from '../../commands/org/members.js';
 import { listTeams } from '../../commands/team/shared.js';
 import { call, orgQuery, resolveOrg, type Target } from '../../context.js';
@@ -12,9 +18,15 @@ export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
 // The parts of the wire shapes the screen shows: tests build snapshots by hand, and need give no more than these.
-export type DashboardOrganization = Pick<OrganizationWire, 'id' | 'name' | 'slug' | 'createdAt'> & Partial<Pick<OrganizationWire, 'logo'>>;
-export type DashboardMember = Omit<MemberWithUserWire, 'user'> & { user: Pick<MemberWithUserWire['user'], 'id' | 'name' | 'email'> };
-export type DashboardInvitation = Pick<InvitationWire, 'id' | 'email' | 'role' | 'status' | 'organizationId' | 'expiresAt'>;
+export type DashboardOrganization = Pick<OrganizationWire, 'id' | 'name' | 'slug' | 'createdAt'> &
+  Partial<Pick<OrganizationWire, 'logo'>>;
+export type DashboardMember = Omit<MemberWithUserWire, 'user'> & {
+  user: Pick<MemberWithUserWire['user'], 'id' | 'name' | 'email'>;
+};
+export type DashboardInvitation = Pick<
+  InvitationWire,
+  'id' | 'email' | 'role' | 'status' | 'organizationId' | 'expiresAt'
+>;
 
 export interface Snapshot {
   org: DashboardOrganization;
@@ -65,7 +77,11 @@ export function createHttpData(target: Target, orgRef?: string): DashboardData {
   return {
     async load() {
       if (!organizationId && orgRef !== undefined) organizationId = (await resolveOrg(target, orgRef)).id;
-      const full = await call<FullOrganizationWire | null>(target, 'GET', `/api/auth/organization/get-full-organization${orgQuery(organizationId)}`);
+      const full = await call<FullOrganizationWire | null>(
+        target,
+        'GET',
+        `/api/auth/organization/get-full-organization${orgQuery(organizationId)}`,
+      );
       // null is the daemon's "no active organization" when none was named.
       if (!full) throw new CliError('no active organization; pass --org <id|slug> or run `till org use <id|slug>`');
       organizationId = full.id;
@@ -84,10 +100,14 @@ export function createHttpData(target: Target, orgRef?: string): DashboardData {
       };
     },
     async updateMemberRole(memberId, role) {
-      await call(target, 'POST', '/api/auth/organization/update-member-role', { body: { memberId, role, organizationId } });
+      await call(target, 'POST', '/api/auth/organization/update-member-role', {
+        body: { memberId, role, organizationId },
+      });
     },
     async removeMember(memberId) {
-      await call(target, 'POST', '/api/auth/organization/remove-member', { body: { memberIdOrEmail: memberId, organizationId } });
+      await call(target, 'POST', '/api/auth/organization/remove-member', {
+        body: { memberIdOrEmail: memberId, organizationId },
+      });
     },
     async cancelInvitation(invitationId) {
       await call(target, 'POST', '/api/auth/organization/cancel-invitation', { body: { invitationId } });

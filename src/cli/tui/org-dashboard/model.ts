@@ -1,4 +1,13 @@
-import { clampRow, cycle, followRows, pressShared, type DashboardView, type KeyPress, type PressOutcome, type SharedMode } from '../keys.js';
+import {
+  clampRow,
+  cycle,
+  followRows,
+  pressShared,
+  type DashboardView,
+  type KeyPress,
+  type PressOutcome,
+  type SharedMode,
+} from '../keys.js';
 import { ROLES, type Role, type Snapshot } from './data.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
@@ -27,7 +36,12 @@ export type ViewState = DashboardView<SectionId, Mode, Status>;
 
 export type Outcome = PressOutcome<ViewState, Command>;
 
-export const initialView: ViewState = { section: 'members', rows: { members: 0, teams: 0, invitations: 0 }, mode: { kind: 'browse' }, status: null };
+export const initialView: ViewState = {
+  section: 'members',
+  rows: { members: 0, teams: 0, invitations: 0 },
+  mode: { kind: 'browse' },
+  status: null,
+};
 
 export function rowCount(snapshot: Snapshot, section: SectionId): number {
   if (section === 'members') return snapshot.members.length;
@@ -55,7 +69,12 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * (clamped when drawn), which lands on its neighbour.
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(SECTIONS, state.rows, (section) => idsOf(before, section)[selectedRow(state, before, section)], (section) => idsOf(after, section));
+  const rows = followRows(
+    SECTIONS,
+    state.rows,
+    (section) => idsOf(before, section)[selectedRow(state, before, section)],
+    (section) => idsOf(after, section),
+  );
   return { ...state, rows };
 }
 
@@ -72,27 +91,52 @@ function browse(state: ViewState, snapshot: Snapshot, input: string): Outcome {
   const row = selectedRow(state, snapshot);
   if (input === 'r' || input === 'd' || input === 'x') {
     const member = state.section === 'members' ? snapshot.members[row] : undefined;
-    if (!member) return note(input === 'r' ? 'r changes the role of the selected member: Tab to Members first' : `${input} removes the selected member: Tab to Members first`);
+    if (!member)
+      return note(
+        input === 'r'
+          ? 'r changes the role of the selected member: Tab to Members first'
+          : `${input} removes the selected member: Tab to Members first`,
+      );
     const label = member.user.email;
     if (input === 'r') {
       const role = (ROLES as readonly string[]).includes(member.role) ? (member.role as Role) : 'member';
-      return { state: { ...state, status: null, mode: { kind: 'choose-role', memberId: member.id, label, current: member.role, role } } };
+      return {
+        state: {
+          ...state,
+          status: null,
+          mode: { kind: 'choose-role', memberId: member.id, label, current: member.role, role },
+        },
+      };
     }
     const command: Command = { kind: 'remove-member', memberId: member.id, label };
-    return { state: { ...state, status: null, mode: { kind: 'confirm', question: `Remove ${label} from ${snapshot.org.name}?`, command } } };
+    return {
+      state: {
+        ...state,
+        status: null,
+        mode: { kind: 'confirm', question: `Remove ${label} from ${snapshot.org.name}?`, command },
+      },
+    };
   }
   if (input === 'c') {
     const invitation = state.section === 'invitations' ? snapshot.invitations[row] : undefined;
     if (!invitation) return note('c cancels the selected invitation: Tab to Invitations first');
     const command: Command = { kind: 'cancel-invitation', invitationId: invitation.id, label: invitation.email };
-    return { state: { ...state, status: null, mode: { kind: 'confirm', question: `Cancel the invitation to ${invitation.email}?`, command } } };
+    return {
+      state: {
+        ...state,
+        status: null,
+        mode: { kind: 'confirm', question: `Cancel the invitation to ${invitation.email}?`, command },
+      },
+    };
   }
   return { state };
 }
 
 export function press(state: ViewState, snapshot: Snapshot, input: string, key: KeyPress): Outcome {
   const mode = state.mode;
-  const toBrowse = (text: string): Outcome => ({ state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text } } });
+  const toBrowse = (text: string): Outcome => ({
+    state: { ...state, mode: { kind: 'browse' }, status: { tone: 'note', text } },
+  });
   switch (mode.kind) {
     case 'browse':
     case 'busy':
@@ -110,12 +154,16 @@ export function press(state: ViewState, snapshot: Snapshot, input: string, key: 
       if (key.return) {
         if (mode.role === mode.current) return toBrowse(`${mode.label} stays ${mode.current}`);
         const command: Command = { kind: 'update-role', memberId: mode.memberId, role: mode.role, label: mode.label };
-        return { state: { ...state, mode: { kind: 'busy', label: `Changing the role of ${mode.label}` } }, run: command };
+        return {
+          state: { ...state, mode: { kind: 'busy', label: `Changing the role of ${mode.label}` } },
+          run: command,
+        };
       }
       const direct = ROLES.find((role) => role[0] === input);
       let role = direct ?? mode.role;
       if (!direct && (key.upArrow || key.leftArrow || (key.tab && key.shift))) role = cycle(ROLES, mode.role, -1);
-      else if (!direct && (key.downArrow || key.rightArrow || key.tab || input === 'r')) role = cycle(ROLES, mode.role, 1);
+      else if (!direct && (key.downArrow || key.rightArrow || key.tab || input === 'r'))
+        role = cycle(ROLES, mode.role, 1);
       return { state: { ...state, mode: { ...mode, role } } };
     }
   }

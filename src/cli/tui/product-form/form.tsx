@@ -36,7 +36,12 @@ interface State {
   cancelled: boolean;
 }
 
-type Action = { type: 'text'; text: string } | { type: 'erase' } | { type: 'move'; by: number } | { type: 'enter' } | { type: 'cancel' };
+type Action =
+  | { type: 'text'; text: string }
+  | { type: 'erase' }
+  | { type: 'move'; by: number }
+  | { type: 'enter' }
+  | { type: 'cancel' };
 
 function nameProblem(name: string): string | null {
   const length = [...name.trim()].length;
@@ -47,7 +52,8 @@ function nameProblem(name: string): string | null {
 function advance(state: State): State {
   const following = state.steps[state.steps.indexOf(state.step) + 1];
   const kind = KINDS[state.kindIndex]!.kind;
-  if (following === 'amount' && kind === 'free') return { ...state, problem: null, result: { name: state.name.trim(), price: { kind: 'free' } } };
+  if (following === 'amount' && kind === 'free')
+    return { ...state, problem: null, result: { name: state.name.trim(), price: { kind: 'free' } } };
   if (following) return { ...state, problem: null, step: following };
   return { ...state, problem: null, result: { name: state.name.trim(), price: state.given! } };
 }
@@ -59,14 +65,19 @@ function reduce(state: State, action: Action): State {
     case 'cancel':
       return { ...state, cancelled: true };
     case 'move':
-      return state.step === 'pricing' ? { ...state, kindIndex: (state.kindIndex + action.by + KINDS.length) % KINDS.length } : state;
+      return state.step === 'pricing'
+        ? { ...state, kindIndex: (state.kindIndex + action.by + KINDS.length) % KINDS.length }
+        : state;
     case 'erase':
       if (state.step === 'name') return { ...state, name: Array.from(state.name).slice(0, -1).join('') };
       if (state.step === 'amount') return { ...state, amount: state.amount.slice(0, -1), problem: null };
       return state;
     case 'text':
       if (state.step === 'name') return { ...state, name: state.name + action.text, problem: null };
-      if (state.step === 'amount') return /^\d+$/.test(action.text) ? { ...state, amount: state.amount + action.text, problem: null } : { ...state, problem: 'Amounts are whole numbers of cents.' };
+      if (state.step === 'amount')
+        return /^\d+$/.test(action.text)
+          ? { ...state, amount: state.amount + action.text, problem: null }
+          : { ...state, problem: 'Amounts are whole numbers of cents.' };
       return state;
     case 'enter': {
       if (state.step === 'name') {
@@ -75,16 +86,33 @@ function reduce(state: State, action: Action): State {
       }
       if (state.step === 'pricing') return advance(state);
       const kind = KINDS[state.kindIndex]!.kind;
-      if (kind === 'fixed' && state.amount === '') return { ...state, problem: 'Enter the price in cents, e.g. 1500 for 15.00.' };
-      const price: PriceChoice = kind === 'fixed' ? { kind: 'fixed', amount: Number(state.amount) } : { kind: 'custom', ...(state.amount === '' ? {} : { minimum: Number(state.amount) }) };
+      if (kind === 'fixed' && state.amount === '')
+        return { ...state, problem: 'Enter the price in cents, e.g. 1500 for 15.00.' };
+      const price: PriceChoice =
+        kind === 'fixed'
+          ? { kind: 'fixed', amount: Number(state.amount) }
+          : { kind: 'custom', ...(state.amount === '' ? {} : { minimum: Number(state.amount) }) };
       return { ...state, problem: null, result: { name: state.name.trim(), price } };
     }
   }
 }
 
 function initialState(props: ProductFormProps): State {
-  const steps: Step[] = [...(props.name === undefined ? (['name'] as const) : []), ...(props.price === undefined ? (['pricing', 'amount'] as const) : [])];
-  return { steps, step: steps[0] ?? 'name', name: props.name ?? '', kindIndex: 0, amount: '', problem: null, given: props.price, result: null, cancelled: false };
+  const steps: Step[] = [
+    ...(props.name === undefined ? (['name'] as const) : []),
+    ...(props.price === undefined ? (['pricing', 'amount'] as const) : []),
+  ];
+  return {
+    steps,
+    step: steps[0] ?? 'name',
+    name: props.name ?? '',
+    kindIndex: 0,
+    amount: '',
+    problem: null,
+    given: props.price,
+    result: null,
+    cancelled: false,
+  };
 }
 
 /**
@@ -125,13 +153,18 @@ export function ProductForm(props: ProductFormProps) {
         <Box flexDirection="column">
           <Text>Price:</Text>
           {KINDS.map((option, index) => (
-            <Text key={option.kind} color={index === kindIndex ? 'cyan' : undefined}>{`${index === kindIndex ? '›' : ' '} ${option.label}`}</Text>
+            <Text
+              key={option.kind}
+              color={index === kindIndex ? 'cyan' : undefined}
+            >{`${index === kindIndex ? '›' : ' '} ${option.label}`}</Text>
           ))}
         </Box>
       ) : null}
       {step === 'amount' ? (
         <Text>
-          {kind === 'fixed' ? `Price in cents (${currency.toUpperCase()}): ` : `Minimum in cents (${currency.toUpperCase()}, empty for the smallest charge): `}
+          {kind === 'fixed'
+            ? `Price in cents (${currency.toUpperCase()}): `
+            : `Minimum in cents (${currency.toUpperCase()}, empty for the smallest charge): `}
           <Text color="cyan">{amount}</Text>
           <Text inverse> </Text>
         </Text>

@@ -10,7 +10,8 @@ import { REFRESH_MS, useDashboard } from './use-dashboard.js';
 /** The time of day of an ISO timestamp (UTC, as the daemon sends it): enough to follow retries as they land. */
 const clock = (iso: string) => iso.slice(11, 19);
 
-const code = (delivery: WebhookDeliveryWire) => (delivery.http_code === null ? 'no response' : String(delivery.http_code));
+const code = (delivery: WebhookDeliveryWire) =>
+  delivery.http_code === null ? 'no response' : String(delivery.http_code);
 
 function health({ attempts, succeeded, last }: EndpointHealth): string {
   if (attempts === 0) return 'no recent deliveries';
@@ -20,7 +21,12 @@ function health({ attempts, succeeded, last }: EndpointHealth): string {
 
 function endpointRows(snapshot: Snapshot): Row[] {
   const texts = columns(
-    snapshot.endpoints.map((entry) => [entry.endpoint.enabled ? 'enabled' : 'disabled', entry.endpoint.url, entry.endpoint.name ?? '', health(entry)]),
+    snapshot.endpoints.map((entry) => [
+      entry.endpoint.enabled ? 'enabled' : 'disabled',
+      entry.endpoint.url,
+      entry.endpoint.name ?? '',
+      health(entry),
+    ]),
   );
   return snapshot.endpoints.map((entry, index) => ({
     key: entry.endpoint.id,
@@ -48,14 +54,26 @@ function deliveryRows(snapshot: Snapshot): Row[] {
       delivery.webhook_event.id,
     ]),
   );
-  return snapshot.deliveries.map((delivery, index) => ({ key: delivery.id, text: texts[index]!, bad: !delivery.succeeded }));
+  return snapshot.deliveries.map((delivery, index) => ({
+    key: delivery.id,
+    text: texts[index]!,
+    bad: !delivery.succeeded,
+  }));
 }
 
 /** Lines the screen spends on everything but the delivery rows: header, titles, margins, endpoint rows, footer. */
 const CHROME_LINES = 11;
 
 /** The screen, given its data layer; `initial` skips the first load when the caller already has the data. */
-export function WebhooksDashboard({ data, initial, refreshMs = REFRESH_MS }: { data: WebhooksData; initial?: Snapshot; refreshMs?: number }) {
+export function WebhooksDashboard({
+  data,
+  initial,
+  refreshMs = REFRESH_MS,
+}: {
+  data: WebhooksData;
+  initial?: Snapshot;
+  refreshMs?: number;
+}) {
   const { snapshot, view } = useDashboard(data, initial, refreshMs);
   const { stdout } = useStdout();
   if (!snapshot) {

@@ -10,7 +10,10 @@ import type { Page } from '../../pages.js';
 export const DELIVERY_LIMIT = 100;
 
 /** What the screen needs of an endpoint: the signing secret is left behind, since nothing here shows or uses it. */
-export type EndpointSummary = Pick<WebhookEndpointWire, 'id' | 'url' | 'name' | 'enabled' | 'events' | 'organization_id'>;
+export type EndpointSummary = Pick<
+  WebhookEndpointWire,
+  'id' | 'url' | 'name' | 'enabled' | 'events' | 'organization_id'
+>;
 
 export interface EndpointHealth {
   endpoint: EndpointSummary;
@@ -45,7 +48,9 @@ export interface Scope {
 
 /** Per endpoint, how its recent deliveries went; deliveries come newest first, so the first one seen is the last. */
 export function endpointHealth(endpoints: EndpointSummary[], deliveries: WebhookDeliveryWire[]): EndpointHealth[] {
-  const health = new Map(endpoints.map((endpoint) => [endpoint.id, { endpoint, attempts: 0, succeeded: 0, last: null } as EndpointHealth]));
+  const health = new Map(
+    endpoints.map((endpoint) => [endpoint.id, { endpoint, attempts: 0, succeeded: 0, last: null } as EndpointHealth]),
+  );
   for (const delivery of deliveries) {
     const entry = health.get(delivery.webhook_endpoint_id);
     if (!entry) continue;
@@ -56,7 +61,14 @@ export function endpointHealth(endpoints: EndpointSummary[], deliveries: Webhook
   return [...health.values()];
 }
 
-const summary = ({ id, url, name, enabled, events, organization_id }: WebhookEndpointWire): EndpointSummary => ({ id, url, name, enabled, events, organization_id });
+const summary = ({ id, url, name, enabled, events, organization_id }: WebhookEndpointWire): EndpointSummary => ({
+  id,
+  url,
+  name,
+  enabled,
+  events,
+  organization_id,
+});
 
 export function createHttpData(target: Target, scope: Scope = {}): WebhooksData {
   let organization: { id: string; name: string } | undefined;
@@ -66,10 +78,15 @@ export function createHttpData(target: Target, scope: Scope = {}): WebhooksData 
       if (scope.org !== undefined && !organization) organization = await resolveOrg(target, scope.org);
       const endpointQuery = new URLSearchParams({ limit: '100' });
       if (organization) endpointQuery.set('organization_id', organization.id);
-      const listed = (await call<Page<WebhookEndpointWire>>(target, 'GET', `/v1/webhooks/endpoints?${endpointQuery}`)).items.map(summary);
-      const endpoints = scope.endpoint === undefined ? listed : listed.filter((endpoint) => endpoint.id === scope.endpoint);
+      const listed = (
+        await call<Page<WebhookEndpointWire>>(target, 'GET', `/v1/webhooks/endpoints?${endpointQuery}`)
+      ).items.map(summary);
+      const endpoints =
+        scope.endpoint === undefined ? listed : listed.filter((endpoint) => endpoint.id === scope.endpoint);
       if (scope.endpoint !== undefined && endpoints.length === 0) {
-        throw new CliError(`no webhook endpoint "${scope.endpoint}" ${organization ? `in ${organization.name}` : 'among yours'} (see \`till webhooks endpoints list\`)`);
+        throw new CliError(
+          `no webhook endpoint "${scope.endpoint}" ${organization ? `in ${organization.name}` : 'among yours'} (see \`till webhooks endpoints list\`)`,
+        );
       }
 
       // The delivery log has no organization filter, so a narrowed screen asks for its endpoints' ids instead; an
@@ -78,7 +95,9 @@ export function createHttpData(target: Target, scope: Scope = {}): WebhooksData 
       const deliveryQuery = new URLSearchParams({ limit: String(DELIVERY_LIMIT) });
       if (narrowed) for (const endpoint of endpoints) deliveryQuery.append('endpoint_id', endpoint.id);
       const deliveries =
-        narrowed && endpoints.length === 0 ? [] : (await call<Page<WebhookDeliveryWire>>(target, 'GET', `/v1/webhooks/deliveries?${deliveryQuery}`)).items;
+        narrowed && endpoints.length === 0
+          ? []
+          : (await call<Page<WebhookDeliveryWire>>(target, 'GET', `/v1/webhooks/deliveries?${deliveryQuery}`)).items;
 
       return {
         scope: organization ? organization.name : 'every organization you can see',

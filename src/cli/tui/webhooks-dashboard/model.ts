@@ -1,4 +1,12 @@
-import { clampRow, followRows, pressShared, type DashboardView, type KeyPress, type PressOutcome, type SharedMode } from '../keys.js';
+import {
+  clampRow,
+  followRows,
+  pressShared,
+  type DashboardView,
+  type KeyPress,
+  type PressOutcome,
+  type SharedMode,
+} from '../keys.js';
 import type { Snapshot } from './data.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
@@ -31,7 +39,12 @@ export type ViewState = DashboardView<SectionId, Mode, Status>;
 export type Outcome = PressOutcome<ViewState, Command>;
 
 // Deliveries first: they are what changes while one watches, and what `r` acts on.
-export const initialView: ViewState = { section: 'deliveries', rows: { endpoints: 0, deliveries: 0 }, mode: { kind: 'browse' }, status: null };
+export const initialView: ViewState = {
+  section: 'deliveries',
+  rows: { endpoints: 0, deliveries: 0 },
+  mode: { kind: 'browse' },
+  status: null,
+};
 
 export function rowCount(snapshot: Snapshot, section: SectionId): number {
   return section === 'endpoints' ? snapshot.endpoints.length : snapshot.deliveries.length;
@@ -43,7 +56,9 @@ export function selectedRow(state: ViewState, snapshot: Snapshot, section: Secti
 }
 
 const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
-  section === 'endpoints' ? snapshot.endpoints.map((health) => health.endpoint.id) : snapshot.deliveries.map((delivery) => delivery.id);
+  section === 'endpoints'
+    ? snapshot.endpoints.map((health) => health.endpoint.id)
+    : snapshot.deliveries.map((delivery) => delivery.id);
 
 /**
  * Keeps each selection on the same row across a refresh: new attempts arrive at the top every few seconds, and an
@@ -51,7 +66,12 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * its index (clamped when drawn).
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(SECTIONS, state.rows, (section) => idsOf(before, section)[selectedRow(state, before, section)], (section) => idsOf(after, section));
+  const rows = followRows(
+    SECTIONS,
+    state.rows,
+    (section) => idsOf(before, section)[selectedRow(state, before, section)],
+    (section) => idsOf(after, section),
+  );
   return { ...state, rows };
 }
 

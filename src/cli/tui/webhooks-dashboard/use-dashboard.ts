@@ -43,7 +43,10 @@ export function useDashboard(data: WebhooksData, initial?: Snapshot, refreshMs =
         snapshotRef.current = after;
         setSnapshotState(after);
       } catch (error) {
-        setView((current) => ({ ...current, status: { tone: 'error', text: `could not refresh: ${messageOf(error)}`, refresh: true } }));
+        setView((current) => ({
+          ...current,
+          status: { tone: 'error', text: `could not refresh: ${messageOf(error)}`, refresh: true },
+        }));
       } finally {
         loading.current = null;
       }

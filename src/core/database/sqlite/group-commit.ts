@@ -57,12 +57,17 @@ function groupOf(db: Db) {
 }
 
 function createGroup(db: Db) {
-  const client = db.client as { acquireConnection(): Promise<BatchingConnection>; releaseConnection(connection: BatchingConnection): Promise<unknown> };
+  const client = db.client as {
+    acquireConnection(): Promise<BatchingConnection>;
+    releaseConnection(connection: BatchingConnection): Promise<unknown>;
+  };
   let queue: Pending[] = [];
   let flushing = false;
 
   const commit = (connection: BatchingConnection, statements: string[]) =>
-    new Promise<void>((resolve, reject) => connection.commitStatements(statements, (error) => (error ? reject(error) : resolve())));
+    new Promise<void>((resolve, reject) =>
+      connection.commitStatements(statements, (error) => (error ? reject(error) : resolve())),
+    );
 
   async function flush(): Promise<void> {
     flushing = true;
@@ -73,11 +78,15 @@ function createGroup(db: Db) {
         const group = queue.slice(0, MAX_GROUP);
         queue = queue.slice(group.length);
         try {
-          await commit(connection, group.flatMap((pending) => pending.statements)).then(
+          await commit(
+            connection,
+            group.flatMap((pending) => pending.statements),
+          ).then(
             () => group.forEach((pending) => pending.resolve()),
             async (error: unknown) => {
               if (group.length === 1) return group[0]!.reject(error);
-              for (const pending of group) await commit(connection, pending.statements).then(pending.resolve, pending.reject);
+              for (const pending of group)
+                await commit(connection, pending.statements).then(pending.resolve, pending.reject);
             },
           );
         } finally {

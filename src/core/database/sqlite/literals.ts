@@ -78,7 +78,9 @@ export function inlineBindings(sql: string, bindings: readonly unknown[]): strin
 }
 
 /** Every statement with its values written in, or null as soon as one cannot be (see inlineBindings). */
-export function inlineStatements(statements: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>): string[] | null {
+export function inlineStatements(
+  statements: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>,
+): string[] | null {
   const inlined: string[] = [];
   for (const statement of statements) {
     const sql = inlineBindings(statement.sql, statement.bindings);

@@ -130,7 +130,9 @@ export function batchTransactions(connection: BatchingConnection): void {
           begin();
           return execute(method)(sql, parameters, callback);
         case 'beginning':
-          waiting.push((error) => (error ? callback.call(NOTHING_RAN, error) : execute(method)(sql, parameters, callback)));
+          waiting.push((error) =>
+            error ? callback.call(NOTHING_RAN, error) : execute(method)(sql, parameters, callback),
+          );
           return undefined;
         case 'committed':
         case 'aborted': {
@@ -138,7 +140,13 @@ export function batchTransactions(connection: BatchingConnection): void {
           if (COMMIT.test(sql) || ROLLBACK.test(sql)) state = 'idle';
           if (ended === 'committed' && COMMIT.test(sql)) answer(callback, null);
           else if (ended === 'aborted' && ROLLBACK.test(sql)) answer(callback, null);
-          else answer(callback, new Error(`the transaction had already ${ended === 'committed' ? 'committed' : 'rolled back'} (finishWith must be its last statement): ${sql.slice(0, 60)}`));
+          else
+            answer(
+              callback,
+              new Error(
+                `the transaction had already ${ended === 'committed' ? 'committed' : 'rolled back'} (finishWith must be its last statement): ${sql.slice(0, 60)}`,
+              ),
+            );
           return undefined;
         }
         case 'open':
@@ -174,7 +182,9 @@ export function batchTransactions(connection: BatchingConnection): void {
   };
   connection.commitStatements = (statements, callback) => {
     if (state !== 'idle') {
-      process.nextTick(() => callback(new Error(`commitStatements needs the connection outside a transaction (it is ${state})`)));
+      process.nextTick(() =>
+        callback(new Error(`commitStatements needs the connection outside a transaction (it is ${state})`)),
+      );
       return;
     }
     state = 'open';
@@ -184,7 +194,11 @@ export function batchTransactions(connection: BatchingConnection): void {
     });
   };
 
-  function execCommitting(statements: readonly string[], begin: boolean, callback: (error: Error | null) => void): void {
+  function execCommitting(
+    statements: readonly string[],
+    begin: boolean,
+    callback: (error: Error | null) => void,
+  ): void {
     const batch = [...(begin ? ['BEGIN'] : []), ...statements, 'COMMIT'];
     observe(batch);
     running += 1;

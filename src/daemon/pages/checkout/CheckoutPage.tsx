@@ -44,7 +44,9 @@ function savedValue(checkout: CheckoutPublicWire, name: string): string {
     const address = checkout.customer_billing_address;
     const value = address?.[name.slice('billing_'.length) as keyof typeof address];
     // US and Canadian states are kept as US-NY; the buyer typed NY.
-    return name === billingFieldName('state') && value && address && value.startsWith(`${address.country}-`) ? value.slice(3) : (value ?? '');
+    return name === billingFieldName('state') && value && address && value.startsWith(`${address.country}-`)
+      ? value.slice(3)
+      : (value ?? '');
   }
   if (name.startsWith('cf_')) {
     const value = checkout.custom_field_data[name.slice(3)];
@@ -137,7 +139,12 @@ export function CheckoutPage(props: CheckoutPageProps) {
               <legend>Choose a product</legend>
               {checkout.products.map((option) => (
                 <label key={option.id} className="inline">
-                  <input type="radio" name="product_id" value={option.id} defaultChecked={ctx.value('product_id') === option.id} />
+                  <input
+                    type="radio"
+                    name="product_id"
+                    value={option.id}
+                    defaultChecked={ctx.value('product_id') === option.id}
+                  />
                   <span>
                     {option.name} — {priceLabel(option.prices[0] ?? null, option)}
                   </span>
@@ -178,7 +185,13 @@ export function CheckoutPage(props: CheckoutPageProps) {
             <div className={errors.has('discount_code') ? 'field invalid' : 'field'}>
               <label htmlFor="discount_code">Discount code</label>
               <div className="inline-form">
-                <input id="discount_code" name="discount_code" type="text" autoComplete="off" defaultValue={ctx.value('discount_code')} />
+                <input
+                  id="discount_code"
+                  name="discount_code"
+                  type="text"
+                  autoComplete="off"
+                  defaultValue={ctx.value('discount_code')}
+                />
                 <button type="submit" name="action" value="apply" formNoValidate>
                   Apply
                 </button>
@@ -205,7 +218,9 @@ export function CheckoutPage(props: CheckoutPageProps) {
             Fields marked <Required /> are required.
           </p>
           <button type="submit" className="primary" name="action" value="pay">
-            {checkout.is_payment_form_required ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}` : 'Complete order'}
+            {checkout.is_payment_form_required
+              ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`
+              : 'Complete order'}
           </button>
         </form>
       </main>
@@ -217,8 +232,16 @@ export function ConfirmationPage({ checkout, nonce }: { checkout: CheckoutPublic
   if (checkout.status !== 'succeeded') {
     const processing = checkout.status === 'confirmed';
     return (
-      <MessagePage nonce={nonce} title="Checkout" heading={processing ? 'Your payment is being processed' : 'This checkout is not paid yet'}>
-        <p>{processing ? 'Refresh this page in a moment to see the result.' : 'Go back to the checkout to complete the payment.'}</p>
+      <MessagePage
+        nonce={nonce}
+        title="Checkout"
+        heading={processing ? 'Your payment is being processed' : 'This checkout is not paid yet'}
+      >
+        <p>
+          {processing
+            ? 'Refresh this page in a moment to see the result.'
+            : 'Go back to the checkout to complete the payment.'}
+        </p>
         {processing ? null : <a href=".">Back to the checkout</a>}
       </MessagePage>
     );

@@ -28,7 +28,14 @@ export function Errors({ ctx, name }: { ctx: FieldContext; name: string }) {
   );
 }
 
-export function Field(props: { ctx: FieldContext; name: string; label: string; required?: boolean; help?: string | null; children: ReactNode }) {
+export function Field(props: {
+  ctx: FieldContext;
+  name: string;
+  label: string;
+  required?: boolean;
+  help?: string | null;
+  children: ReactNode;
+}) {
   return (
     <div className={props.ctx.errors.has(props.name) ? 'field invalid' : 'field'}>
       <label htmlFor={props.name}>
@@ -50,16 +57,35 @@ export function Required() {
   );
 }
 
-export function TextField(props: { ctx: FieldContext; name: string; label: string; type?: string; required?: boolean; autoComplete?: string; help?: string | null; placeholder?: string }) {
+export function TextField(props: {
+  ctx: FieldContext;
+  name: string;
+  label: string;
+  type?: string;
+  required?: boolean;
+  autoComplete?: string;
+  help?: string | null;
+  placeholder?: string;
+}) {
   const { ctx, name } = props;
   return (
     <Field ctx={ctx} name={name} label={props.label} required={props.required} help={props.help}>
-      <input id={name} name={name} type={props.type ?? 'text'} defaultValue={ctx.value(name)} required={props.required} autoComplete={props.autoComplete} placeholder={props.placeholder} {...invalidProps(ctx, name)} />
+      <input
+        id={name}
+        name={name}
+        type={props.type ?? 'text'}
+        defaultValue={ctx.value(name)}
+        required={props.required}
+        autoComplete={props.autoComplete}
+        placeholder={props.placeholder}
+        {...invalidProps(ctx, name)}
+      />
     </Field>
   );
 }
 
-const isoDate = (seconds: unknown) => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString().slice(0, 10) : undefined);
+const isoDate = (seconds: unknown) =>
+  typeof seconds === 'number' ? new Date(seconds * 1000).toISOString().slice(0, 10) : undefined;
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
@@ -88,7 +114,9 @@ export function CustomField({ ctx, attached }: { ctx: FieldContext; attached: At
   }
   let control: ReactNode;
   if (type === 'select') {
-    const options = Array.isArray(properties.options) ? (properties.options as Array<{ value: string; label: string }>) : [];
+    const options = Array.isArray(properties.options)
+      ? (properties.options as Array<{ value: string; label: string }>)
+      : [];
     control = (
       <select {...common} defaultValue={ctx.value(name)}>
         <option value="">{placeholder ?? 'Choose…'}</option>
@@ -100,13 +128,49 @@ export function CustomField({ ctx, attached }: { ctx: FieldContext; attached: At
       </select>
     );
   } else if (type === 'text' && properties.textarea === true) {
-    control = <textarea {...common} rows={3} defaultValue={ctx.value(name)} placeholder={placeholder} minLength={num(properties.min_length)} maxLength={num(properties.max_length)} />;
+    control = (
+      <textarea
+        {...common}
+        rows={3}
+        defaultValue={ctx.value(name)}
+        placeholder={placeholder}
+        minLength={num(properties.min_length)}
+        maxLength={num(properties.max_length)}
+      />
+    );
   } else if (type === 'text') {
-    control = <input type="text" {...common} defaultValue={ctx.value(name)} placeholder={placeholder} minLength={num(properties.min_length)} maxLength={num(properties.max_length)} />;
+    control = (
+      <input
+        type="text"
+        {...common}
+        defaultValue={ctx.value(name)}
+        placeholder={placeholder}
+        minLength={num(properties.min_length)}
+        maxLength={num(properties.max_length)}
+      />
+    );
   } else if (type === 'number') {
-    control = <input type="number" step={1} {...common} defaultValue={ctx.value(name)} placeholder={placeholder} min={num(properties.ge)} max={num(properties.le)} />;
+    control = (
+      <input
+        type="number"
+        step={1}
+        {...common}
+        defaultValue={ctx.value(name)}
+        placeholder={placeholder}
+        min={num(properties.ge)}
+        max={num(properties.le)}
+      />
+    );
   } else {
-    control = <input type="date" {...common} defaultValue={ctx.value(name)} min={isoDate(properties.ge)} max={isoDate(properties.le)} />;
+    control = (
+      <input
+        type="date"
+        {...common}
+        defaultValue={ctx.value(name)}
+        min={isoDate(properties.ge)}
+        max={isoDate(properties.le)}
+      />
+    );
   }
   return (
     <Field ctx={ctx} name={name} label={label} required={attached.required} help={help}>
@@ -117,7 +181,9 @@ export function CustomField({ ctx, attached }: { ctx: FieldContext; attached: At
 
 type Mode = 'required' | 'optional' | 'disabled';
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
-const COUNTRY_OPTIONS = INPUT_COUNTRIES.map((code) => ({ code, name: regionNames.of(code) ?? code })).sort((a, b) => a.name.localeCompare(b.name));
+const COUNTRY_OPTIONS = INPUT_COUNTRIES.map((code) => ({ code, name: regionNames.of(code) ?? code })).sort((a, b) =>
+  a.name.localeCompare(b.name),
+);
 const BILLING_LABELS: Record<string, [string, string]> = {
   line1: ['Address', 'address-line1'],
   line2: ['Address line 2', 'address-line2'],
@@ -127,13 +193,26 @@ const BILLING_LABELS: Record<string, [string, string]> = {
 };
 
 /** Billing address fields as `billing_address_fields` asks for them: country first, the rest only when asked. */
-export function BillingFields({ ctx, modes }: { ctx: FieldContext; modes: Record<'country' | 'state' | 'city' | 'postal_code' | 'line1' | 'line2', Mode> }) {
+export function BillingFields({
+  ctx,
+  modes,
+}: {
+  ctx: FieldContext;
+  modes: Record<'country' | 'state' | 'city' | 'postal_code' | 'line1' | 'line2', Mode>;
+}) {
   const country = billingFieldName('country');
   return (
     <fieldset>
       <legend>Billing address</legend>
       <Field ctx={ctx} name={country} label="Country" required={modes.country === 'required'}>
-        <select id={country} name={country} defaultValue={ctx.value(country)} required={modes.country === 'required'} autoComplete="country" {...invalidProps(ctx, country)}>
+        <select
+          id={country}
+          name={country}
+          defaultValue={ctx.value(country)}
+          required={modes.country === 'required'}
+          autoComplete="country"
+          {...invalidProps(ctx, country)}
+        >
           <option value="">Choose a country…</option>
           {COUNTRY_OPTIONS.map((option) => (
             <option key={option.code} value={option.code}>
@@ -147,7 +226,16 @@ export function BillingFields({ ctx, modes }: { ctx: FieldContext; modes: Record
         // A field the checkout does not ask for is still shown when an error names it (a country just changed).
         if (modes[field] === 'disabled' && !ctx.errors.has(name)) return null;
         const [label, autoComplete] = BILLING_LABELS[field]!;
-        return <TextField key={field} ctx={ctx} name={name} label={label} required={modes[field] === 'required'} autoComplete={autoComplete} />;
+        return (
+          <TextField
+            key={field}
+            ctx={ctx}
+            name={name}
+            label={label}
+            required={modes[field] === 'required'}
+            autoComplete={autoComplete}
+          />
+        );
       })}
       <p className="note">Changed the country? Use “Update totals” to see its tax and fields before paying.</p>
     </fieldset>
@@ -169,7 +257,16 @@ export function CardField({ ctx }: { ctx: FieldContext }) {
   const name = 'card_number';
   return (
     <Field ctx={ctx} name={name} label="Card number" required>
-      <input id={name} name={name} type="text" inputMode="numeric" autoComplete="cc-number" required placeholder="4242 4242 4242 4242" {...invalidProps(ctx, name)} />
+      <input
+        id={name}
+        name={name}
+        type="text"
+        inputMode="numeric"
+        autoComplete="cc-number"
+        required
+        placeholder="4242 4242 4242 4242"
+        {...invalidProps(ctx, name)}
+      />
       <div className="note">
         Sandbox payments: no money moves. Use a test card:
         <ul className="cards">

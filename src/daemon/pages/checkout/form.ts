@@ -53,7 +53,8 @@ export function readForm(form: FormValues, checkout: CheckoutPublicWire): ReadFo
   const price = checkout.product_price;
   if (price?.amount_type === 'custom' && 'amount' in form && !changes.product_id) {
     const amount = parseMajor(form.amount ?? '', checkout.currency);
-    if (amount === null) issues.push({ loc: ['body', 'amount'], msg: 'Enter an amount such as 12.50.', type: 'value_error' });
+    if (amount === null)
+      issues.push({ loc: ['body', 'amount'], msg: 'Enter an amount such as 12.50.', type: 'value_error' });
     else changes.amount = amount;
   }
 
@@ -90,7 +91,8 @@ export function readForm(form: FormValues, checkout: CheckoutPublicWire): ReadFo
   if (billingFieldName('country') in form) {
     const address = Object.fromEntries(BILLING_FIELDS.map((field) => [field, text(form, billingFieldName(field))]));
     if (address.country) changes.customer_billing_address = address;
-    else if (BILLING_FIELDS.some((field) => address[field])) issues.push({ loc: ['body', 'customer_billing_address', 'country'], msg: 'Choose a country.', type: 'missing' });
+    else if (BILLING_FIELDS.some((field) => address[field]))
+      issues.push({ loc: ['body', 'customer_billing_address', 'country'], msg: 'Choose a country.', type: 'missing' });
     else changes.customer_billing_address = null;
   }
 
@@ -98,12 +100,16 @@ export function readForm(form: FormValues, checkout: CheckoutPublicWire): ReadFo
 }
 
 /** Checks made only when paying: what the page marks required, and the card (a sandbox test card number). */
-export function payIssues(checkout: CheckoutPublicWire, cardNumber: string): { issues: FieldIssue[]; token: string | null } {
+export function payIssues(
+  checkout: CheckoutPublicWire,
+  cardNumber: string,
+): { issues: FieldIssue[]; token: string | null } {
   const issues: FieldIssue[] = [];
   const fields = checkout.billing_address_fields;
   const address = checkout.customer_billing_address;
   for (const field of BILLING_FIELDS) {
-    if (fields[field] === 'required' && !address?.[field]) issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+    if (fields[field] === 'required' && !address?.[field])
+      issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
   }
   if (!checkout.is_payment_form_required) return { issues, token: null };
   if (!cardNumber.trim()) {
@@ -112,7 +118,11 @@ export function payIssues(checkout: CheckoutPublicWire, cardNumber: string): { i
   }
   const card = testCardByNumber(cardNumber);
   if (!card) {
-    issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'This is not a sandbox test card number. Use one of the test cards listed below the field.', type: 'value_error' });
+    issues.push({
+      loc: ['body', 'confirmation_token_id'],
+      msg: 'This is not a sandbox test card number. Use one of the test cards listed below the field.',
+      type: 'value_error',
+    });
     return { issues, token: null };
   }
   return { issues, token: card.token };
@@ -120,7 +130,11 @@ export function payIssues(checkout: CheckoutPublicWire, cardNumber: string): { i
 
 /** Zod's issues for the update, located as the API would locate them (under `body`). */
 export function zodIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({ loc: ['body', ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))], msg: issue.message, type: issue.code }));
+  return error.issues.map((issue) => ({
+    loc: ['body', ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
+    msg: issue.message,
+    type: issue.code,
+  }));
 }
 
 /** Which form field an issue belongs to; '' for issues shown at the top of the form. */

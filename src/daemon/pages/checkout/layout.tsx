@@ -30,7 +30,17 @@ export function renderDocument(element: ReactNode): string {
 }
 
 /** A page that only says something: expired, already paid, not found, an error. */
-export function MessagePage({ nonce, title, heading, children }: { nonce: string; title: string; heading: string; children?: ReactNode }) {
+export function MessagePage({
+  nonce,
+  title,
+  heading,
+  children,
+}: {
+  nonce: string;
+  title: string;
+  heading: string;
+  children?: ReactNode;
+}) {
   return (
     <Document title={title} nonce={nonce}>
       <main className="narrow">

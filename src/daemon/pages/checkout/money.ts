@@ -8,7 +8,10 @@ const LOCALE = 'en-US';
 
 /** How many minor-unit digits a currency has (2 for usd, 0 for jpy), as Intl knows it. */
 export function fractionDigits(currency: string): number {
-  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+  return (
+    new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
+      .maximumFractionDigits ?? 2
+  );
 }
 
 /** 1234 minor units → "12.34" (for usd); the decimal string Intl formats and the amount field shows. */

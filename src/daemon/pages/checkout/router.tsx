@@ -51,13 +51,33 @@ function message(page: Page, status: number, heading: string, text: string): voi
 /** A checkout that can no longer be paid: expired (410) or already confirmed, paid or failed (403). */
 function closed(page: Page, checkout: CheckoutPublicWire): void {
   if (checkout.status === 'expired') {
-    message(page, 410, 'This checkout has expired', `Checkouts are open for a limited time. Go back to ${checkout.organization.name} to start a new one.`);
+    message(
+      page,
+      410,
+      'This checkout has expired',
+      `Checkouts are open for a limited time. Go back to ${checkout.organization.name} to start a new one.`,
+    );
   } else if (checkout.status === 'succeeded') {
-    message(page, 403, 'This checkout is already paid', `Your purchase from ${checkout.organization.name} is complete; nothing more is needed.`);
+    message(
+      page,
+      403,
+      'This checkout is already paid',
+      `Your purchase from ${checkout.organization.name} is complete; nothing more is needed.`,
+    );
   } else if (checkout.status === 'confirmed') {
-    message(page, 403, 'This checkout is being processed', 'The payment is in progress. Refresh in a moment to see the result.');
+    message(
+      page,
+      403,
+      'This checkout is being processed',
+      'The payment is in progress. Refresh in a moment to see the result.',
+    );
   } else {
-    message(page, 403, 'This checkout is closed', `It can no longer be paid. Go back to ${checkout.organization.name} to start a new one.`);
+    message(
+      page,
+      403,
+      'This checkout is closed',
+      `It can no longer be paid. Go back to ${checkout.organization.name} to start a new one.`,
+    );
   }
 }
 
@@ -76,24 +96,70 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
     try {
       await run(page);
     } catch (error) {
-      if (isDomainError(error) && error.status === 404) return message(page, 404, 'Checkout not found', 'This checkout link is not valid. Check the address or ask the seller for a new link.');
-      if (isDomainError(error) && error.status === 410) return message(page, 410, 'This checkout has expired', 'Checkouts are open for a limited time. Go back to the seller to start a new one.');
-      if (isDomainError(error) && error.status === 403) return message(page, 403, 'This checkout is closed', 'It can no longer be paid.');
-      if (isDomainError(error) && (error.status === 413 || error.status === 415)) return message(page, error.status, 'The form could not be read', error.message);
+      if (isDomainError(error) && error.status === 404)
+        return message(
+          page,
+          404,
+          'Checkout not found',
+          'This checkout link is not valid. Check the address or ask the seller for a new link.',
+        );
+      if (isDomainError(error) && error.status === 410)
+        return message(
+          page,
+          410,
+          'This checkout has expired',
+          'Checkouts are open for a limited time. Go back to the seller to start a new one.',
+        );
+      if (isDomainError(error) && error.status === 403)
+        return message(page, 403, 'This checkout is closed', 'It can no longer be paid.');
+      if (isDomainError(error) && (error.status === 413 || error.status === 415))
+        return message(page, error.status, 'The form could not be read', error.message);
       const errorId = randomUUID();
-      logger.error('unhandled error', { errorId, method: ctx.method, path: LOGGED_PATH, error: error instanceof Error ? error.stack : String(error) });
-      message(page, 500, 'Something went wrong', `Nothing was charged. Try again; if it keeps failing, quote error id ${errorId}.`);
+      logger.error('unhandled error', {
+        errorId,
+        method: ctx.method,
+        path: LOGGED_PATH,
+        error: error instanceof Error ? error.stack : String(error),
+      });
+      message(
+        page,
+        500,
+        'Something went wrong',
+        `Nothing was charged. Try again; if it keeps failing, quote error id ${errorId}.`,
+      );
     }
   };
 
-  const render = (page: Page, checkout: CheckoutPublicWire, state: { status?: number; values?: FormValues | null; issues?: FieldIssue[]; paymentError?: string | null; notice?: string | null } = {}) => {
-    setPageHeaders(page.ctx, { nonce: page.nonce, ownOrigin, successUrl: checkout.success_url, embedOrigin: checkout.embed_origin });
+  const render = (
+    page: Page,
+    checkout: CheckoutPublicWire,
+    state: {
+      status?: number;
+      values?: FormValues | null;
+      issues?: FieldIssue[];
+      paymentError?: string | null;
+      notice?: string | null;
+    } = {},
+  ) => {
+    setPageHeaders(page.ctx, {
+      nonce: page.nonce,
+      ownOrigin,
+      successUrl: checkout.success_url,
+      embedOrigin: checkout.embed_origin,
+    });
     if (checkout.status !== 'open') return closed(page, checkout);
     const errors = groupIssues(state.issues ?? []);
     send(
       page,
       state.status ?? 200,
-      <CheckoutPage checkout={checkout} nonce={page.nonce} values={state.values ?? null} errors={errors} paymentError={state.paymentError ?? null} notice={state.notice ?? null} />,
+      <CheckoutPage
+        checkout={checkout}
+        nonce={page.nonce}
+        values={state.values ?? null}
+        errors={errors}
+        paymentError={state.paymentError ?? null}
+        notice={state.notice ?? null}
+      />,
     );
   };
 
@@ -117,8 +183,20 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
     handle(async (page) => {
       const { ctx } = page;
       const secret = ctx.params.client_secret!;
-      if (!postOriginAllowed(ctx, ownOrigin)) return message(page, 403, 'This form was sent from another site', 'For your safety it was not accepted. Open the checkout link again.');
-      if (!ctx.is('application/x-www-form-urlencoded')) return message(page, 415, 'The form could not be read', 'The checkout form must be sent as a form (application/x-www-form-urlencoded).');
+      if (!postOriginAllowed(ctx, ownOrigin))
+        return message(
+          page,
+          403,
+          'This form was sent from another site',
+          'For your safety it was not accepted. Open the checkout link again.',
+        );
+      if (!ctx.is('application/x-www-form-urlencoded'))
+        return message(
+          page,
+          415,
+          'The form could not be read',
+          'The checkout form must be sent as a form (application/x-www-form-urlencoded).',
+        );
       const form = ((await readBody(ctx, { maxBytes: MAX_FORM_BYTES, allowForm: true })) ?? {}) as FormValues;
       let checkout = await core.checkouts.clientGet(secret);
       if (checkout.status !== 'open') return render(page, checkout);
@@ -138,7 +216,8 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
       }
       // What the buyer typed is shown again only when something in it was refused; otherwise the saved checkout.
       const values = issues.length > 0 ? form : null;
-      if (read.action !== 'pay' || issues.length > 0) return render(page, checkout, { status: issues.length > 0 ? 422 : 200, values, issues });
+      if (read.action !== 'pay' || issues.length > 0)
+        return render(page, checkout, { status: issues.length > 0 ? 422 : 200, values, issues });
 
       // 2. Pay: only a total the buyer has seen, with what the page asks for, and a sandbox test card.
       const pay = payIssues(checkout, read.cardNumber);
@@ -156,9 +235,18 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
       } catch (error) {
         if (!isDomainError(error)) throw error;
         if (error.status === 400 && error.code === 'PaymentError') {
-          return render(page, await core.checkouts.clientGet(secret), { status: 400, values: form, paymentError: error.message });
+          return render(page, await core.checkouts.clientGet(secret), {
+            status: 400,
+            values: form,
+            paymentError: error.message,
+          });
         }
-        if (error.status === 422) return render(page, await core.checkouts.clientGet(secret), { status: 422, values: form, issues: error.details as FieldIssue[] });
+        if (error.status === 422)
+          return render(page, await core.checkouts.clientGet(secret), {
+            status: 422,
+            values: form,
+            issues: error.details as FieldIssue[],
+          });
         if (error.status === 403 || error.status === 410) return render(page, await core.checkouts.clientGet(secret));
         throw error;
       }

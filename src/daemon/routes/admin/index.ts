@@ -31,7 +31,8 @@ export function adminRouter(core: CoreContext): Router {
 
   router.post('/set-password', async (ctx) => {
     const body = validateInput(setPasswordBody, ctx.state.body, 'body');
-    if (!body.userId && !body.email) throw new DomainError(400, 'VALIDATION_ERROR', '[body] userId or email is required');
+    if (!body.userId && !body.email)
+      throw new DomainError(400, 'VALIDATION_ERROR', '[body] userId or email is required');
     const user = await core.auth.setPassword({ userId: body.userId, email: body.email }, body.newPassword);
     ctx.body = { status: true, user: userToWire(user) };
   });

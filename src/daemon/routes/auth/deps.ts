@@ -14,9 +14,17 @@ export interface AuthRouteDeps {
 }
 
 /** Issues the session cookie (and the cookie cache, when on) for a new or refreshed session. */
-export function issueSessionCookie(deps: AuthRouteDeps, ctx: Context, signedIn: { session: Session; user: User; token: string }): void {
+export function issueSessionCookie(
+  deps: AuthRouteDeps,
+  ctx: Context,
+  signedIn: { session: Session; user: User; token: string },
+): void {
   deps.cookies.setSession(ctx, signedIn.token, {
     rememberMe: signedIn.session.rememberMe,
-    cache: { session: sessionToWire(signedIn.session, signedIn.token, deps.core.config.organizations.teams), user: userToWire(signedIn.user), now: deps.core.clock.now().getTime() },
+    cache: {
+      session: sessionToWire(signedIn.session, signedIn.token, deps.core.config.organizations.teams),
+      user: userToWire(signedIn.user),
+      now: deps.core.clock.now().getTime(),
+    },
   });
 }

@@ -14,7 +14,8 @@ export function emailPasswordRoutes(api: AuthApi): void {
     assertFitsCookieCache(deps, { name: body.name, email: body.email, image: body.image ?? null });
     const signedUp = await core.auth.signUp(body, requestMeta(ctx));
     // With required verification nobody is signed in yet: no cookie, `token: null`.
-    if (signedUp.session && signedUp.token) issueSessionCookie(deps, ctx, { session: signedUp.session, user: signedUp.user, token: signedUp.token });
+    if (signedUp.session && signedUp.token)
+      issueSessionCookie(deps, ctx, { session: signedUp.session, user: signedUp.user, token: signedUp.token });
     return { token: signedUp.token, user: userToWire(signedUp.user) };
   });
 

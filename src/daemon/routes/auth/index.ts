@@ -38,7 +38,10 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
     const path = (ctx.path.slice(AUTH_BASE_PATH.length) || '/').toLowerCase();
     if (rateLimiter && path !== '/ok') rateLimiter.hit(ctx.ip ?? '', path);
     if (ctx.method === 'POST') {
-      ctx.state.body = await readBody(ctx, { maxBytes: deps.core.config.maxBodyBytes, allowForm: FORM_ROUTES.has(path) || isCallback(path) });
+      ctx.state.body = await readBody(ctx, {
+        maxBytes: deps.core.config.maxBodyBytes,
+        allowForm: FORM_ROUTES.has(path) || isCallback(path),
+      });
     }
     // A provider's form_post comes from the provider's origin; the route only turns it into a GET.
     if (!isCallback(path)) checkOrigin(ctx, path, deps.trusted);

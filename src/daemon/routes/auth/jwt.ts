@@ -12,7 +12,9 @@ export function jwtRoutes(api: AuthApi): void {
 
   api.route({ method: 'get', path: '/jwks', caller: 'public' }, () => core.jwt.jwks());
 
-  api.route({ method: 'get', path: '/token', caller: 'session' }, async ({ actor }) => ({ token: await core.jwt.sign(userToWire(actor.user)) }));
+  api.route({ method: 'get', path: '/token', caller: 'session' }, async ({ actor }) => ({
+    token: await core.jwt.sign(userToWire(actor.user)),
+  }));
 }
 
 /**
@@ -22,7 +24,12 @@ export function jwtRoutes(api: AuthApi): void {
 export async function setAuthJwtHeader(ctx: Context, core: CoreContext, user: UserWire): Promise<void> {
   ctx.set(JWT_HEADER, await core.jwt.sign(user));
   const exposed = ctx.response.get('Access-Control-Expose-Headers');
-  const names = exposed ? exposed.split(',').map((name) => name.trim()).filter(Boolean) : [];
+  const names = exposed
+    ? exposed
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)
+    : [];
   if (!names.some((name) => name.toLowerCase() === JWT_HEADER)) names.push(JWT_HEADER);
   ctx.set('Access-Control-Expose-Headers', names.join(', '));
 }

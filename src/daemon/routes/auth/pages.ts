@@ -1,7 +1,10 @@
 import type { AuthApi } from './route.js';
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
 export function pageRoutes(api: AuthApi): void {
@@ -11,7 +14,8 @@ export function pageRoutes(api: AuthApi): void {
   api.route({ method: 'get', path: '/error', caller: 'public' }, ({ ctx }) => {
     const raw = typeof ctx.query.error === 'string' ? ctx.query.error : '';
     const code = /^[A-Za-z0-9_'-]+$/.test(raw) ? raw : 'UNKNOWN';
-    const description = typeof ctx.query.error_description === 'string' ? ctx.query.error_description.slice(0, 500) : '';
+    const description =
+      typeof ctx.query.error_description === 'string' ? ctx.query.error_description.slice(0, 500) : '';
     const home = new URL(api.deps.core.config.baseUrl).origin + '/';
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = `<!doctype html>

@@ -88,7 +88,8 @@ export class AuthApi {
         answerSignedOut(ctx, signedOut);
         return false;
       }
-      if (spec.caller === 'fresh-session' && !core.sessions.isFresh(actor.session)) throw authError(403, 'SESSION_NOT_FRESH');
+      if (spec.caller === 'fresh-session' && !core.sessions.isFresh(actor.session))
+        throw authError(403, 'SESSION_NOT_FRESH');
       return actor;
     };
 
@@ -110,7 +111,8 @@ export class AuthApi {
       const result = await handler(input as AuthRouteInput<C, Q, B>);
       if (result !== undefined) ctx.body = result;
     };
-    for (const path of typeof spec.path === 'string' ? [spec.path] : spec.path) this.router[spec.method](path, middleware);
+    for (const path of typeof spec.path === 'string' ? [spec.path] : spec.path)
+      this.router[spec.method](path, middleware);
   }
 }
 

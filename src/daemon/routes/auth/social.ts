@@ -20,24 +20,39 @@ const formPostBody = z.unknown();
  * What a form_post carries over to the GET: the OAuth response parameters (RFC 6749 §4.1.2, RFC 9207's iss, Apple's
  * user) and nothing else, each within a length that keeps the redirect far below any header limit.
  */
-const FORM_POST_FIELDS = new Set(['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'user', 'device_id']);
+const FORM_POST_FIELDS = new Set([
+  'code',
+  'state',
+  'error',
+  'error_description',
+  'error_uri',
+  'iss',
+  'user',
+  'device_id',
+]);
 const MAX_FORM_POST_FIELD = 2048;
 
 export function socialRoutes(api: AuthApi): void {
   const { deps } = api;
   const { core, cookies } = deps;
 
-  api.route({ method: 'post', path: '/sign-in/social', caller: 'public', body: socialSignInBody }, async ({ ctx, body }) => {
-    if (body.idToken) {
-      const signedIn = await core.oauth.signInWithIdToken({ provider: body.provider, requestSignUp: body.requestSignUp, idToken: body.idToken }, requestMeta(ctx));
-      issueSessionCookie(deps, ctx, signedIn);
-      return { redirect: false, token: signedIn.token, user: userToWire(signedIn.user) };
-    }
-    const { url, state } = await core.oauth.start(body);
-    cookies.setState(ctx, state);
-    if (!body.disableRedirect) ctx.set('Location', url);
-    return { url, redirect: !body.disableRedirect };
-  });
+  api.route(
+    { method: 'post', path: '/sign-in/social', caller: 'public', body: socialSignInBody },
+    async ({ ctx, body }) => {
+      if (body.idToken) {
+        const signedIn = await core.oauth.signInWithIdToken(
+          { provider: body.provider, requestSignUp: body.requestSignUp, idToken: body.idToken },
+          requestMeta(ctx),
+        );
+        issueSessionCookie(deps, ctx, signedIn);
+        return { redirect: false, token: signedIn.token, user: userToWire(signedIn.user) };
+      }
+      const { url, state } = await core.oauth.start(body);
+      cookies.setState(ctx, state);
+      if (!body.disableRedirect) ctx.set('Location', url);
+      return { url, redirect: !body.disableRedirect };
+    },
+  );
 
   api.route({ method: 'get', path: '/callback/:id', caller: 'public' }, async ({ ctx }) => {
     const query = ctx.query as Record<string, unknown>;
@@ -70,6 +85,9 @@ export function socialRoutes(api: AuthApi): void {
         if (value !== undefined && value.length <= MAX_FORM_POST_FIELD) merged.set(name, value);
       }
     }
-    redirect(ctx, `${core.config.baseUrl}/api/auth/callback/${encodeURIComponent(ctx.params.id!)}?${merged.toString()}`);
+    redirect(
+      ctx,
+      `${core.config.baseUrl}/api/auth/callback/${encodeURIComponent(ctx.params.id!)}?${merged.toString()}`,
+    );
   });
 }

@@ -22,7 +22,16 @@ const listQuery = z.object({
 export function registerAccessTokenRoutes(api: V1Api, core: CoreContext): void {
   const service = core.accessTokens;
   api.op(
-    { method: 'get', path: '/v1/organization-access-tokens/', operationId: 'organization_access_tokens:list', tag, summary: 'List organization access tokens', scopes: readScopes(tag), query: listQuery, response: organizationAccessTokenListSchema },
+    {
+      method: 'get',
+      path: '/v1/organization-access-tokens/',
+      operationId: 'organization_access_tokens:list',
+      tag,
+      summary: 'List organization access tokens',
+      scopes: readScopes(tag),
+      query: listQuery,
+      response: organizationAccessTokenListSchema,
+    },
     ({ actor, query }) => service.list(actor, query),
   );
   api.op(
@@ -40,11 +49,30 @@ export function registerAccessTokenRoutes(api: V1Api, core: CoreContext): void {
     ({ actor, body }) => service.create(actor, body),
   );
   api.op(
-    { method: 'patch', path: '/v1/organization-access-tokens/:id', operationId: 'organization_access_tokens:update', tag, summary: 'Update an organization access token', scopes: writeScopes(tag), params: idParams, body: organizationAccessTokenUpdateSchema, response: organizationAccessTokenSchema },
+    {
+      method: 'patch',
+      path: '/v1/organization-access-tokens/:id',
+      operationId: 'organization_access_tokens:update',
+      tag,
+      summary: 'Update an organization access token',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: organizationAccessTokenUpdateSchema,
+      response: organizationAccessTokenSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   api.op(
-    { method: 'delete', path: '/v1/organization-access-tokens/:id', operationId: 'organization_access_tokens:delete', tag, summary: 'Revoke an organization access token', scopes: writeScopes(tag), params: idParams, status: 204 },
+    {
+      method: 'delete',
+      path: '/v1/organization-access-tokens/:id',
+      operationId: 'organization_access_tokens:delete',
+      tag,
+      summary: 'Revoke an organization access token',
+      scopes: writeScopes(tag),
+      params: idParams,
+      status: 204,
+    },
     async ({ actor, params }) => {
       await service.delete(actor, params.id);
       return undefined;

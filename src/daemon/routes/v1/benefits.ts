@@ -17,19 +17,57 @@ const tag = 'benefits';
 export function registerBenefitsRoutes(api: V1Api, core: CoreContext): void {
   const service = core.benefits;
   api.op(
-    { method: 'get', path: '/v1/benefits/', operationId: 'benefits:list', tag, summary: 'List benefits', scopes: readScopes(tag), query: benefitListQuery, response: benefitListSchema },
+    {
+      method: 'get',
+      path: '/v1/benefits/',
+      operationId: 'benefits:list',
+      tag,
+      summary: 'List benefits',
+      scopes: readScopes(tag),
+      query: benefitListQuery,
+      response: benefitListSchema,
+    },
     ({ actor, query }) => service.list(actor, query),
   );
   api.op(
-    { method: 'post', path: '/v1/benefits/', operationId: 'benefits:create', tag, summary: 'Create a benefit', scopes: writeScopes(tag), body: benefitCreateSchema, response: benefitSchema, status: 201 },
+    {
+      method: 'post',
+      path: '/v1/benefits/',
+      operationId: 'benefits:create',
+      tag,
+      summary: 'Create a benefit',
+      scopes: writeScopes(tag),
+      body: benefitCreateSchema,
+      response: benefitSchema,
+      status: 201,
+    },
     ({ actor, body }) => service.create(actor, body),
   );
   api.op(
-    { method: 'get', path: '/v1/benefits/:id', operationId: 'benefits:get', tag, summary: 'Get a benefit', scopes: readScopes(tag), params: idParams, response: benefitSchema },
+    {
+      method: 'get',
+      path: '/v1/benefits/:id',
+      operationId: 'benefits:get',
+      tag,
+      summary: 'Get a benefit',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: benefitSchema,
+    },
     ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(
-    { method: 'patch', path: '/v1/benefits/:id', operationId: 'benefits:update', tag, summary: 'Update a benefit (its type cannot change)', scopes: writeScopes(tag), params: idParams, body: benefitUpdateSchema, response: benefitSchema },
+    {
+      method: 'patch',
+      path: '/v1/benefits/:id',
+      operationId: 'benefits:update',
+      tag,
+      summary: 'Update a benefit (its type cannot change)',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: benefitUpdateSchema,
+      response: benefitSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   api.op(
@@ -49,7 +87,17 @@ export function registerBenefitsRoutes(api: V1Api, core: CoreContext): void {
     },
   );
   api.op(
-    { method: 'get', path: '/v1/benefits/:id/grants', operationId: 'benefits:grants', tag, summary: 'List the grants of a benefit', scopes: readScopes(tag), params: idParams, query: benefitGrantsQuery, response: benefitGrantListSchema },
+    {
+      method: 'get',
+      path: '/v1/benefits/:id/grants',
+      operationId: 'benefits:grants',
+      tag,
+      summary: 'List the grants of a benefit',
+      scopes: readScopes(tag),
+      params: idParams,
+      query: benefitGrantsQuery,
+      response: benefitGrantListSchema,
+    },
     ({ actor, params, query }) => service.grants(actor, params.id, query),
   );
 }

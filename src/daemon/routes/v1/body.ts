@@ -17,10 +17,14 @@ export async function readV1Body(ctx: Context, maxBytes: number): Promise<unknow
       throw validationError([{ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' }]);
     }
     if (error instanceof DomainError && error.code === 'JSON_TOO_DEEP') {
-      throw validationError([{ loc: ['body', 0], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' }]);
+      throw validationError([
+        { loc: ['body', 0], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' },
+      ]);
     }
-    if (error instanceof DomainError && error.status === 413) throw new DomainError(413, 'PayloadTooLarge', error.message);
-    if (error instanceof DomainError && error.status === 415) throw new DomainError(415, 'UnsupportedMediaType', error.message);
+    if (error instanceof DomainError && error.status === 413)
+      throw new DomainError(413, 'PayloadTooLarge', error.message);
+    if (error instanceof DomainError && error.status === 415)
+      throw new DomainError(415, 'UnsupportedMediaType', error.message);
     throw error;
   }
   ctx.request.rawBodyForIdempotency = body ?? null;

@@ -26,23 +26,70 @@ export function registerCheckoutLinksRoutes(api: V1Api, core: CoreContext): void
   const service = core.checkoutLinks;
   const path = '/v1/checkout-links/';
   api.op(
-    { method: 'get', path, operationId: 'checkout-links:list', tag, summary: 'List checkout links', scopes: readScopes(tag), query: listQuery, response: checkoutLinkListSchema },
+    {
+      method: 'get',
+      path,
+      operationId: 'checkout-links:list',
+      tag,
+      summary: 'List checkout links',
+      scopes: readScopes(tag),
+      query: listQuery,
+      response: checkoutLinkListSchema,
+    },
     ({ actor, query }) => service.list(actor, query),
   );
   api.op(
-    { method: 'post', path, operationId: 'checkout-links:create', tag, summary: 'Create a checkout link', scopes: writeScopes(tag), body: checkoutLinkCreateSchema, response: checkoutLinkSchema, status: 201 },
+    {
+      method: 'post',
+      path,
+      operationId: 'checkout-links:create',
+      tag,
+      summary: 'Create a checkout link',
+      scopes: writeScopes(tag),
+      body: checkoutLinkCreateSchema,
+      response: checkoutLinkSchema,
+      status: 201,
+    },
     ({ actor, body }) => service.create(actor, body),
   );
   api.op(
-    { method: 'get', path: `${path}:id`, operationId: 'checkout-links:get', tag, summary: 'Get a checkout link', scopes: readScopes(tag), params: idParams, response: checkoutLinkSchema },
+    {
+      method: 'get',
+      path: `${path}:id`,
+      operationId: 'checkout-links:get',
+      tag,
+      summary: 'Get a checkout link',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: checkoutLinkSchema,
+    },
     ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(
-    { method: 'patch', path: `${path}:id`, operationId: 'checkout-links:update', tag, summary: 'Update a checkout link', scopes: writeScopes(tag), params: idParams, body: checkoutLinkUpdateSchema, response: checkoutLinkSchema },
+    {
+      method: 'patch',
+      path: `${path}:id`,
+      operationId: 'checkout-links:update',
+      tag,
+      summary: 'Update a checkout link',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: checkoutLinkUpdateSchema,
+      response: checkoutLinkSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   api.op(
-    { method: 'delete', path: `${path}:id`, operationId: 'checkout-links:delete', tag, summary: 'Delete a checkout link', scopes: writeScopes(tag), params: idParams, status: 204 },
+    {
+      method: 'delete',
+      path: `${path}:id`,
+      operationId: 'checkout-links:delete',
+      tag,
+      summary: 'Delete a checkout link',
+      scopes: writeScopes(tag),
+      params: idParams,
+      status: 204,
+    },
     async ({ actor, params }) => {
       await service.delete(actor, params.id);
       return undefined;
@@ -57,8 +104,13 @@ export function registerCheckoutLinksRoutes(api: V1Api, core: CoreContext): void
       summary: 'Open a checkout link (public): starts a checkout and redirects to it',
       params: z.object({ client_secret: z.string().min(1).max(128) }),
       // Prefill, as Polar's links take it; a value that does not validate is ignored rather than failing the link.
-      query: z.object({ customer_email: z.string().max(320).optional(), customer_name: z.string().max(256).optional(), discount_code: z.string().max(256).optional() }),
-      responseDescription: 'A redirect to the new checkout; 404 for unknown or deleted links and links whose products are all archived.',
+      query: z.object({
+        customer_email: z.string().max(320).optional(),
+        customer_name: z.string().max(256).optional(),
+        discount_code: z.string().max(256).optional(),
+      }),
+      responseDescription:
+        'A redirect to the new checkout; 404 for unknown or deleted links and links whose products are all archived.',
     },
     async ({ ctx, params, query }) => {
       const resolved = await resolveForCheckout(core.db, params.client_secret, core.readCache);

@@ -30,23 +30,71 @@ const clientParams = z.object({ client_secret: z.string().min(1).max(128) });
 
 export function registerCheckoutRoutes(api: V1Api, core: CoreContext): void {
   const service = core.checkouts;
-  api.op({ method: 'get', path: '/v1/checkouts/', operationId: 'checkouts:list', tag, summary: 'List checkout sessions', scopes: readScopes(tag), query: listQuery, response: checkoutListSchema }, ({ actor, query }) =>
-    service.list(actor, query),
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/checkouts/',
+      operationId: 'checkouts:list',
+      tag,
+      summary: 'List checkout sessions',
+      scopes: readScopes(tag),
+      query: listQuery,
+      response: checkoutListSchema,
+    },
+    ({ actor, query }) => service.list(actor, query),
   );
   api.op(
-    { method: 'post', path: '/v1/checkouts/', operationId: 'checkouts:create', tag, summary: 'Create a checkout session', scopes: writeScopes(tag), body: checkoutCreateSchema, response: checkoutSchema, status: 201 },
+    {
+      method: 'post',
+      path: '/v1/checkouts/',
+      operationId: 'checkouts:create',
+      tag,
+      summary: 'Create a checkout session',
+      scopes: writeScopes(tag),
+      body: checkoutCreateSchema,
+      response: checkoutSchema,
+      status: 201,
+    },
     ({ actor, body }) => service.create(actor, body),
   );
-  api.op({ method: 'get', path: '/v1/checkouts/:id', operationId: 'checkouts:get', tag, summary: 'Get a checkout session', scopes: readScopes(tag), params: idParams, response: checkoutSchema }, ({ actor, params }) =>
-    service.get(actor, params.id),
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/checkouts/:id',
+      operationId: 'checkouts:get',
+      tag,
+      summary: 'Get a checkout session',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: checkoutSchema,
+    },
+    ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(
-    { method: 'patch', path: '/v1/checkouts/:id', operationId: 'checkouts:update', tag, summary: 'Update a checkout session', scopes: writeScopes(tag), params: idParams, body: checkoutUpdateSchema, response: checkoutSchema },
+    {
+      method: 'patch',
+      path: '/v1/checkouts/:id',
+      operationId: 'checkouts:update',
+      tag,
+      summary: 'Update a checkout session',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: checkoutUpdateSchema,
+      response: checkoutSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   // The buyer's routes: the client secret is the credential.
   api.publicOp(
-    { method: 'get', path: '/v1/checkouts/client/:client_secret', operationId: 'checkouts:client_get', tag, summary: 'Get a checkout session by client secret', params: clientParams, response: checkoutPublicSchema },
+    {
+      method: 'get',
+      path: '/v1/checkouts/client/:client_secret',
+      operationId: 'checkouts:client_get',
+      tag,
+      summary: 'Get a checkout session by client secret',
+      params: clientParams,
+      response: checkoutPublicSchema,
+    },
     ({ params }) => service.clientGet(params.client_secret),
   );
   api.publicOp(

@@ -22,11 +22,27 @@ export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContex
   const who = (ctx: Parameters<typeof authenticateCustomer>[1]) => authenticateCustomer(core, ctx);
 
   api.publicOp(
-    { method: 'get', path: '/v1/customer-portal/orders/', operationId: 'customer_portal:orders:list', tag, summary: "List the signed-in customer's orders", query: customerOrderListQuery, response: customerOrderListSchema },
+    {
+      method: 'get',
+      path: '/v1/customer-portal/orders/',
+      operationId: 'customer_portal:orders:list',
+      tag,
+      summary: "List the signed-in customer's orders",
+      query: customerOrderListQuery,
+      response: customerOrderListSchema,
+    },
     async ({ ctx, query }) => portal.listOrders(await who(ctx), query),
   );
   api.publicOp(
-    { method: 'get', path: '/v1/customer-portal/orders/:id', operationId: 'customer_portal:orders:get', tag, summary: "Get one of the signed-in customer's orders", params: idParams, response: customerOrderSchema },
+    {
+      method: 'get',
+      path: '/v1/customer-portal/orders/:id',
+      operationId: 'customer_portal:orders:get',
+      tag,
+      summary: "Get one of the signed-in customer's orders",
+      params: idParams,
+      response: customerOrderSchema,
+    },
     async ({ ctx, params }) => portal.getOrder(await who(ctx), params.id),
   );
   api.publicOp(
@@ -42,7 +58,15 @@ export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContex
     async ({ ctx, query }) => portal.listSubscriptions(await who(ctx), query),
   );
   api.publicOp(
-    { method: 'get', path: '/v1/customer-portal/subscriptions/:id', operationId: 'customer_portal:subscriptions:get', tag, summary: "Get one of the signed-in customer's subscriptions", params: idParams, response: customerSubscriptionSchema },
+    {
+      method: 'get',
+      path: '/v1/customer-portal/subscriptions/:id',
+      operationId: 'customer_portal:subscriptions:get',
+      tag,
+      summary: "Get one of the signed-in customer's subscriptions",
+      params: idParams,
+      response: customerSubscriptionSchema,
+    },
     async ({ ctx, params }) => portal.getSubscription(await who(ctx), params.id),
   );
   api.publicOp(
@@ -59,7 +83,15 @@ export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContex
     async ({ ctx, params, body }) => portal.updateSubscription(await who(ctx), params.id, body),
   );
   api.publicOp(
-    { method: 'delete', path: '/v1/customer-portal/subscriptions/:id', operationId: 'customer_portal:subscriptions:cancel', tag, summary: 'Cancel a subscription at the end of its period', params: idParams, response: customerSubscriptionSchema },
+    {
+      method: 'delete',
+      path: '/v1/customer-portal/subscriptions/:id',
+      operationId: 'customer_portal:subscriptions:cancel',
+      tag,
+      summary: 'Cancel a subscription at the end of its period',
+      params: idParams,
+      response: customerSubscriptionSchema,
+    },
     async ({ ctx, params }) => portal.cancelSubscription(await who(ctx), params.id),
   );
   api.publicOp(

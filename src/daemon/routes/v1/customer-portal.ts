@@ -9,7 +9,14 @@ const tag = 'customer_portal';
 export function registerCustomerPortalRoutes(api: V1Api, core: CoreContext): void {
   const sessions = core.customerSessions;
   api.publicOp(
-    { method: 'get', path: '/v1/customer-portal/customers/me', operationId: 'customer_portal:customers:get', tag, summary: 'Get the signed-in customer (customer session token)', response: customerPortalCustomerSchema },
+    {
+      method: 'get',
+      path: '/v1/customer-portal/customers/me',
+      operationId: 'customer_portal:customers:get',
+      tag,
+      summary: 'Get the signed-in customer (customer session token)',
+      response: customerPortalCustomerSchema,
+    },
     async ({ ctx }) => sessions.portalCustomer(await authenticateCustomer(core, ctx)),
   );
   api.publicOp(

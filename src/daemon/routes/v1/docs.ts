@@ -3,7 +3,15 @@
  * elsewhere, so it works on a machine without Internet access.
  */
 type Doc = { info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
-type Operation = { operationId: string; tags: string[]; summary: string; parameters?: Array<{ name: string; in: string; required: boolean }>; requestBody?: { content: Record<string, { schema: unknown }> }; 'x-scopes'?: string[]; responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }> };
+type Operation = {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  parameters?: Array<{ name: string; in: string; required: boolean }>;
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  'x-scopes'?: string[];
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+};
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -16,22 +24,33 @@ export function renderDocsPage(doc: Doc): string {
       byTag.get(tag)!.push({ method, path, operation });
     }
   }
-  const sections = [...byTag.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([tag, operations]) => {
-    const items = operations.map(({ method, path, operation }) => {
-      const parameters = (operation.parameters ?? []).map((p) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ', required' : ''})</li>`).join('');
-      const body = operation.requestBody ? `<details><summary>Request body</summary><pre>${escape(JSON.stringify(operation.requestBody.content['application/json']?.schema, null, 2))}</pre></details>` : '';
-      const responses = Object.entries(operation.responses)
-        .map(([status, response]) => {
-          const schema = response.content?.['application/json']?.schema;
-          return `<li><strong>${escape(status)}</strong> ${escape(response.description)}${schema ? `<pre>${escape(JSON.stringify(schema, null, 2))}</pre>` : ''}</li>`;
-        })
-        .join('');
-      const scopes = operation['x-scopes'] ? `<p>Scopes (any one): ${operation['x-scopes'].map((s) => `<code>${escape(s)}</code>`).join(' ')}</p>` : '<p>No authentication.</p>';
-      return `<article id="${escape(operation.operationId)}"><h3><span class="m ${escape(method)}">${escape(method.toUpperCase())}</span> <code>${escape(path)}</code></h3><p>${escape(operation.summary)}</p>${scopes}${parameters ? `<ul>${parameters}</ul>` : ''}${body}<details><summary>Responses</summary><ul>${responses}</ul></details></article>`;
+  const sections = [...byTag.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([tag, operations]) => {
+      const items = operations.map(({ method, path, operation }) => {
+        const parameters = (operation.parameters ?? [])
+          .map((p) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ', required' : ''})</li>`)
+          .join('');
+        const body = operation.requestBody
+          ? `<details><summary>Request body</summary><pre>${escape(JSON.stringify(operation.requestBody.content['application/json']?.schema, null, 2))}</pre></details>`
+          : '';
+        const responses = Object.entries(operation.responses)
+          .map(([status, response]) => {
+            const schema = response.content?.['application/json']?.schema;
+            return `<li><strong>${escape(status)}</strong> ${escape(response.description)}${schema ? `<pre>${escape(JSON.stringify(schema, null, 2))}</pre>` : ''}</li>`;
+          })
+          .join('');
+        const scopes = operation['x-scopes']
+          ? `<p>Scopes (any one): ${operation['x-scopes'].map((s) => `<code>${escape(s)}</code>`).join(' ')}</p>`
+          : '<p>No authentication.</p>';
+        return `<article id="${escape(operation.operationId)}"><h3><span class="m ${escape(method)}">${escape(method.toUpperCase())}</span> <code>${escape(path)}</code></h3><p>${escape(operation.summary)}</p>${scopes}${parameters ? `<ul>${parameters}</ul>` : ''}${body}<details><summary>Responses</summary><ul>${responses}</ul></details></article>`;
+      });
+      return `<section><h2 id="${escape(tag)}">${escape(tag)}</h2>${items.join('')}</section>`;
     });
-    return `<section><h2 id="${escape(tag)}">${escape(tag)}</h2>${items.join('')}</section>`;
-  });
-  const toc = [...byTag.keys()].sort().map((tag) => `<a href="#${escape(tag)}">${escape(tag)}</a>`).join(' · ');
+  const toc = [...byTag.keys()]
+    .sort()
+    .map((tag) => `<a href="#${escape(tag)}">${escape(tag)}</a>`)
+    .join(' · ');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(doc.info.title)} reference</title><meta name="viewport" content="width=device-width,initial-scale=1"><style>
 body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
 code,pre{font-family:ui-monospace,monospace}pre{background:#f5f5f5;padding:.5rem;overflow:auto;font-size:12px}

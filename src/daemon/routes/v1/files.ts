@@ -25,7 +25,11 @@ function contentDisposition(kind: 'attachment' | 'inline', name: string): string
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
-function sendFile(ctx: Context, opened: { file: FileRecord; stream: NodeJS.ReadableStream; size: number }, kind: 'attachment' | 'inline'): void {
+function sendFile(
+  ctx: Context,
+  opened: { file: FileRecord; stream: NodeJS.ReadableStream; size: number },
+  kind: 'attachment' | 'inline',
+): void {
   ctx.type = opened.file.mimeType;
   ctx.length = opened.size;
   ctx.set('Content-Disposition', contentDisposition(kind, opened.file.name));
@@ -42,7 +46,16 @@ function sendFile(ctx: Context, opened: { file: FileRecord; stream: NodeJS.Reada
 export function registerFilesRoutes(api: V1Api, core: CoreContext): void {
   const service = core.files;
   api.op(
-    { method: 'get', path: '/v1/files/', operationId: 'files:list', tag, summary: 'List files (completed uploads)', scopes: readScopes(tag), query: fileListQuery, response: fileListSchema },
+    {
+      method: 'get',
+      path: '/v1/files/',
+      operationId: 'files:list',
+      tag,
+      summary: 'List files (completed uploads)',
+      scopes: readScopes(tag),
+      query: fileListQuery,
+      response: fileListSchema,
+    },
     ({ actor, query }) => service.list(actor, query),
   );
   api.op(
@@ -74,11 +87,30 @@ export function registerFilesRoutes(api: V1Api, core: CoreContext): void {
     ({ actor, params, body }) => service.complete(actor, params.id, body),
   );
   api.op(
-    { method: 'patch', path: '/v1/files/:id', operationId: 'files:update', tag, summary: 'Update a file', scopes: writeScopes(tag), params: idParams, body: filePatchSchema, response: fileReadSchema },
+    {
+      method: 'patch',
+      path: '/v1/files/:id',
+      operationId: 'files:update',
+      tag,
+      summary: 'Update a file',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: filePatchSchema,
+      response: fileReadSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   api.op(
-    { method: 'delete', path: '/v1/files/:id', operationId: 'files:delete', tag, summary: 'Delete a file (refused while a product or benefit uses it)', scopes: writeScopes(tag), params: idParams, status: 204 },
+    {
+      method: 'delete',
+      path: '/v1/files/:id',
+      operationId: 'files:delete',
+      tag,
+      summary: 'Delete a file (refused while a product or benefit uses it)',
+      scopes: writeScopes(tag),
+      params: idParams,
+      status: 204,
+    },
     async ({ actor, params }) => {
       await service.delete(actor, params.id);
       return undefined;

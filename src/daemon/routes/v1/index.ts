@@ -49,7 +49,8 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
 
   // Built on first request: the operations are all registered by then and the document never changes afterwards.
   let document: Record<string, unknown> | null = null;
-  const openApi = () => (document ??= buildOpenApi(api.operations, { version: tillVersion(), serverUrl: core.config.baseUrl }));
+  const openApi = () =>
+    (document ??= buildOpenApi(api.operations, { version: tillVersion(), serverUrl: core.config.baseUrl }));
   api.router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApi();
   });

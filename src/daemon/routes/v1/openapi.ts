@@ -15,17 +15,31 @@ const ERROR_RESPONSES: Record<string, { description: string; name: string }> = {
  * and describe them here, so the document cannot drift from the code. Schemas named with `.meta({id})` become
  * components.
  */
-export function buildOpenApi(operations: readonly AnyOperation[], info: { version: string; serverUrl: string }): JsonSchema {
+export function buildOpenApi(
+  operations: readonly AnyOperation[],
+  info: { version: string; serverUrl: string },
+): JsonSchema {
   const components: Record<string, JsonSchema> = {
     ValidationError: {
       type: 'object',
       required: ['loc', 'msg', 'type'],
-      properties: { loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, msg: { type: 'string' }, type: { type: 'string' } },
+      properties: {
+        loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+        msg: { type: 'string' },
+        type: { type: 'string' },
+      },
     },
-    HTTPValidationError: { type: 'object', properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } } },
+    HTTPValidationError: {
+      type: 'object',
+      properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
+    },
   };
   for (const { name } of Object.values(ERROR_RESPONSES)) {
-    components[name] = { type: 'object', required: ['error', 'detail'], properties: { error: { type: 'string', const: name }, detail: { type: 'string' } } };
+    components[name] = {
+      type: 'object',
+      required: ['error', 'detail'],
+      properties: { error: { type: 'string', const: name }, detail: { type: 'string' } },
+    };
   }
 
   function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -34,7 +48,10 @@ export function buildOpenApi(operations: readonly AnyOperation[], info: { versio
     delete generated.$defs;
     delete generated.$schema;
     for (const [id, def] of Object.entries(defs)) {
-      const name = components[id] && JSON.stringify(components[id]) !== JSON.stringify(relink(def)) && io === 'input' ? `${id}Input` : id;
+      const name =
+        components[id] && JSON.stringify(components[id]) !== JSON.stringify(relink(def)) && io === 'input'
+          ? `${id}Input`
+          : id;
       components[name] ??= relink(def);
     }
     return relink(generated);
@@ -50,15 +67,24 @@ export function buildOpenApi(operations: readonly AnyOperation[], info: { versio
     const status = String(operation.status ?? 200);
     const responses: Record<string, unknown> = {
       [status]: operation.response
-        ? { description: 'Successful Response', content: { 'application/json': { schema: schemaOf(operation.response, 'output') } } }
+        ? {
+            description: 'Successful Response',
+            content: { 'application/json': { schema: schemaOf(operation.response, 'output') } },
+          }
         : { description: operation.responseDescription ?? 'Successful Response' },
     };
     if (operation.body || operation.query || operation.params) {
-      responses['422'] = { description: 'Validation Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } };
+      responses['422'] = {
+        description: 'Validation Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+      };
     }
     if (operation.scopes) {
       for (const [code, { description, name }] of Object.entries(ERROR_RESPONSES)) {
-        responses[code] = { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
+        responses[code] = {
+          description,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+        };
       }
     }
     (paths[path] ??= {})[operation.method] = {
@@ -67,19 +93,34 @@ export function buildOpenApi(operations: readonly AnyOperation[], info: { versio
       summary: operation.summary,
       ...(operation.scopes ? { security: [{ bearer: [] }], 'x-scopes': operation.scopes } : { security: [] }),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(operation.body, 'input') } } } } : {}),
+      ...(operation.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(operation.body, 'input') } },
+            },
+          }
+        : {}),
       responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Till API', version: info.version, description: 'Polar-compatible merchant API of a self-hosted Till daemon.' },
+    info: {
+      title: 'Till API',
+      version: info.version,
+      description: 'Polar-compatible merchant API of a self-hosted Till daemon.',
+    },
     servers: [{ url: info.serverUrl }],
     paths,
     components: {
       schemas: components,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An organization access token (till_oat_…), a member’s session token or an API key.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An organization access token (till_oat_…), a member’s session token or an API key.',
+        },
       },
     },
   };
@@ -89,7 +130,11 @@ function relink(schema: JsonSchema): JsonSchema {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
 }
 
-function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query', schemaOf: (schema: z.ZodType, io: 'input') => JsonSchema) {
+function parametersOf(
+  schema: z.ZodType | undefined,
+  where: 'path' | 'query',
+  schemaOf: (schema: z.ZodType, io: 'input') => JsonSchema,
+) {
   if (!schema || !(schema instanceof z.ZodObject)) return [];
   return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => ({
     name,

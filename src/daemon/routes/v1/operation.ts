@@ -60,12 +60,23 @@ const MAX_IDEMPOTENCY_KEY = 255;
 /** Turns zod issues into FastAPI's `detail` entries: `loc` starts with path, query or body. */
 export function toFieldIssues(where: 'path' | 'query' | 'body', error: z.ZodError): FieldIssue[] {
   return error.issues.map((issue) => {
-    const loc: Array<string | number> = [where, ...issue.path.map((part) => (typeof part === 'number' ? part : String(part)))];
+    const loc: Array<string | number> = [
+      where,
+      ...issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
+    ];
     if (issue.code === 'unrecognized_keys') {
-      return { loc: [...loc, issue.keys[0] ?? ''], msg: `Extra inputs are not permitted: ${issue.keys.join(', ')}`, type: 'extra_forbidden' };
+      return {
+        loc: [...loc, issue.keys[0] ?? ''],
+        msg: `Extra inputs are not permitted: ${issue.keys.join(', ')}`,
+        type: 'extra_forbidden',
+      };
     }
     const missing = issue.code === 'invalid_type' && issue.input === undefined;
-    return { loc, msg: missing ? 'Field required' : issue.message, type: missing ? 'missing' : pydanticType(issue.code) };
+    return {
+      loc,
+      msg: missing ? 'Field required' : issue.message,
+      type: missing ? 'missing' : pydanticType(issue.code),
+    };
   });
 }
 
@@ -112,10 +123,12 @@ function nulPath(value: unknown): Array<string | number> | null {
     if (typeof item === 'string') {
       if (item.includes('\u0000')) return pathOf(visit);
     } else if (Array.isArray(item)) {
-      for (let index = item.length - 1; index >= 0; index--) pending.push({ value: item[index], key: index, parent: visit });
+      for (let index = item.length - 1; index >= 0; index--)
+        pending.push({ value: item[index], key: index, parent: visit });
     } else if (item && typeof item === 'object') {
       const entries = Object.entries(item);
-      for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index]![1], key: entries[index]![0], parent: visit });
+      for (let index = entries.length - 1; index >= 0; index--)
+        pending.push({ value: entries[index]![1], key: entries[index]![0], parent: visit });
     }
   }
   return null;
@@ -123,7 +136,10 @@ function nulPath(value: unknown): Array<string | number> | null {
 
 function refuseNul(where: 'query' | 'body', value: unknown): void {
   const found = nulPath(value);
-  if (found) throw validationError([{ loc: [where, ...found], msg: 'String should not contain NUL characters', type: 'string_type' }]);
+  if (found)
+    throw validationError([
+      { loc: [where, ...found], msg: 'String should not contain NUL characters', type: 'string_type' },
+    ]);
 }
 
 function parse<S extends Schema>(schema: S | undefined, input: unknown, where: 'path' | 'query' | 'body'): z.output<S> {
@@ -148,14 +164,21 @@ export class V1Api {
     this.register(spec, async (input) => {
       const actor = await this.deps.authenticate(input.ctx);
       if (!hasAnyScope(actor, spec.scopes)) {
-        throw new DomainError(403, 'NotPermitted', `The token lacks the scope this operation needs: one of ${spec.scopes.join(', ')}.`);
+        throw new DomainError(
+          403,
+          'NotPermitted',
+          `The token lacks the scope this operation needs: one of ${spec.scopes.join(', ')}.`,
+        );
       }
       return this.idempotent(input.ctx, actor, spec.status ?? 200, () => handler({ ...input, actor }));
     });
   }
 
   /** An operation without authentication (checkout client routes, public redirects). */
-  publicOp<P extends Schema, Q extends Schema, B extends Schema>(spec: OperationSpec<P, Q, B>, handler: (input: OperationInput<P, Q, B>) => Promise<unknown>): void {
+  publicOp<P extends Schema, Q extends Schema, B extends Schema>(
+    spec: OperationSpec<P, Q, B>,
+    handler: (input: OperationInput<P, Q, B>) => Promise<unknown>,
+  ): void {
     this.register(spec, handler);
   }
 
@@ -189,22 +212,43 @@ export class V1Api {
    * with another body get 422. Validation errors ran before we get here, so they never consume a key; a request that
    * fails with a 422 or a server error releases it too.
    */
-  private async idempotent(ctx: Context, actor: MerchantActor, status: number, run: () => Promise<unknown>): Promise<unknown> {
+  private async idempotent(
+    ctx: Context,
+    actor: MerchantActor,
+    status: number,
+    run: () => Promise<unknown>,
+  ): Promise<unknown> {
     const key = ctx.get('idempotency-key');
     if (ctx.method !== 'POST' || !key) return run();
     if (key.length > MAX_IDEMPOTENCY_KEY) {
-      throw validationError([{ loc: ['header', 'idempotency-key'], msg: `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY} characters`, type: 'too_long' }]);
+      throw validationError([
+        {
+          loc: ['header', 'idempotency-key'],
+          msg: `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY} characters`,
+          type: 'too_long',
+        },
+      ]);
     }
     const principal = principalOf(actor);
-    const hash = createHash('sha256').update(JSON.stringify(ctx.request.rawBodyForIdempotency ?? null)).digest('hex');
+    const hash = createHash('sha256')
+      .update(JSON.stringify(ctx.request.rawBodyForIdempotency ?? null))
+      .digest('hex');
     const claim = await this.deps.idempotency.claim(principal, key, { method: ctx.method, path: ctx.path, hash });
     if (claim.kind === 'mismatch') {
       throw validationError([
-        { loc: ['header', 'idempotency-key'], msg: 'This Idempotency-Key was already used with a different request; use a new key for a new request.', type: 'idempotency_key_reused' },
+        {
+          loc: ['header', 'idempotency-key'],
+          msg: 'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+          type: 'idempotency_key_reused',
+        },
       ]);
     }
     if (claim.kind === 'in_progress') {
-      throw new DomainError(409, 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      throw new DomainError(
+        409,
+        'IdempotencyKeyInUse',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+      );
     }
     if (claim.kind === 'replay') {
       ctx.set('Idempotent-Replayed', 'true');

@@ -16,18 +16,39 @@ export function registerOrdersRoutes(api: V1Api, core: CoreContext): void {
       path: '/v1/orders/',
       operationId: 'orders:list',
       tag,
-      summary: 'List orders (filters: organization_id, product_id, product_billing_type, customer_id, external_customer_id, checkout_id, subscription_id, discount_id, status, billing_reason, metadata[key]=value)',
+      summary:
+        'List orders (filters: organization_id, product_id, product_billing_type, customer_id, external_customer_id, checkout_id, subscription_id, discount_id, status, billing_reason, metadata[key]=value)',
       scopes: readScopes(tag),
       query: orderListQuery,
       response: orderListSchema,
     },
     ({ actor, query, ctx }) => service.list(actor, query, metadataQuery(ctx.query)),
   );
-  api.op({ method: 'get', path: '/v1/orders/:id', operationId: 'orders:get', tag, summary: 'Get an order', scopes: readScopes(tag), params: idParams, response: orderSchema }, ({ actor, params }) =>
-    service.get(actor, params.id),
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/orders/:id',
+      operationId: 'orders:get',
+      tag,
+      summary: 'Get an order',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: orderSchema,
+    },
+    ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(
-    { method: 'patch', path: '/v1/orders/:id', operationId: 'orders:update', tag, summary: "Update an order's billing name and address", scopes: writeScopes(tag), params: idParams, body: orderUpdateSchema, response: orderSchema },
+    {
+      method: 'patch',
+      path: '/v1/orders/:id',
+      operationId: 'orders:update',
+      tag,
+      summary: "Update an order's billing name and address",
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: orderUpdateSchema,
+      response: orderSchema,
+    },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
 }

@@ -4,7 +4,14 @@ import { pageQuery, repeated, sortingQuery, uuidFilter } from '../../../core/ker
 import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
-import { productBenefitsUpdateSchema, productCreateSchema, productListSchema, productSchema, productUpdateSchema, VISIBILITIES } from '../../../core/products/schemas.js';
+import {
+  productBenefitsUpdateSchema,
+  productCreateSchema,
+  productListSchema,
+  productSchema,
+  productUpdateSchema,
+  VISIBILITIES,
+} from '../../../core/products/schemas.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'products';
@@ -29,18 +36,46 @@ const listQuery = z.object({
 export function registerProductsRoutes(api: V1Api, core: CoreContext): void {
   const service = core.products;
   api.op(
-    { method: 'get', path: '/v1/products/', operationId: 'products:list', tag, summary: 'List products (filter metadata with metadata[key]=value)', scopes: readScopes(tag), query: listQuery, response: productListSchema },
+    {
+      method: 'get',
+      path: '/v1/products/',
+      operationId: 'products:list',
+      tag,
+      summary: 'List products (filter metadata with metadata[key]=value)',
+      scopes: readScopes(tag),
+      query: listQuery,
+      response: productListSchema,
+    },
     ({ actor, query, ctx }) => {
       const metadata = metadataQuery(ctx.query as Record<string, string | string[] | undefined>);
       return service.list(actor, { ...query, metadata: Object.keys(metadata).length > 0 ? metadata : undefined });
     },
   );
   api.op(
-    { method: 'post', path: '/v1/products/', operationId: 'products:create', tag, summary: 'Create a product with its prices', scopes: writeScopes(tag), body: productCreateSchema, response: productSchema, status: 201 },
+    {
+      method: 'post',
+      path: '/v1/products/',
+      operationId: 'products:create',
+      tag,
+      summary: 'Create a product with its prices',
+      scopes: writeScopes(tag),
+      body: productCreateSchema,
+      response: productSchema,
+      status: 201,
+    },
     ({ actor, body }) => service.create(actor, body),
   );
   api.op(
-    { method: 'get', path: '/v1/products/:id', operationId: 'products:get', tag, summary: 'Get a product', scopes: readScopes(tag), params: idParams, response: productSchema },
+    {
+      method: 'get',
+      path: '/v1/products/:id',
+      operationId: 'products:get',
+      tag,
+      summary: 'Get a product',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: productSchema,
+    },
     ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(

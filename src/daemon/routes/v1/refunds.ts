@@ -13,7 +13,8 @@ export function registerRefundsRoutes(api: V1Api, core: CoreContext): void {
       path: '/v1/refunds/',
       operationId: 'refunds:list',
       tag,
-      summary: 'List refunds (filters: id, organization_id, order_id, subscription_id, customer_id, external_customer_id, succeeded)',
+      summary:
+        'List refunds (filters: id, organization_id, order_id, subscription_id, customer_id, external_customer_id, succeeded)',
       scopes: readScopes(tag),
       query: refundListQuery,
       response: refundListSchema,

@@ -16,7 +16,8 @@ export function registerSubscriptionsRoutes(api: V1Api, core: CoreContext): void
       path: '/v1/subscriptions/',
       operationId: 'subscriptions:list',
       tag,
-      summary: 'List subscriptions (filters: organization_id, product_id, customer_id, external_customer_id, discount_id, active, status, cancel_at_period_end, metadata[key]=value)',
+      summary:
+        'List subscriptions (filters: organization_id, product_id, customer_id, external_customer_id, discount_id, active, status, cancel_at_period_end, metadata[key]=value)',
       scopes: readScopes(tag),
       query: subscriptionListQuery,
       response: subscriptionListSchema,
@@ -24,7 +25,16 @@ export function registerSubscriptionsRoutes(api: V1Api, core: CoreContext): void
     ({ actor, query, ctx }) => service.list(actor, query, metadataQuery(ctx.query)),
   );
   api.op(
-    { method: 'get', path: '/v1/subscriptions/:id', operationId: 'subscriptions:get', tag, summary: 'Get a subscription', scopes: readScopes(tag), params: idParams, response: subscriptionSchema },
+    {
+      method: 'get',
+      path: '/v1/subscriptions/:id',
+      operationId: 'subscriptions:get',
+      tag,
+      summary: 'Get a subscription',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: subscriptionSchema,
+    },
     ({ actor, params }) => service.get(actor, params.id),
   );
   api.op(
@@ -42,7 +52,16 @@ export function registerSubscriptionsRoutes(api: V1Api, core: CoreContext): void
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
   api.op(
-    { method: 'delete', path: '/v1/subscriptions/:id', operationId: 'subscriptions:revoke', tag, summary: 'Revoke a subscription now', scopes: writeScopes(tag), params: idParams, response: subscriptionSchema },
+    {
+      method: 'delete',
+      path: '/v1/subscriptions/:id',
+      operationId: 'subscriptions:revoke',
+      tag,
+      summary: 'Revoke a subscription now',
+      scopes: writeScopes(tag),
+      params: idParams,
+      response: subscriptionSchema,
+    },
     ({ actor, params }) => service.revoke(actor, params.id),
   );
 }

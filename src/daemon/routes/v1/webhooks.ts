@@ -21,7 +21,16 @@ const tag = 'webhooks';
 export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
   const { endpoints, log } = core.webhooks;
   api.op(
-    { method: 'get', path: '/v1/webhooks/endpoints', operationId: 'webhooks:list_webhook_endpoints', tag, summary: 'List webhook endpoints', scopes: readScopes(tag), query: endpointListQuery, response: webhookEndpointListSchema },
+    {
+      method: 'get',
+      path: '/v1/webhooks/endpoints',
+      operationId: 'webhooks:list_webhook_endpoints',
+      tag,
+      summary: 'List webhook endpoints',
+      scopes: readScopes(tag),
+      query: endpointListQuery,
+      response: webhookEndpointListSchema,
+    },
     ({ actor, query }) => endpoints.list(actor, query),
   );
   api.op(
@@ -39,15 +48,43 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
     ({ actor, body }) => endpoints.create(actor, body),
   );
   api.op(
-    { method: 'get', path: '/v1/webhooks/endpoints/:id', operationId: 'webhooks:get_webhook_endpoint', tag, summary: 'Get a webhook endpoint', scopes: readScopes(tag), params: idParams, response: webhookEndpointSchema },
+    {
+      method: 'get',
+      path: '/v1/webhooks/endpoints/:id',
+      operationId: 'webhooks:get_webhook_endpoint',
+      tag,
+      summary: 'Get a webhook endpoint',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: webhookEndpointSchema,
+    },
     ({ actor, params }) => endpoints.get(actor, params.id),
   );
   api.op(
-    { method: 'patch', path: '/v1/webhooks/endpoints/:id', operationId: 'webhooks:update_webhook_endpoint', tag, summary: 'Update a webhook endpoint', scopes: writeScopes(tag), params: idParams, body: webhookEndpointUpdateSchema, response: webhookEndpointSchema },
+    {
+      method: 'patch',
+      path: '/v1/webhooks/endpoints/:id',
+      operationId: 'webhooks:update_webhook_endpoint',
+      tag,
+      summary: 'Update a webhook endpoint',
+      scopes: writeScopes(tag),
+      params: idParams,
+      body: webhookEndpointUpdateSchema,
+      response: webhookEndpointSchema,
+    },
     ({ actor, params, body }) => endpoints.update(actor, params.id, body),
   );
   api.op(
-    { method: 'delete', path: '/v1/webhooks/endpoints/:id', operationId: 'webhooks:delete_webhook_endpoint', tag, summary: 'Delete a webhook endpoint', scopes: writeScopes(tag), params: idParams, status: 204 },
+    {
+      method: 'delete',
+      path: '/v1/webhooks/endpoints/:id',
+      operationId: 'webhooks:delete_webhook_endpoint',
+      tag,
+      summary: 'Delete a webhook endpoint',
+      scopes: writeScopes(tag),
+      params: idParams,
+      status: 204,
+    },
     async ({ actor, params }) => {
       await endpoints.delete(actor, params.id);
       return undefined;
@@ -67,7 +104,16 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
     ({ actor, params }) => endpoints.resetSecret(actor, params.id),
   );
   api.op(
-    { method: 'get', path: '/v1/webhooks/deliveries', operationId: 'webhooks:list_webhook_deliveries', tag, summary: 'List webhook deliveries (every attempt)', scopes: readScopes(tag), query: deliveryListQuery, response: webhookDeliveryListSchema },
+    {
+      method: 'get',
+      path: '/v1/webhooks/deliveries',
+      operationId: 'webhooks:list_webhook_deliveries',
+      tag,
+      summary: 'List webhook deliveries (every attempt)',
+      scopes: readScopes(tag),
+      query: deliveryListQuery,
+      response: webhookDeliveryListSchema,
+    },
     ({ actor, query }) => log.list(actor, query),
   );
   api.op(
@@ -79,13 +125,18 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
       summary: "Stream the organization's events as server-sent events (resume with Last-Event-ID)",
       scopes: readScopes(tag),
       query: eventStreamQuery,
-      responseDescription: 'text/event-stream: `id:` the event sequence number, `event:` its type, `data:` the webhook body',
+      responseDescription:
+        'text/event-stream: `id:` the event sequence number, `event:` its type, `data:` the webhook body',
     },
     async ({ actor, query, ctx }) => {
       const header = ctx.get('last-event-id');
-      if (header && (!/^\d+$/.test(header) || Number(header) > Number.MAX_SAFE_INTEGER)) throw fieldError(['header', 'last-event-id'], 'Last-Event-ID must be an id this stream sent');
+      if (header && (!/^\d+$/.test(header) || Number(header) > Number.MAX_SAFE_INTEGER))
+        throw fieldError(['header', 'last-event-id'], 'Last-Event-ID must be an id this stream sent');
       const resume = header || query.last_event_id;
-      const stream = await core.webhooks.stream(actor, { organizationId: query.organization_id, lastEventId: resume ? Number(resume) : null });
+      const stream = await core.webhooks.stream(actor, {
+        organizationId: query.organization_id,
+        lastEventId: resume ? Number(resume) : null,
+      });
       // A stream lives as long as its client: no idle timeout, no buffering proxies.
       ctx.req.socket.setTimeout(0);
       ctx.req.socket.setNoDelay(true);
@@ -99,7 +150,16 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
     },
   );
   api.op(
-    { method: 'get', path: '/v1/webhooks/events/:id', operationId: 'webhooks:get_webhook_event', tag, summary: 'Get a webhook event', scopes: readScopes(tag), params: idParams, response: webhookEventSchema },
+    {
+      method: 'get',
+      path: '/v1/webhooks/events/:id',
+      operationId: 'webhooks:get_webhook_event',
+      tag,
+      summary: 'Get a webhook event',
+      scopes: readScopes(tag),
+      params: idParams,
+      response: webhookEventSchema,
+    },
     ({ actor, params }) => log.getEvent(actor, params.id),
   );
   api.op(

@@ -48,5 +48,7 @@ export function Section({ title, focused, rows, selected, empty }: Props) {
 export function columns(cells: string[][]): string[] {
   const widths: number[] = [];
   for (const row of cells) row.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, cell.length)));
-  return cells.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
+  return cells.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+  );
 }
