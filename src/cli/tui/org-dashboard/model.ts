@@ -1,7 +1,7 @@
 import {
   clampRow,
   cycle,
-  followRows,
+  followView,
   pressShared,
   type DashboardView,
   type KeyPress,
@@ -69,13 +69,7 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * (clamped when drawn), which lands on its neighbour.
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(
-    SECTIONS,
-    state.rows,
-    (section) => idsOf(before, section)[selectedRow(state, before, section)],
-    (section) => idsOf(after, section),
-  );
-  return { ...state, rows };
+  return followView(SECTIONS, state, idsOf, selectedRow, before, after);
 }
 
 /** What the status line says once a command has gone through. */

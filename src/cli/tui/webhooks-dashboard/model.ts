@@ -1,6 +1,6 @@
 import {
   clampRow,
-  followRows,
+  followView,
   pressShared,
   type DashboardView,
   type KeyPress,
@@ -66,13 +66,7 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * its index (clamped when drawn).
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(
-    SECTIONS,
-    state.rows,
-    (section) => idsOf(before, section)[selectedRow(state, before, section)],
-    (section) => idsOf(after, section),
-  );
-  return { ...state, rows };
+  return followView(SECTIONS, state, idsOf, selectedRow, before, after);
 }
 
 /**
