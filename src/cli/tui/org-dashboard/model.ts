@@ -1,13 +1,5 @@
-import {
-  clampRow,
-  cycle,
-  followView,
-  pressShared,
-  type DashboardView,
-  type KeyPress,
-  type PressOutcome,
-  type SharedMode,
-} from '../keys.js';
+import { clampRow, cycle, followView, pressShared } from '../keys.js';
+import type { DashboardView, KeyPress, PressOutcome, SharedMode } from '../keys.js';
 import { ROLES, type Role, type Snapshot } from './data.js';
 
 export { splitInput, type KeyPress } from '../keys.js';

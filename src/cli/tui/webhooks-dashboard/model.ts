@@ -1,12 +1,5 @@
-import {
-  clampRow,
-  followView,
-  pressShared,
-  type DashboardView,
-  type KeyPress,
-  type PressOutcome,
-  type SharedMode,
-} from '../keys.js';
+import { clampRow, followView, pressShared } from '../keys.js';
+import type { DashboardView, KeyPress, PressOutcome, SharedMode } from '../keys.js';
 import type { Snapshot } from './data.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
