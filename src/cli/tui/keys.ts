@@ -91,6 +91,24 @@ export function followRows<S extends string>(
   return next;
 }
 
+/** followRows over a dashboard's view: the row each section had selected before is found again by its id after. */
+export function followView<Section extends string, Mode, Status, Snapshot>(
+  sections: readonly Section[],
+  view: DashboardView<Section, Mode, Status>,
+  idsOf: (snapshot: Snapshot, section: Section) => string[],
+  selectedRow: (view: DashboardView<Section, Mode, Status>, snapshot: Snapshot, section: Section) => number,
+  before: Snapshot,
+  after: Snapshot,
+): DashboardView<Section, Mode, Status> {
+  const rows = followRows(
+    sections,
+    view.rows,
+    (section) => idsOf(before, section)[selectedRow(view, before, section)],
+    (section) => idsOf(after, section),
+  );
+  return { ...view, rows };
+}
+
 /** What a dashboard's model answers for one key press: the next view, and a command to run or a wish to quit. */
 export interface PressOutcome<View, Command> {
   state: View;

@@ -96,24 +96,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const now = clock.now();
       // When sign-up signs nobody in, Better Auth answers a taken address with a made-up user, so the answer
       // does not say whether the address has an account.
-      const synthetic = (): SignedUp => ({
-        user: {
-          id: newAuthId(),
-          email,
-          name: input.name,
-          emailVerified: false,
-          image: input.image ?? null,
-          createdAt: now,
-          updatedAt: now,
-        },
-        session: null,
-        token: null,
-      });
-      if (await users.findByEmail(email)) {
-        if (requireVerification) return synthetic();
-        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
-      }
-      const user: User = {
+      const newUser = (): User => ({
         id: newAuthId(),
         email,
         name: input.name,
@@ -121,7 +104,13 @@ export function createAuthService(deps: AuthServiceDeps) {
         image: input.image ?? null,
         createdAt: now,
         updatedAt: now,
-      };
+      });
+      const synthetic = (): SignedUp => ({ user: newUser(), session: null, token: null });
+      if (await users.findByEmail(email)) {
+        if (requireVerification) return synthetic();
+        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      }
+      const user = newUser();
       try {
         return await transaction(db, async (trx) => {
           await usersRepository(trx).insert(user);

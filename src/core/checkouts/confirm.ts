@@ -153,6 +153,27 @@ export function createCheckoutConfirmation(deps: {
     return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, fulfilUrls);
   };
 
+  /** A checkout that did not go through hands its discount's redemption back. */
+  async function releaseDiscount(trx: Db, confirmed: Checkout): Promise<void> {
+    if (!confirmed.discountId) return;
+    await trx('discounts')
+      .where({ id: confirmed.discountId })
+      .where('redemptions_count', '>', 0)
+      .decrement('redemptions_count', 1);
+  }
+
+  async function recordCharge(trx: Db, confirmed: Checkout, charge: ChargeResult, at: Date): Promise<void> {
+    await recordChargeAttempt(trx, {
+      organizationId: confirmed.organizationId,
+      processor: processor.name,
+      amount: confirmed.totalAmount,
+      currency: confirmed.currency,
+      checkoutId: confirmed.id,
+      result: charge,
+      at,
+    });
+  }
+
   async function failAfterCharge(
     confirmed: Checkout,
     charge: ChargeResult | null,
@@ -176,21 +197,8 @@ export function createCheckoutConfirmation(deps: {
         modifiedAt: at,
       };
       await saveCheckout(trx, failed, 'confirmed', urls, at, { previous: confirmed });
-      if (confirmed.discountId)
-        await trx('discounts')
-          .where({ id: confirmed.discountId })
-          .where('redemptions_count', '>', 0)
-          .decrement('redemptions_count', 1);
-      if (charge)
-        await recordChargeAttempt(trx, {
-          organizationId: confirmed.organizationId,
-          processor: processor.name,
-          amount: confirmed.totalAmount,
-          currency: confirmed.currency,
-          checkoutId: confirmed.id,
-          result: charge,
-          at,
-        });
+      await releaseDiscount(trx, confirmed);
+      if (charge) await recordCharge(trx, confirmed, charge, at);
       if (refund && charge) {
         await recordRefundAttempt(trx, {
           organizationId: confirmed.organizationId,
@@ -219,22 +227,8 @@ export function createCheckoutConfirmation(deps: {
     await transaction(db, async (trx) => {
       const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
       await saveCheckout(trx, reopened, 'confirmed', urls, at, { previous: confirmed });
-      if (confirmed.discountId)
-        await trx('discounts')
-          .where({ id: confirmed.discountId })
-          .where('redemptions_count', '>', 0)
-          .decrement('redemptions_count', 1);
-      if (charge) {
-        await recordChargeAttempt(trx, {
-          organizationId: confirmed.organizationId,
-          processor: processor.name,
-          amount: confirmed.totalAmount,
-          currency: confirmed.currency,
-          checkoutId: confirmed.id,
-          result: charge,
-          at,
-        });
-      }
+      await releaseDiscount(trx, confirmed);
+      if (charge) await recordCharge(trx, confirmed, charge, at);
     });
   }
 }

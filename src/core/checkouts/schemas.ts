@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addressInput, addressOutput } from '../customers/address.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
+import { organizationProfileFields } from '../organizations/merchant-schemas.js';
 import { datetime, listResource, metadataInput, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 
@@ -197,18 +198,7 @@ export const checkoutSchema = z
   })
   .meta({ id: 'Checkout' });
 
-const checkoutOrganization = z
-  .object({
-    created_at: datetime,
-    modified_at: datetime.nullable(),
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    avatar_url: z.string().nullable(),
-    proration_behavior: z.enum(['invoice', 'prorate']),
-    allow_customer_updates: z.boolean(),
-  })
-  .meta({ id: 'CheckoutOrganization' });
+const checkoutOrganization = z.object({ ...organizationProfileFields }).meta({ id: 'CheckoutOrganization' });
 
 export const checkoutPublicSchema = z
   .object({ ...checkoutFields, payment_method_type: z.string().nullable(), organization: checkoutOrganization })

@@ -1,5 +1,19 @@
 import { z } from 'zod';
 
+/** The provider's own ID token, which social sign-in and account linking both take. */
+const idTokenFields = {
+  token: z.string().min(1),
+  nonce: z.string().optional(),
+  accessToken: z.string().optional(),
+  refreshToken: z.string().optional(),
+};
+
+/** Better Auth's extension points: accepted and ignored. */
+const ignoredExtras = {
+  additionalParams: z.record(z.string(), z.string()).optional(),
+  additionalData: z.record(z.string(), z.unknown()).optional(),
+};
+
 /** Better Auth's sign-in/social body (reference §4.4); additionalParams/additionalData are accepted and ignored. */
 export const socialSignInBody = z.strictObject({
   provider: z.string().min(1),
@@ -15,18 +29,8 @@ export const socialSignInBody = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a base64url SHA-256 digest')
     .optional(),
-  idToken: z
-    .object({
-      token: z.string().min(1),
-      nonce: z.string().optional(),
-      accessToken: z.string().optional(),
-      refreshToken: z.string().optional(),
-      expiresAt: z.number().optional(),
-      user: z.unknown().optional(),
-    })
-    .optional(),
-  additionalParams: z.record(z.string(), z.string()).optional(),
-  additionalData: z.record(z.string(), z.unknown()).optional(),
+  idToken: z.object({ ...idTokenFields, expiresAt: z.number().optional(), user: z.unknown().optional() }).optional(),
+  ...ignoredExtras,
 });
 
 export type SocialSignInBody = z.infer<typeof socialSignInBody>;
@@ -39,16 +43,8 @@ export const linkSocialBody = z.strictObject({
   scopes: z.array(z.string()).optional(),
   requestSignUp: z.boolean().optional(),
   loginHint: z.string().optional(),
-  idToken: z
-    .object({
-      token: z.string().min(1),
-      nonce: z.string().optional(),
-      accessToken: z.string().optional(),
-      refreshToken: z.string().optional(),
-    })
-    .optional(),
-  additionalParams: z.record(z.string(), z.string()).optional(),
-  additionalData: z.record(z.string(), z.unknown()).optional(),
+  idToken: z.object(idTokenFields).optional(),
+  ...ignoredExtras,
 });
 
 /** `accountId` is the account row's id (list-accounts' `id`); Better Auth's older `{providerId, accountId?}` works too. */

@@ -1,11 +1,11 @@
 import type { Address } from '../customers/address.js';
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
-import type { Metadata } from '../polar-api/schemas.js';
+import { stampsFromRow, whereAnyOf, whereExternalCustomers, type ResourceStamps } from '../polar-api/resource-rows.js';
 import type { BillingReason, OrderStatus } from './schemas.js';
 
 export interface OrderItem {
@@ -20,7 +20,7 @@ export interface OrderItem {
   createdAt: Date;
 }
 
-export interface Order {
+export interface Order extends ResourceStamps {
   id: string;
   organizationId: string;
   status: OrderStatus;
@@ -44,10 +44,7 @@ export interface Order {
   invoiceNumber: string;
   paymentProcessor: string;
   paymentReference: string | null;
-  metadata: Metadata;
   customFieldData: Record<string, string | number | boolean | null>;
-  createdAt: Date;
-  modifiedAt: Date | null;
 }
 
 function fromRow(row: Record<string, unknown>): Order {
@@ -75,10 +72,8 @@ function fromRow(row: Record<string, unknown>): Order {
     invoiceNumber: String(row.invoice_number),
     paymentProcessor: String(row.payment_processor),
     paymentReference: toStringOrNull(row.payment_reference),
-    metadata: parseJson<Metadata>(row.metadata) ?? {},
     customFieldData: parseJson<Order['customFieldData']>(row.custom_field_data) ?? {},
-    createdAt: toDate(row.created_at),
-    modifiedAt: toDateOrNull(row.modified_at),
+    ...stampsFromRow(row),
   };
 }
 
@@ -207,22 +202,16 @@ export function ordersRepository(db: Db) {
     },
     async list(filter: OrderFilter, options: ListOptions) {
       const query = db('orders').whereIn('organization_id', filter.organizationIds);
-      if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
-      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
-      if (filter.subscriptionIds?.length) query.whereIn('subscription_id', filter.subscriptionIds);
-      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
-      if (filter.billingReasons?.length) query.whereIn('billing_reason', filter.billingReasons);
-      if (filter.checkoutIds?.length) query.whereIn('checkout_id', filter.checkoutIds);
-      if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
-      if (filter.externalCustomerIds?.length) {
-        query.whereIn(
-          'customer_id',
-          db('customers')
-            .select('id')
-            .whereIn('organization_id', filter.organizationIds)
-            .whereIn('external_id', filter.externalCustomerIds),
-        );
-      }
+      whereAnyOf(query, {
+        product_id: filter.productIds,
+        customer_id: filter.customerIds,
+        subscription_id: filter.subscriptionIds,
+        status: filter.statuses,
+        billing_reason: filter.billingReasons,
+        checkout_id: filter.checkoutIds,
+        discount_id: filter.discountIds,
+      });
+      whereExternalCustomers(db, query, filter.organizationIds, filter.externalCustomerIds);
       const billing = new Set(filter.productBillingTypes ?? []);
       if (billing.size === 1) {
         const recurring = db('products').select('id').whereNotNull('recurring_interval');

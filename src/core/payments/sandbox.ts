@@ -76,18 +76,23 @@ export function createSandboxProcessor(): PaymentProcessor {
     };
   }
 
+  /** No test card behind the token or saved method: the charge fails before any card is looked at. */
+  function failedWithoutCard(declineReason: string, declineMessage: string): ChargeResult {
+    return {
+      status: 'failed',
+      processorReference: `sandbox_ch_${randomAlphanumeric(24)}`,
+      card: null,
+      declineReason,
+      declineMessage,
+    };
+  }
+
   return {
     name: 'sandbox',
     async chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult> {
       const card = testCardByToken(token);
       if (!card) {
-        return {
-          status: 'failed',
-          processorReference: `sandbox_ch_${randomAlphanumeric(24)}`,
-          card: null,
-          declineReason: 'invalid_token',
-          declineMessage: `Unknown test card token "${token}".`,
-        };
+        return failedWithoutCard('invalid_token', `Unknown test card token "${token}".`);
       }
       // The kept method carries the card's token, so later charges know how this test card behaves.
       return outcome(
@@ -102,13 +107,7 @@ export function createSandboxProcessor(): PaymentProcessor {
         : '';
       const card = testCardByToken(token);
       if (!card) {
-        return {
-          status: 'failed',
-          processorReference: `sandbox_ch_${randomAlphanumeric(24)}`,
-          card: null,
-          declineReason: 'payment_method_missing',
-          declineMessage: 'The saved payment method is unknown.',
-        };
+        return failedWithoutCard('payment_method_missing', 'The saved payment method is unknown.');
       }
       return outcome(card, card.offSession, methodReference);
     },

@@ -1,11 +1,11 @@
 import type { Db } from '../database/index.js';
-import { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
+import { toBool, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
-import type { Metadata } from '../polar-api/schemas.js';
+import { stampsFromRow, whereAnyOf, whereExternalCustomers, type ResourceStamps } from '../polar-api/resource-rows.js';
 import type { RefundReason, RefundStatus } from './schemas.js';
 
-export interface Refund {
+export interface Refund extends ResourceStamps {
   id: string;
   organizationId: string;
   orderId: string;
@@ -19,9 +19,6 @@ export interface Refund {
   comment: string | null;
   revokeBenefits: boolean;
   processorReference: string | null;
-  metadata: Metadata;
-  createdAt: Date;
-  modifiedAt: Date | null;
 }
 
 function fromRow(row: Record<string, unknown>): Refund {
@@ -39,9 +36,7 @@ function fromRow(row: Record<string, unknown>): Refund {
     comment: toStringOrNull(row.comment),
     revokeBenefits: toBool(row.revoke_benefits),
     processorReference: toStringOrNull(row.processor_reference),
-    metadata: parseJson<Metadata>(row.metadata) ?? {},
-    createdAt: toDate(row.created_at),
-    modifiedAt: toDateOrNull(row.modified_at),
+    ...stampsFromRow(row),
   };
 }
 
@@ -106,19 +101,13 @@ export function refundsRepository(db: Db) {
     },
     async list(filter: RefundFilter, options: ListOptions) {
       const query = db('refunds').whereIn('organization_id', filter.organizationIds);
-      if (filter.ids?.length) query.whereIn('id', filter.ids);
-      if (filter.orderIds?.length) query.whereIn('order_id', filter.orderIds);
-      if (filter.subscriptionIds?.length) query.whereIn('subscription_id', filter.subscriptionIds);
-      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
-      if (filter.externalCustomerIds?.length) {
-        query.whereIn(
-          'customer_id',
-          db('customers')
-            .select('id')
-            .whereIn('organization_id', filter.organizationIds)
-            .whereIn('external_id', filter.externalCustomerIds),
-        );
-      }
+      whereAnyOf(query, {
+        id: filter.ids,
+        order_id: filter.orderIds,
+        subscription_id: filter.subscriptionIds,
+        customer_id: filter.customerIds,
+      });
+      whereExternalCustomers(db, query, filter.organizationIds, filter.externalCustomerIds);
       if (filter.succeeded === true) query.where('status', 'succeeded');
       if (filter.succeeded === false) query.whereNot('status', 'succeeded');
       const page = await paginate<Record<string, unknown>>(query, options, {

@@ -4,10 +4,10 @@ import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
-import type { Metadata } from '../polar-api/schemas.js';
+import { stampsFromRow, whereAnyOf, whereExternalCustomers, type ResourceStamps } from '../polar-api/resource-rows.js';
 import type { CancellationReason, SubscriptionStatus } from './schemas.js';
 
-export interface Subscription {
+export interface Subscription extends ResourceStamps {
   id: string;
   organizationId: string;
   customerId: string;
@@ -34,10 +34,7 @@ export interface Subscription {
   paymentProcessor: string;
   paymentMethodReference: string | null;
   billedPeriods: number;
-  metadata: Metadata;
   customFieldData: Record<string, string | number | boolean | null>;
-  createdAt: Date;
-  modifiedAt: Date | null;
 }
 
 function fromRow(row: Record<string, unknown>): Subscription {
@@ -68,10 +65,8 @@ function fromRow(row: Record<string, unknown>): Subscription {
     paymentProcessor: String(row.payment_processor),
     paymentMethodReference: toStringOrNull(row.payment_method_reference),
     billedPeriods: Number(row.billed_periods),
-    metadata: parseJson<Metadata>(row.metadata) ?? {},
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
-    createdAt: toDate(row.created_at),
-    modifiedAt: toDateOrNull(row.modified_at),
+    ...stampsFromRow(row),
   };
 }
 
@@ -162,22 +157,16 @@ export function subscriptionsRepository(db: Db) {
     },
     async list(filter: SubscriptionFilter, options: ListOptions) {
       const query = db('subscriptions').whereIn('organization_id', filter.organizationIds);
-      if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
-      if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
-      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+      whereAnyOf(query, {
+        product_id: filter.productIds,
+        customer_id: filter.customerIds,
+        status: filter.statuses,
+        discount_id: filter.discountIds,
+      });
       if (filter.active === true) query.whereIn('status', ['active', 'trialing']);
       if (filter.active === false) query.whereNotIn('status', ['active', 'trialing']);
       if (filter.metadata) whereMetadata(db, query, filter.metadata);
-      if (filter.discountIds?.length) query.whereIn('discount_id', filter.discountIds);
-      if (filter.externalCustomerIds?.length) {
-        query.whereIn(
-          'customer_id',
-          db('customers')
-            .select('id')
-            .whereIn('organization_id', filter.organizationIds)
-            .whereIn('external_id', filter.externalCustomerIds),
-        );
-      }
+      whereExternalCustomers(db, query, filter.organizationIds, filter.externalCustomerIds);
       if (filter.cancelAtPeriodEnd !== undefined) query.where('cancel_at_period_end', filter.cancelAtPeriodEnd);
       if (filter.cancellationReasons?.length) query.whereIn('customer_cancellation_reason', filter.cancellationReasons);
       const page = await paginate<Record<string, unknown>>(query, options, {

@@ -30,13 +30,7 @@ export function errorMiddleware(logger: Logger) {
         ctx.body = error.code === undefined ? { message: error.message } : { message: error.message, code: error.code };
         return;
       }
-      const errorId = randomUUID();
-      logger.error('unhandled error', {
-        errorId,
-        method: ctx.method,
-        path: ctx.path,
-        error: error instanceof Error ? error.stack : String(error),
-      });
+      const errorId = logUnhandled(ctx, error, logger);
       ctx.status = 500;
       ctx.body = { message: 'Internal Server Error', code: 'INTERNAL_SERVER_ERROR', errorId };
     }
@@ -59,6 +53,13 @@ function renderV1Error(ctx: Context, error: unknown, logger: Logger): void {
     };
     return;
   }
+  const errorId = logUnhandled(ctx, error, logger);
+  ctx.status = 500;
+  ctx.body = { error: 'InternalServerError', detail: `Internal Server Error (error id ${errorId})` };
+}
+
+/** Logs an error no handler knew, under a fresh id the response can name. */
+function logUnhandled(ctx: Context, error: unknown, logger: Logger): string {
   const errorId = randomUUID();
   logger.error('unhandled error', {
     errorId,
@@ -66,6 +67,5 @@ function renderV1Error(ctx: Context, error: unknown, logger: Logger): void {
     path: ctx.path,
     error: error instanceof Error ? error.stack : String(error),
   });
-  ctx.status = 500;
-  ctx.body = { error: 'InternalServerError', detail: `Internal Server Error (error id ${errorId})` };
+  return errorId;
 }

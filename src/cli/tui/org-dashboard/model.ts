@@ -1,13 +1,5 @@
-import {
-  clampRow,
-  cycle,
-  followRows,
-  pressShared,
-  type DashboardView,
-  type KeyPress,
-  type PressOutcome,
-  type SharedMode,
-} from '../keys.js';
+import { clampRow, cycle, followView, pressShared } from '../keys.js';
+import type { DashboardView, KeyPress, PressOutcome, SharedMode } from '../keys.js';
 import { ROLES, type Role, type Snapshot } from './data.js';
 
 export { splitInput, type KeyPress } from '../keys.js';
@@ -69,13 +61,7 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * (clamped when drawn), which lands on its neighbour.
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(
-    SECTIONS,
-    state.rows,
-    (section) => idsOf(before, section)[selectedRow(state, before, section)],
-    (section) => idsOf(after, section),
-  );
-  return { ...state, rows };
+  return followView(SECTIONS, state, idsOf, selectedRow, before, after);
 }
 
 /** What the status line says once a command has gone through. */

@@ -1,12 +1,5 @@
-import {
-  clampRow,
-  followRows,
-  pressShared,
-  type DashboardView,
-  type KeyPress,
-  type PressOutcome,
-  type SharedMode,
-} from '../keys.js';
+import { clampRow, followView, pressShared } from '../keys.js';
+import type { DashboardView, KeyPress, PressOutcome, SharedMode } from '../keys.js';
 import type { Snapshot } from './data.js';
 
 export { NO_KEY, splitInput, type KeyPress } from '../keys.js';
@@ -66,13 +59,7 @@ const idsOf = (snapshot: Snapshot, section: SectionId): string[] =>
  * its index (clamped when drawn).
  */
 export function followSelection(state: ViewState, before: Snapshot, after: Snapshot): ViewState {
-  const rows = followRows(
-    SECTIONS,
-    state.rows,
-    (section) => idsOf(before, section)[selectedRow(state, before, section)],
-    (section) => idsOf(after, section),
-  );
-  return { ...state, rows };
+  return followView(SECTIONS, state, idsOf, selectedRow, before, after);
 }
 
 /**

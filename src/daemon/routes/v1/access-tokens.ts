@@ -10,6 +10,7 @@ import type { CoreContext } from '../../../core/context.js';
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'organization_access_tokens';
@@ -62,20 +63,14 @@ export function registerAccessTokenRoutes(api: V1Api, core: CoreContext): void {
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/organization-access-tokens/:id',
       operationId: 'organization_access_tokens:delete',
       tag,
       summary: 'Revoke an organization access token',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => service.delete(actor, id),
   );
 }

@@ -10,6 +10,7 @@ import {
 import type { CoreContext } from '../../../core/context.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'benefits';
@@ -70,21 +71,15 @@ export function registerBenefitsRoutes(api: V1Api, core: CoreContext): void {
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/benefits/:id',
       operationId: 'benefits:delete',
       tag,
       summary: 'Delete a benefit (refused while it is not deletable or still on a product)',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => service.delete(actor, id),
   );
   api.op(
     {

@@ -11,6 +11,7 @@ import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'checkout_links';
@@ -79,21 +80,10 @@ export function registerCheckoutLinksRoutes(api: V1Api, core: CoreContext): void
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
-    {
-      method: 'delete',
-      path: `${path}:id`,
-      operationId: 'checkout-links:delete',
-      tag,
-      summary: 'Delete a checkout link',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
-    },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+  deleteById(
+    api,
+    { path: `${path}:id`, operationId: 'checkout-links:delete', tag, summary: 'Delete a checkout link' },
+    (actor, id) => service.delete(actor, id),
   );
   api.publicOp(
     {

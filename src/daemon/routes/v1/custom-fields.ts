@@ -8,6 +8,7 @@ import {
 } from '../../../core/custom-fields/schemas.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'custom_fields';
@@ -68,20 +69,14 @@ export function registerCustomFieldsRoutes(api: V1Api, core: CoreContext): void 
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/custom-fields/:id',
       operationId: 'custom-fields:delete',
       tag,
       summary: 'Delete a custom field (products stop asking for it)',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => service.delete(actor, id),
   );
 }

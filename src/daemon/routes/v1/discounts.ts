@@ -9,6 +9,7 @@ import {
 import { pageQuery, repeated, sortingQuery } from '../../../core/kernel/pagination.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'discounts';
@@ -75,20 +76,14 @@ export function registerDiscountsRoutes(api: V1Api, core: CoreContext): void {
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/discounts/:id',
       operationId: 'discounts:delete',
       tag,
       summary: 'Delete a discount (kept for the orders that used it)',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => service.delete(actor, id),
   );
 }

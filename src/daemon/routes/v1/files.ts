@@ -14,6 +14,7 @@ import {
 import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'files';
@@ -100,21 +101,15 @@ export function registerFilesRoutes(api: V1Api, core: CoreContext): void {
     },
     ({ actor, params, body }) => service.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/files/:id',
       operationId: 'files:delete',
       tag,
       summary: 'Delete a file (refused while a product or benefit uses it)',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await service.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => service.delete(actor, id),
   );
   api.op(
     {

@@ -14,6 +14,7 @@ import {
   webhookEndpointUpdateSchema,
   webhookEventSchema,
 } from '../../../core/webhooks/schemas.js';
+import { deleteById } from './delete-by-id.js';
 import type { V1Api } from './operation.js';
 
 const tag = 'webhooks';
@@ -74,21 +75,15 @@ export function registerWebhooksRoutes(api: V1Api, core: CoreContext): void {
     },
     ({ actor, params, body }) => endpoints.update(actor, params.id, body),
   );
-  api.op(
+  deleteById(
+    api,
     {
-      method: 'delete',
       path: '/v1/webhooks/endpoints/:id',
       operationId: 'webhooks:delete_webhook_endpoint',
       tag,
       summary: 'Delete a webhook endpoint',
-      scopes: writeScopes(tag),
-      params: idParams,
-      status: 204,
     },
-    async ({ actor, params }) => {
-      await endpoints.delete(actor, params.id);
-      return undefined;
-    },
+    (actor, id) => endpoints.delete(actor, id),
   );
   api.op(
     {
