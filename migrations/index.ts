@@ -15,12 +15,27 @@ import * as checkoutsOrdersSubscriptions from './20261121070200_checkouts_orders
 import * as webhooks from './20261121080000_webhooks.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
+import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
+
+/**
+ * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
+ * secret box; the caller passes it when it has TILL_SECRET, and such a migration refuses to run without it rather
+ * than leave a value in plain text.
+ */
+export interface MigrationContext {
+  seal?: (plaintext: string, context: string) => string;
+}
+
+export interface TillMigration {
+  up(knex: Knex, context: MigrationContext): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
 
 /**
  * Every migration in order. The list is explicit (not a directory scan) so the same names are recorded whether
  * the daemon runs from TypeScript sources in tests or from compiled JavaScript in production and Docker.
  */
-export const migrations: Array<{ name: string; module: Knex.Migration }> = [
+export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261121000000_accounts_and_sessions', module: accountsAndSessions },
   { name: '20261121020000_api_keys', module: apiKeys },
   { name: '20261121030000_jwks', module: jwks },
@@ -36,4 +51,5 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121070100_payments_and_tax', module: paymentsAndTax },
   { name: '20261121070200_checkouts_orders_subscriptions', module: checkoutsOrdersSubscriptions },
   { name: '20261121080000_webhooks', module: webhooks },
+  { name: '20261122000000_secrets_at_rest', module: secretsAtRest },
 ];

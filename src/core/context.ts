@@ -180,7 +180,7 @@ export function createCore(options: {
     secret: config.secret,
     changing,
   });
-  const idempotency = idempotencyStore(db, clock);
+  const idempotency = idempotencyStore(db, clock, secretBox);
   const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
   const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
   const tax = createTaxService({ db, clock });

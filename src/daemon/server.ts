@@ -7,6 +7,7 @@ import { HOUR, MINUTE } from '../core/kernel/clock.js';
 import type { TillConfig } from '../core/config/index.js';
 import { createDb } from '../core/database/index.js';
 import { migrateLatest } from '../core/database/index.js';
+import { createSecretBox } from '../core/kernel/secret-box.js';
 import { createApp } from './app.js';
 import { limitConnectionsPerClient, loadServerLimits, serverOptions, type ServerLimits } from './limits.js';
 import { createLogger, type Logger } from './logger.js';
@@ -43,7 +44,8 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const limits = loadServerLimits(process.env, options.limits);
   const db = createDb(config.databaseUrl, { exclusive: true });
   try {
-    await migrateLatest(db);
+    const box = createSecretBox(config.secret);
+    await migrateLatest(db, { seal: (plaintext, context) => box.seal(plaintext, context) });
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw error;

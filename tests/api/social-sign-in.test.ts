@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { OAuthConfig } from '../../src/core/config/index.js';
@@ -103,10 +103,13 @@ describe('POST /api/auth/sign-in/social (redirect flow)', () => {
     expect(state).toMatch(/^[A-Za-z0-9]{32}$/);
     const cookie = response.setCookies.find((value) => value.startsWith('better-auth.state='))!;
     expect(cookie).toMatch(/Max-Age=300; Path=\/; HttpOnly; SameSite=Lax/);
+    // Only the state's digest names the row: the table alone never tells a flow in progress.
+    expect(await daemon.core.db('verifications').where('identifier', 'like', `%${state}%`).first()).toBeUndefined();
     const row = await daemon.core
       .db('verifications')
-      .where({ identifier: `auth-state:${state}` })
+      .where({ identifier: `auth-state:${createHash('sha256').update(state).digest('hex')}` })
       .first();
+    expect(row.value).not.toContain(state);
     const stored = JSON.parse(row.value);
     expect(stored.codeVerifier).toMatch(/^v1\./);
     expect(new Date(row.expires_at).getTime() - daemon.clock.now().getTime()).toBe(10 * 60 * 1000);

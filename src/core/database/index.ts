@@ -27,6 +27,6 @@ export { guarded, together, type Deferred, type DeferredList } from './deferred.
 export { afterWriteOnlyCommit } from './sqlite/group-commit.js';
 export { DatabaseLockedError, isGuardFailure, isUniqueViolation } from './errors.js';
 export { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
-export { migrateLatest, pendingMigrations } from './migrate.js';
+export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 /** For tests that count the driver calls a path makes (never timings). */
 export { onSqliteCalls, type SqliteCall } from './sqlite/transactions.js';

@@ -2,6 +2,7 @@ import { authError } from '../auth/errors.js';
 import { verificationsRepository } from '../auth/repository.js';
 import type { RequestMeta, SessionService } from '../auth/sessions.js';
 import type { Clock } from '../kernel/clock.js';
+import { sha256Hex } from '../kernel/crypto.js';
 import type { TillConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
@@ -18,6 +19,14 @@ export const STATE_TTL_MS = 10 * 60 * 1000;
 const STATE_LENGTH = 32;
 const VERIFIER_LENGTH = 128;
 const STATE_PREFIX = 'auth-state:';
+
+/**
+ * The state row's identifier: only a digest of the state is stored, as for reset tokens, so the table alone never
+ * names a flow in progress. (The sealed verifier stays bound to the state itself, which the callback brings.)
+ */
+export function stateIdentifier(state: string): string {
+  return STATE_PREFIX + sha256Hex(state);
+}
 
 /** What the state row remembers between the redirect to the provider and the callback. */
 interface StoredState {
@@ -108,7 +117,7 @@ export function createOAuthService(deps: {
   async function takeState(state: string, cookieState: string | null): Promise<StoredState | 'unknown' | 'mismatch'> {
     const verifications = verificationsRepository(db);
     const now = clock.now();
-    const row = await verifications.findActive(STATE_PREFIX + state, now);
+    const row = await verifications.findActive(stateIdentifier(state), now);
     if (!row) return 'unknown';
     let stored: StoredState;
     try {
@@ -199,7 +208,7 @@ export function createOAuthService(deps: {
       };
       await verificationsRepository(db).insert({
         id: newAuthId(),
-        identifier: STATE_PREFIX + state,
+        identifier: stateIdentifier(state),
         value: JSON.stringify(stored),
         expiresAt: new Date(now.getTime() + STATE_TTL_MS),
         createdAt: now,

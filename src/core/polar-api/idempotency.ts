@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import { isUniqueViolation } from '../database/index.js';
+import { SecretBoxError, type SecretBox } from '../kernel/secret-box.js';
 
 /** Stripe's window: a key is remembered for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
@@ -10,14 +11,24 @@ export type IdempotencyClaim =
   | { kind: 'fresh' }
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+  | { kind: 'in_progress' }
+  | { kind: 'unreadable' };
+
+/**
+ * The stored answer is sealed with the secret box, bound to its caller and key: it holds whatever the request
+ * created (an access token, a customer session token, a webhook secret), which must be replayable but is otherwise
+ * never kept in plain text. Migration 20261122000000_secrets_at_rest writes the same context.
+ */
+function answerContext(principal: string, key: string): string {
+  return `idempotency_keys:${JSON.stringify([principal, key])}`;
+}
 
 /**
  * Idempotency keys (Stripe's semantics): the first request with a key claims it by inserting a row; the unique key
  * makes concurrent duplicates lose that race. The answer is stored when the request finishes, and a later request
  * with the same key and the same body gets it back unchanged.
  */
-export function idempotencyStore(db: Db, clock: Clock) {
+export function idempotencyStore(db: Db, clock: Clock, box: SecretBox) {
   return {
     async claim(
       principal: string,
@@ -48,18 +59,25 @@ export function idempotencyStore(db: Db, clock: Clock) {
       if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.hash)
         return { kind: 'mismatch' };
       if (row.response_status === null || row.response_status === undefined) return { kind: 'in_progress' };
-      return {
-        kind: 'replay',
-        status: Number(row.response_status),
-        body: row.response_body === null ? null : JSON.parse(String(row.response_body)),
-      };
+      let body: unknown = null;
+      if (row.response_body !== null) {
+        try {
+          body = JSON.parse(box.open(String(row.response_body), answerContext(principal, key)));
+        } catch (error) {
+          // Sealed under an earlier TILL_SECRET: the answer is gone, and running the request again could repeat it.
+          if (error instanceof SecretBoxError) return { kind: 'unreadable' };
+          throw error;
+        }
+      }
+      return { kind: 'replay', status: Number(row.response_status), body };
     },
     async complete(principal: string, key: string, status: number, body: unknown): Promise<void> {
       await db('idempotency_keys')
         .where({ principal, key })
         .update({
           response_status: status,
-          response_body: body === undefined || body === null ? null : JSON.stringify(body),
+          response_body:
+            body === undefined || body === null ? null : box.seal(JSON.stringify(body), answerContext(principal, key)),
         });
     },
     /** Forgets a claim whose request should not count (a validation error, a crash), so the key can be used again. */

@@ -1,6 +1,9 @@
-import { loadConfig } from '../../../core/config/index.js';
-import { createDb, dialectOf, sqlitePath } from '../../../core/database/index.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, type TillConfig } from '../../../core/config/index.js';
+import { createDb, dialectOf, sqlitePath, type MigrationContext } from '../../../core/database/index.js';
 import { migrateLatest } from '../../../core/database/index.js';
+import { createSecretBox } from '../../../core/kernel/secret-box.js';
 import type { Invocation } from '../../action.js';
 import { info, printJson, printLine } from '../../output.js';
 
@@ -12,14 +15,26 @@ function describeDatabase(url: string): string {
   return parsed.toString();
 }
 
+/**
+ * The daemon's secret, when there is one to take: a migration that seals values earlier versions kept in plain text
+ * needs it (and says so when it is missing). A new secret is never generated here: nothing was sealed under it.
+ */
+function migrationContext(config: TillConfig): MigrationContext {
+  const stored = dialectOf(config.databaseUrl) === 'sqlite' && existsSync(join(config.dataDir, 'secret'));
+  if (!process.env.TILL_SECRET && !stored) return {};
+  const box = createSecretBox(loadConfig(process.env).secret);
+  return { seal: (plaintext, context) => box.seal(plaintext, context) };
+}
+
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {
-  // Migrations need no secret; passing one keeps loadConfig from generating the embedded setup's secret file.
+  // The placeholder keeps loadConfig from generating the embedded setup's secret file.
   const config = loadConfig(process.env, { secret: 'not-needed-to-migrate' });
+  const context = migrationContext(config);
   // Exclusive on SQLite, so a running daemon's file is refused at once (DatabaseLockedError) instead of waited on.
   const db = createDb(config.databaseUrl, { exclusive: true });
   let applied: string[];
   try {
-    applied = await migrateLatest(db);
+    applied = await migrateLatest(db, context);
   } finally {
     await db.destroy();
   }

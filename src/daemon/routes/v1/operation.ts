@@ -243,6 +243,15 @@ export class V1Api {
         },
       ]);
     }
+    if (claim.kind === 'unreadable') {
+      throw validationError([
+        {
+          loc: ['header', 'idempotency-key'],
+          msg: 'The answer stored for this Idempotency-Key can no longer be read (the server secret changed); check whether the first request took effect before using a new key.',
+          type: 'idempotency_key_unreadable',
+        },
+      ]);
+    }
     if (claim.kind === 'in_progress') {
       throw new DomainError(
         409,
