@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { up as secretsAtRest } from '../../migrations/20261122000000_secrets_at_rest.js';
 import { createSecretBox } from '../../src/core/kernel/secret-box.js';
 import { useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { TestClient } from '../helpers/http.js';
+import { testDialect } from '../helpers/database.js';
+import { DEFAULT_PASSWORD, TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 import { createMerchant } from '../helpers/v1.js';
 import { WEBHOOK_TEST_CONFIG } from '../helpers/webhooks.js';
 
@@ -156,5 +157,78 @@ describe('migration 20261122000000_secrets_at_rest', () => {
         .first(),
     ).toBeDefined();
     expect((await c.get(`/api/auth/callback/plain?state=${state}`)).headers.location).toBe('/oops?error=no_code');
+  });
+});
+
+/** Every row of every table, as text: where a secret handed out must not appear. */
+async function everything(d: TestDaemon): Promise<string> {
+  const db = d.core.db;
+  const tables =
+    testDialect === 'postgres'
+      ? (
+          (await db('information_schema.tables').select('table_name').where({ table_schema: 'public' })) as Array<{
+            table_name: string;
+          }>
+        ).map((row) => row.table_name)
+      : ((await db('sqlite_master').select('name').where({ type: 'table' })) as Array<{ name: string }>).map(
+          (row) => row.name,
+        );
+  expect(tables).toContain('idempotency_keys');
+  const dumps: string[] = [];
+  for (const table of tables) dumps.push(`${table}: ${JSON.stringify(await db(table).select('*'))}`);
+  return dumps.join('\n');
+}
+
+describe('what a copy of the database holds', () => {
+  it('none of the tokens, keys and secrets Till hands out, as they were handed out', async () => {
+    const d = daemon();
+    const handedOut = new Map<string, string>();
+    const browser = new TestClient(d.url, { origin: d.url });
+    const { email, token: sessionToken } = await signUpUser(browser);
+    handedOut.set('session token', sessionToken);
+    const apiKey = await browser.post('/api/auth/api-key/create', {});
+    handedOut.set('API key', apiKey.json.key);
+
+    const merchant = await createMerchant(d);
+    handedOut.set('organization access token', merchant.token);
+    const idempotent = (key: string) => ({ headers: { 'idempotency-key': key } });
+    const oat = await merchant.api.post(
+      '/v1/organization-access-tokens/',
+      { comment: 'scan', scopes: [] },
+      idempotent('scan-oat'),
+    );
+    handedOut.set('organization access token (idempotent)', oat.json.token);
+    const customer = await merchant.api.post('/v1/customers/', { email: uniqueEmail('customer') });
+    const portal = await merchant.api.post(
+      '/v1/customer-sessions/',
+      { customer_id: customer.json.id },
+      idempotent('scan-cst'),
+    );
+    expect(portal.status, portal.text).toBe(201);
+    handedOut.set('customer session token', portal.json.token);
+    const endpoint = await merchant.api.post(
+      '/v1/webhooks/endpoints',
+      { url: 'http://127.0.0.1:9/hook', format: 'raw', events: ['order.paid'] },
+      idempotent('scan-whsec'),
+    );
+    handedOut.set('webhook secret', endpoint.json.secret);
+
+    const reset = await new TestClient(d.url).post('/api/auth/request-password-reset', { email, redirectTo: '/r' });
+    expect(reset.status).toBe(200);
+    const [mail] = await d.core.mail.list({ to: email, kind: 'reset-password' });
+    const letter = await d.core.mail.get(mail!.id);
+    handedOut.set('password reset token', /\/reset-password\/([A-Za-z0-9]+)\?/.exec(letter!.text)![1]!);
+
+    const social = await new TestClient(d.url).post('/api/auth/sign-in/social', { provider: 'plain' });
+    handedOut.set('OAuth state', new URL(social.json.url).searchParams.get('state')!);
+    handedOut.set('password', DEFAULT_PASSWORD);
+
+    const dump = await everything(d);
+    for (const [what, value] of handedOut) {
+      expect(value.length, what).toBeGreaterThanOrEqual(16);
+      // The random part alone, without a well-known prefix, must not be there either.
+      const random = value.replace(/^(till_oat_|till_cst_|whsec_)/, '');
+      expect(dump.includes(random), `${what} is stored as handed out`).toBe(false);
+    }
   });
 });
