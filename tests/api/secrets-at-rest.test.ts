@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { up as secretsAtRest } from '../../migrations/20261122000000_secrets_at_rest.js';
+import { DEFAULT_EMAIL_FLOWS } from '../../src/core/config/index.js';
 import { createSecretBox } from '../../src/core/kernel/secret-box.js';
 import { useTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { testDialect } from '../helpers/database.js';
@@ -13,6 +14,7 @@ import { WEBHOOK_TEST_CONFIG } from '../helpers/webhooks.js';
 
 const daemon = useTestDaemon({
   ...WEBHOOK_TEST_CONFIG,
+  emailFlows: { ...DEFAULT_EMAIL_FLOWS, deleteUser: 'verify' },
   oauth: {
     providers: [
       // Explicit endpoints, never contacted: these tests stop at the callback's state check.
@@ -215,9 +217,15 @@ describe('what a copy of the database holds', () => {
 
     const reset = await new TestClient(d.url).post('/api/auth/request-password-reset', { email, redirectTo: '/r' });
     expect(reset.status).toBe(200);
-    const [mail] = await d.core.mail.list({ to: email, kind: 'reset-password' });
-    const letter = await d.core.mail.get(mail!.id);
-    handedOut.set('password reset token', /\/reset-password\/([A-Za-z0-9]+)\?/.exec(letter!.text)![1]!);
+    const mailed = async (kind: string, pattern: RegExp) => {
+      const [mail] = await d.core.mail.list({ to: email, kind });
+      return pattern.exec((await d.core.mail.get(mail!.id))!.text)![1]!;
+    };
+    handedOut.set('password reset token', await mailed('reset-password', /\/reset-password\/([A-Za-z0-9]+)\?/));
+    expect((await browser.post('/api/auth/send-verification-email', { email })).status).toBe(200);
+    handedOut.set('e-mail verification token', await mailed('verify-email', /token=([\w.-]+)/));
+    expect((await browser.post('/api/auth/delete-user', {})).status).toBe(200);
+    handedOut.set('account deletion token', await mailed('delete-account', /--token ([0-9a-z]+)/));
 
     const social = await new TestClient(d.url).post('/api/auth/sign-in/social', { provider: 'plain' });
     handedOut.set('OAuth state', new URL(social.json.url).searchParams.get('state')!);
