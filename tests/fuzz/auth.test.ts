@@ -10,6 +10,7 @@ import { createOrganization, signedInUser } from '../helpers/organizations.js';
 import {
   fieldPaths,
   HOSTILE_BODIES,
+  HOSTILE_CREDENTIALS,
   HOSTILE_URL_VALUES,
   HOSTILE_VALUES,
   plausible,
@@ -31,6 +32,7 @@ const FIELD_SAMPLES = 3;
 const QUERY_SAMPLES = 3;
 const PATH_SAMPLES = 4;
 const BODY_SAMPLES = 6;
+const CREDENTIAL_SAMPLES = 2;
 /** Routes that end or change the caller's session or membership: each gets a signed-in user of its own, last. */
 const DESTRUCTIVE =
   /sign-out|revoke|delete-user|change-password|change-email|unlink-account|organization\/(delete|leave|remove-member|update-member-role)/;
@@ -132,6 +134,15 @@ function requestsFor(route: Route, path: string, cookie: string): FuzzRequest[] 
       headers: withBody(headers),
       body: baseText,
     });
+  for (const headers of sample(HOSTILE_CREDENTIALS, CREDENTIAL_SAMPLES, `${name} credentials`)) {
+    requests.push({
+      label: `${name} credentials ${JSON.stringify(headers).slice(0, 60)}`,
+      method: verb,
+      path: real,
+      headers: withBody({ origin, ...headers }),
+      body: baseText,
+    });
+  }
   if (path.includes(':')) {
     for (const value of sample(HOSTILE_URL_VALUES, PATH_SAMPLES, `${name} path`))
       requests.push({

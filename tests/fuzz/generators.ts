@@ -17,9 +17,12 @@ export function seededRandom(seed: string): () => number {
   };
 }
 
-/** `count` distinct items of `items`, chosen by a PRNG seeded with `seed`. */
+/** Another seed explores other samples (TILL_FUZZ_SEED=7 npx vitest run tests/fuzz); CI keeps the default. */
+const RUN_SEED = process.env.TILL_FUZZ_SEED ?? '';
+
+/** `count` distinct items of `items`, chosen by a PRNG seeded with `seed` (and the run's seed, if any). */
 export function sample<T>(items: readonly T[], count: number, seed: string): T[] {
-  const random = seededRandom(seed);
+  const random = seededRandom(RUN_SEED + seed);
   const pool = [...items];
   const chosen: T[] = [];
   while (chosen.length < count && pool.length > 0) chosen.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
@@ -107,6 +110,22 @@ export const HOSTILE_URL_VALUES: readonly string[] = [
   '%2Fa%2F..%2F%2Fevil.example',
   'javascript%3Aalert(1)',
   'http%3A%2F%2F%5B',
+];
+
+/** Credentials no client should present: empty, huge, of the wrong kind, or cookies that do not parse. */
+export const HOSTILE_CREDENTIALS: ReadonlyArray<Record<string, string>> = [
+  { authorization: 'Bearer' },
+  { authorization: 'Bearer ' },
+  { authorization: `Bearer till_oat_${'x'.repeat(5_000)}` },
+  { authorization: 'Bearer polar_cst_not-a-session' },
+  { authorization: 'Basic Zm9vOmJhcg==' },
+  { authorization: 'Bearer a.b.c' },
+  { 'x-api-key': 'x'.repeat(5_000) },
+  { 'x-api-key': '' },
+  { cookie: `better-auth.session_token=${'x'.repeat(3_000)}.sig` },
+  { cookie: 'better-auth.session_token=%E0%A4%A; better-auth.session_data=%' },
+  { cookie: 'better-auth.session_token="unterminated' },
+  { 'idempotency-key': 'k'.repeat(300) },
 ];
 
 /** Body-level abuse, sent instead of a JSON body: bad types, bad JSON, deep nesting, too big, no body at all. */

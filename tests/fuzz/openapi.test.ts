@@ -3,6 +3,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import {
   fieldPaths,
   HOSTILE_BODIES,
+  HOSTILE_CREDENTIALS,
   HOSTILE_URL_VALUES,
   HOSTILE_VALUES,
   plausible,
@@ -24,6 +25,7 @@ import { seedV1, type Seeded } from './seed.js';
 
 interface Operation {
   operationId: string;
+  summary?: string;
   security?: unknown[];
   parameters?: Array<{ name: string; in: 'path' | 'query' }>;
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
@@ -38,6 +40,7 @@ const PATH_SAMPLES = 4;
 const QUERY_SAMPLES = 3;
 const FIELD_SAMPLES = 3;
 const AUTHED_BODIES = 8;
+const CREDENTIAL_SAMPLES = 2;
 const ANONYMOUS_BODIES = 3;
 
 const tally = new Tally();
@@ -89,6 +92,15 @@ function requestsFor(document: OpenApiDocument, template: string, method: string
       body: baseText,
     });
   }
+  for (const headers of sample(HOSTILE_CREDENTIALS, CREDENTIAL_SAMPLES, `${name} credentials`)) {
+    requests.push({
+      label: `${name} credentials ${JSON.stringify(headers).slice(0, 60)}`,
+      method: verb,
+      path,
+      headers: baseText ? json(headers) : headers,
+      body: baseText,
+    });
+  }
   for (const param of pathParams) {
     for (const value of sample(HOSTILE_URL_VALUES, PATH_SAMPLES, `${name} path ${param.name}`)) {
       requests.push({
@@ -111,6 +123,19 @@ function requestsFor(document: OpenApiDocument, template: string, method: string
         headers: credentials[who],
       });
     });
+  }
+  // Polar's deepObject metadata filters, which the document names in the summary rather than as parameters.
+  if (operation.summary?.includes('metadata[key]')) {
+    for (const value of sample(HOSTILE_URL_VALUES, QUERY_SAMPLES, `${name} metadata`)) {
+      for (const query of [`metadata%5Bfuzz_key%5D=${value}`, `metadata%5B${value}%5D=x`]) {
+        requests.push({
+          label: `${name} query ${query.slice(0, 60)}`,
+          method: verb,
+          path: `${path}?${query}`,
+          headers: credentials.authed,
+        });
+      }
+    }
   }
   if (queryParams.length > 0) {
     // Every parameter twice, and once as PHP-style arrays: a repeated key must not turn a string into an array.
