@@ -38,7 +38,7 @@ interface OpenApiDocument {
 
 const PATH_SAMPLES = 4;
 const QUERY_SAMPLES = 3;
-const FIELD_SAMPLES = 3;
+const FIELD_SAMPLES = 2;
 const AUTHED_BODIES = 8;
 const CREDENTIAL_SAMPLES = 2;
 const ANONYMOUS_BODIES = 3;
