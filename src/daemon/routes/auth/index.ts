@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
+import type { z } from 'zod';
 import { readBody } from '../../middleware/body.js';
 import { checkOrigin, checkRedirectTargets } from '../../middleware/origin.js';
 import type { createRateLimiter } from '../../middleware/rate-limit.js';
@@ -11,7 +12,7 @@ import { emailPasswordRoutes } from './email-password.js';
 import { jwtRoutes } from './jwt.js';
 import { organizationRoutes } from './organization/index.js';
 import { pageRoutes } from './pages.js';
-import { AuthApi } from './route.js';
+import { AuthApi, type AuthRouteSpec, type Caller } from './route.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { sessionRoutes } from './session.js';
 import { socialAccountRoutes } from './social-accounts.js';
@@ -49,7 +50,21 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
     await next();
   });
 
-  const api = new AuthApi(router, deps);
+  declareRoutes(new AuthApi(router, deps));
+  return router;
+}
+
+/**
+ * Every route /api/auth declares, with its method, paths and input schemas, as `authRouter` registers them (on a
+ * router nobody mounts). The fuzz suite walks this table.
+ */
+export function authRouteTable(deps: AuthRouteDeps): ReadonlyArray<AuthRouteSpec<Caller, z.ZodType, z.ZodType>> {
+  const api = new AuthApi(new Router({ prefix: AUTH_BASE_PATH }), deps);
+  declareRoutes(api);
+  return api.routes;
+}
+
+function declareRoutes(api: AuthApi): void {
   emailPasswordRoutes(api);
   sessionRoutes(api);
   userRoutes(api);
@@ -63,5 +78,4 @@ export function authRouter(deps: AuthRouteDeps, rateLimiter: ReturnType<typeof c
   cliExchangeRoutes(api);
   organizationRoutes(api);
   pageRoutes(api);
-  return router;
 }
