@@ -82,7 +82,7 @@ describe('till customers payment-methods', () => {
     expect(missing.exitCode).toBe(2);
   });
 
-  it('needs customer_sessions:write to add or remove, and says so in --help', async () => {
+  it("hides another organization's customer, and --help says why add and remove need customer_sessions:write", async () => {
     const { cli, customerId } = await subscribedCustomer(['customers:read']);
     // Another organization's token: the customer is not found either way.
     expect((await cli.run(['customers', 'payment-methods', 'list', customerId])).exitCode).toBe(1);
