@@ -2,8 +2,12 @@ import { request } from 'undici';
 import { ApiError, CliError, EXIT, NotSignedInError } from './errors.js';
 import type { Target } from './target.js';
 
-/** How a request proves who is asking: a user session, the operator's admin token, or nothing (sign-in). */
-export type Auth = { kind: 'session' } | { kind: 'admin'; token: string } | { kind: 'none' };
+/**
+ * How a request proves who is asking: a user session, the operator's admin token, a customer portal session token
+ * (for the portal routes a merchant reaches through a customer session), or nothing (sign-in).
+ */
+export type Auth =
+  { kind: 'session' } | { kind: 'admin'; token: string } | { kind: 'customer'; token: string } | { kind: 'none' };
 
 export interface CallOptions {
   body?: unknown;
@@ -55,7 +59,7 @@ export async function call<T>(
   const auth = options.auth ?? { kind: 'session' };
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
   if (auth.kind === 'session') headers.authorization = `Bearer ${bearer(target)}`;
-  if (auth.kind === 'admin') headers.authorization = `Bearer ${auth.token}`;
+  if (auth.kind === 'admin' || auth.kind === 'customer') headers.authorization = `Bearer ${auth.token}`;
   let body: string | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);

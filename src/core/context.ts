@@ -39,6 +39,9 @@ import { createSubscriptionService, type SubscriptionService } from './subscript
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
+import { createPaymentMethodService, type PaymentMethodService } from './payment-methods/service.js';
+import type { PaymentMethodVault } from './payments/methods.js';
+import { createSandboxVault } from './payments/sandbox-methods.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -93,6 +96,10 @@ export interface CoreContext {
   tax: TaxService;
   /** Charges and refunds: the built-in sandbox processor, with Stripe's test cards. */
   paymentProcessor: PaymentProcessor;
+  /** Keeps cards with the processor without charging them, and describes kept ones (payments/methods.ts). */
+  paymentMethodVault: PaymentMethodVault;
+  /** /v1: customers' saved payment methods, for the merchant (list) and in the portal (list, add, delete). */
+  paymentMethods: PaymentMethodService;
   checkouts: CheckoutService;
   /** Confirms a checkout: the one race-safe path from payment to order. */
   confirmCheckout: CheckoutConfirmation;
@@ -114,6 +121,7 @@ export function createCore(options: {
   clock?: Clock;
   hasher?: PasswordHasher;
   paymentProcessor?: PaymentProcessor;
+  paymentMethodVault?: PaymentMethodVault;
 }): CoreContext {
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
@@ -182,15 +190,29 @@ export function createCore(options: {
   });
   const idempotency = idempotencyStore(db, clock, secretBox);
   const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
-  const customerSessions = createCustomerSessionService({ db, clock, baseUrl: config.baseUrl, activeSubscriptionsOf });
-  const tax = createTaxService({ db, clock });
   const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
+  const paymentMethodVault = options.paymentMethodVault ?? createSandboxVault();
+  const paymentMethods = createPaymentMethodService({
+    db,
+    clock,
+    vault: paymentMethodVault,
+    resolveCustomer: customers.resolve,
+  });
+  const customerSessions = createCustomerSessionService({
+    db,
+    clock,
+    baseUrl: config.baseUrl,
+    activeSubscriptionsOf,
+    defaultPaymentMethods: paymentMethods.defaults,
+  });
+  const tax = createTaxService({ db, clock });
   const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl, readCache } });
   const confirmCheckout = createCheckoutConfirmation({
     db,
     clock,
     urls: { baseUrl: config.baseUrl, readCache },
     processor: paymentProcessor,
+    vault: paymentMethodVault,
     checkouts,
   });
   const benefits = createBenefitService({ db, clock, changing });
@@ -226,6 +248,8 @@ export function createCore(options: {
     idempotency,
     tax,
     paymentProcessor,
+    paymentMethodVault,
+    paymentMethods,
     checkouts,
     confirmCheckout,
     benefits,

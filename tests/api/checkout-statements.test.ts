@@ -187,7 +187,7 @@ describe('statements of one purchase', () => {
     ]);
   });
 
-  it('a subscription bought by a returning customer reads only them and their other subscriptions', async () => {
+  it('a subscription bought by a returning customer reads only them, their other subscriptions and their default card', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant, { recurring_interval: 'month' });
     const customerEmail = email();
@@ -197,8 +197,9 @@ describe('statements of one purchase', () => {
     expect(confirm.slice(1 + race().length)).toEqual([
       ...fulfilmentStart('insert customers'), // does nothing: the customer exists
       'select customers',
-      'select subscriptions', // their state
-      ...lastWrites('insert subscriptions + insert orders'),
+      // their state, and whether they have a default card already (read together)
+      'select subscriptions + select payment_methods',
+      ...lastWrites('insert payment_methods + insert subscriptions + insert orders'),
     ]);
   });
 });

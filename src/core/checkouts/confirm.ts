@@ -8,6 +8,7 @@ import { deferEvents } from '../kernel/outbox.js';
 import { missingAddressFields } from '../customers/address.js';
 import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
+import type { PaymentMethodVault } from '../payments/methods.js';
 import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
@@ -30,9 +31,10 @@ export function createCheckoutConfirmation(deps: {
   clock: Clock;
   urls: CheckoutUrls;
   processor: PaymentProcessor;
+  vault: PaymentMethodVault;
   checkouts: CheckoutService;
 }) {
-  const { db, clock, urls: baseUrls, processor, checkouts } = deps;
+  const { db, clock, urls: baseUrls, processor, vault, checkouts } = deps;
 
   function requirements(
     checkout: Checkout,
@@ -122,6 +124,12 @@ export function createCheckoutConfirmation(deps: {
       throw new DomainError(400, 'PaymentError', charge.declineMessage);
     }
 
+    // The card the charge kept, as the customer's saved method will show it: asked of the processor here, outside any
+    // transaction. A processor that cannot describe it leaves the subscription without a saved method.
+    const kept = charge?.status === 'succeeded' ? charge.savedMethodReference : null;
+    const keptCard = kept ? await vault.retrieve(kept) : null;
+    const savedMethod = kept && keptCard ? { processorReference: kept, card: keptCard } : null;
+
     const at = clock.now();
     // The discount as the fulfilment sees it (after this redemption), for everything it renders.
     const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
@@ -140,6 +148,7 @@ export function createCheckoutConfirmation(deps: {
           invoiceNumber,
           processor: processor.name,
           charge,
+          savedMethod,
           at,
           urls: fulfilUrls,
         }),

@@ -28,6 +28,9 @@ import { checkoutsRepository } from './repository.js';
 import { checkoutUpdatedEvent } from './service.js';
 import { deferChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult } from '../payments/processor.js';
+import type { SavedCard } from '../payments/methods.js';
+import { newPaymentMethod } from '../payment-methods/billing.js';
+import { paymentMethodsRepository, type PaymentMethod } from '../payment-methods/repository.js';
 import { discountOf, type CheckoutUrls } from './loaders.js';
 
 export interface Fulfilment {
@@ -82,6 +85,8 @@ export async function fulfilCheckout(
     processor: string;
     /** The charge that paid for it; null for a free checkout. */
     charge: ChargeResult | null;
+    /** The card the charge kept for renewals, with its details; null when none was kept. */
+    savedMethod?: { processorReference: string; card: SavedCard } | null;
     at: Date;
     urls: CheckoutUrls;
   },
@@ -136,6 +141,7 @@ export async function fulfilCheckout(
       customerCancellationReason: null,
       customerCancellationComment: null,
       paymentProcessor: input.processor,
+      paymentMethodId: null,
       paymentMethodReference: input.charge?.status === 'succeeded' ? input.charge.savedMethodReference : null,
       billedPeriods: 1,
       metadata: checkout.metadata,
@@ -207,12 +213,31 @@ export async function fulfilCheckout(
     events.push({ organizationId, type: 'subscription.active', data: subscriptionData, at });
   }
   events.push({ organizationId, type: 'order.paid', data: orderData, at });
+  // A returning customer's other subscriptions (for their state) and whether they already have a default card are
+  // read together.
+  const savedMethod = subscription ? (input.savedMethod ?? null) : null;
+  const [otherSubscriptions, defaultMethodId] = await together(
+    customerIsNew ? [] : activeSubscriptionsOf(trx, customer.id),
+    customerIsNew || !savedMethod ? null : paymentMethodsRepository(trx).defaultIdOf(customer.id),
+  );
+  // The card kept for renewals becomes a saved method that the new subscription bills; the customer's default only
+  // if they had none (payment-methods/billing.ts).
+  let method: PaymentMethod | null = null;
+  if (subscription && savedMethod) {
+    method = newPaymentMethod({
+      organizationId,
+      customerId: customer.id,
+      processor: input.processor,
+      processorReference: savedMethod.processorReference,
+      card: savedMethod.card,
+      isDefault: defaultMethodId === null,
+      at,
+    });
+    subscription.paymentMethodId = method.id;
+  }
   // One state_changed for the whole purchase, with the state it ends in: their other subscriptions (none for a new
   // customer), then this one, the newest.
-  const activeSubscriptions = [
-    ...(customerIsNew ? [] : await activeSubscriptionsOf(trx, customer.id)),
-    ...(subscription ? [stateSubscription(subscription)] : []),
-  ];
+  const activeSubscriptions = [...otherSubscriptions, ...(subscription ? [stateSubscription(subscription)] : [])];
   events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
   const succeeded: Checkout = {
     ...checkout,
@@ -231,6 +256,7 @@ export async function fulfilCheckout(
   // checkout_id and roll back.
   await finishWith(
     trx,
+    method ? paymentMethodsRepository(trx).deferInsert(method) : null,
     subscription ? subscriptionsRepository(trx).deferInsert(subscription) : null,
     ordersRepository(trx).deferInsert(order),
     checkoutsRepository(trx).deferChanges(checkout, succeeded, 'confirmed'),

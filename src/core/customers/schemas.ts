@@ -249,5 +249,7 @@ export const customerPortalCustomerUpdateSchema = z
     billing_name: nameInput,
     billing_address: addressInput.nullable().optional(),
     tax_id: taxIdInput,
+    // One of the customer's saved payment methods; null is refused, as in Polar (a default cannot be unset).
+    default_payment_method_id: z.uuid().nullable().optional(),
   })
   .meta({ id: 'CustomerPortalCustomerUpdate' });

@@ -30,13 +30,27 @@ export interface CustomerActor {
   session: CustomerSession;
 }
 
+/**
+ * The customer's default payment method, which the portal's customer shows and changes. The payment-methods domain
+ * sits above customers, so context.ts injects it (payment-methods/service.ts).
+ */
+export interface DefaultPaymentMethods {
+  idOf(db: Db, customerId: string): Promise<string | null>;
+  /**
+   * Makes one of the customer's methods their default inside `trx` (a 422 for any other id) and returns what to run
+   * once that is committed.
+   */
+  set(trx: Db, customer: Customer, methodId: string, at: Date): Promise<() => Promise<void>>;
+}
+
 export function createCustomerSessionService(deps: {
   db: Db;
   clock: Clock;
   baseUrl: string;
   activeSubscriptionsOf: ActiveSubscriptionsReader;
+  defaultPaymentMethods: DefaultPaymentMethods;
 }) {
-  const { db, clock, baseUrl, activeSubscriptionsOf } = deps;
+  const { db, clock, baseUrl, activeSubscriptionsOf, defaultPaymentMethods: defaults } = deps;
 
   return {
     /**
@@ -92,16 +106,31 @@ export function createCustomerSessionService(deps: {
       return found;
     },
 
-    portalCustomer(actor: CustomerActor) {
-      return customerPortalWire(actor.customer);
+    async portalCustomer(actor: CustomerActor) {
+      return customerPortalWire(actor.customer, await defaults.idOf(db, actor.customer.id));
     },
 
-    /** What a customer may change about themselves: invoice name, billing address and tax id (Polar's rules). */
+    /**
+     * What a customer may change about themselves: invoice name, billing address, tax id and which saved card is the
+     * default (Polar's rules).
+     */
     async updatePortalCustomer(
       actor: CustomerActor,
-      input: { billing_name?: string | null; billing_address?: Address | null; tax_id?: string | null },
+      input: {
+        billing_name?: string | null;
+        billing_address?: Address | null;
+        tax_id?: string | null;
+        default_payment_method_id?: string | null;
+      },
     ) {
-      return transaction(db, async (trx) => {
+      if (input.default_payment_method_id === null)
+        throw fieldError(
+          ['body', 'default_payment_method_id'],
+          'Default payment method cannot be reset to null.',
+          'missing',
+        );
+      let afterCommit: (() => Promise<void>) | null = null;
+      const updated = await transaction(db, async (trx) => {
         const repo = customersRepository(trx);
         const current = (await repo.lockById(actor.customer.id)) ?? actor.customer;
         const issues: FieldIssue[] = [];
@@ -112,10 +141,14 @@ export function createCustomerSessionService(deps: {
         next.taxId = resolveTaxId(input.tax_id, current.taxId, next.billingAddress, issues);
         if (issues.length > 0) throw validationError(issues);
         next.modifiedAt = clock.now();
+        if (input.default_payment_method_id)
+          afterCommit = await defaults.set(trx, current, input.default_payment_method_id, next.modifiedAt);
         await repo.update(next);
         await recordCustomerEvent(trx, next, 'updated', next.modifiedAt, activeSubscriptionsOf);
-        return customerPortalWire(next);
+        return customerPortalWire(next, await defaults.idOf(trx, next.id));
       });
+      if (afterCommit) await (afterCommit as () => Promise<void>)();
+      return updated;
     },
   };
 }

@@ -54,8 +54,8 @@ export function customerStateWire(customer: Customer, parts: CustomerStateParts)
   };
 }
 
-/** The customer as the portal shows it to themselves (Polar's CustomerPortalCustomer). */
-export function customerPortalWire(customer: Customer) {
+/** The customer as the portal shows it to themselves (Polar's CustomerPortalCustomer), with their default card. */
+export function customerPortalWire(customer: Customer, defaultPaymentMethodId: string | null) {
   return {
     created_at: iso(customer.createdAt),
     modified_at: isoOrNull(customer.modifiedAt),
@@ -67,7 +67,7 @@ export function customerPortalWire(customer: Customer) {
     billing_address: customer.billingAddress,
     tax_id: customer.taxId,
     oauth_accounts: {},
-    default_payment_method_id: null,
+    default_payment_method_id: defaultPaymentMethodId,
     type: customer.type,
     locale: customer.locale,
   };

@@ -32,6 +32,9 @@ export interface Subscription extends ResourceStamps {
   customerCancellationReason: CancellationReason | null;
   customerCancellationComment: string | null;
   paymentProcessor: string;
+  /** The customer's payment method this subscription bills (payment_methods), null for one bought before they existed. */
+  paymentMethodId: string | null;
+  /** That method's processor reference, kept beside it so a renewal charges without a join. */
   paymentMethodReference: string | null;
   billedPeriods: number;
   customFieldData: Record<string, string | number | boolean | null>;
@@ -63,6 +66,7 @@ function fromRow(row: Record<string, unknown>): Subscription {
     customerCancellationReason: toStringOrNull(row.customer_cancellation_reason) as CancellationReason | null,
     customerCancellationComment: toStringOrNull(row.customer_cancellation_comment),
     paymentProcessor: String(row.payment_processor),
+    paymentMethodId: toStringOrNull(row.payment_method_id),
     paymentMethodReference: toStringOrNull(row.payment_method_reference),
     billedPeriods: Number(row.billed_periods),
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
@@ -96,6 +100,7 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     customer_cancellation_reason: subscription.customerCancellationReason,
     customer_cancellation_comment: subscription.customerCancellationComment,
     payment_processor: subscription.paymentProcessor,
+    payment_method_id: subscription.paymentMethodId,
     payment_method_reference: subscription.paymentMethodReference,
     billed_periods: subscription.billedPeriods,
     metadata: JSON.stringify(subscription.metadata),
@@ -104,6 +109,9 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     modified_at: subscription.modifiedAt,
   };
 }
+
+/** Statuses after which a subscription never charges again. */
+const ENDED_STATUSES = ['canceled', 'incomplete', 'incomplete_expired'];
 
 export interface SubscriptionFilter {
   organizationIds: string[];
@@ -154,6 +162,26 @@ export function subscriptionsRepository(db: Db) {
           .whereIn('status', statuses)
           .orderBy('created_at', 'asc')
       ).map(fromRow);
+    },
+    /** The ids of a customer's, or a payment method's, subscriptions that may charge again: every one not ended. */
+    async billingIds(by: { customer_id: string } | { payment_method_id: string }): Promise<string[]> {
+      const rows = (await db('subscriptions').where(by).whereNotIn('status', ENDED_STATUSES).select('id')) as Array<{
+        id: string;
+      }>;
+      return rows.map((row) => String(row.id));
+    },
+    /**
+     * Points subscriptions at another of the customer's methods (its id and processor reference together). Nothing
+     * on the subscription's wire changes, so neither does its modified_at.
+     */
+    async moveBilling(ids: readonly string[], method: { id: string; processorReference: string }): Promise<void> {
+      if (ids.length === 0) return;
+      await db('subscriptions')
+        .whereIn('id', [...ids])
+        .update({
+          payment_method_id: method.id,
+          payment_method_reference: method.processorReference,
+        });
     },
     async list(filter: SubscriptionFilter, options: ListOptions) {
       const query = db('subscriptions').whereIn('organization_id', filter.organizationIds);

@@ -81,4 +81,49 @@ Examples:
       .option('--external-id <id>', 'find the customer by your own id instead')
       .option('--anonymize', 'also erase personal data (name, e-mail address, billing address)'),
   ).action(lazy(async () => (await import('./delete.js')).run));
+
+  const methods = customers
+    .command('payment-methods')
+    .description("a customer's saved cards: list them (merchant API); add or remove one (customer portal, see below)")
+    .addHelpText(
+      'after',
+      `
+Polar's merchant API can list a customer's saved cards but not add or delete one: those are the customer's own
+portal operations. \`add\` and \`remove\` therefore create a customer session for the customer (your token needs
+customer_sessions:write) and act in the portal with it, as the customer would.`,
+    );
+
+  withJson(
+    methods
+      .command('list')
+      .description("list a customer's saved cards, newest first, and which one is the default")
+      .argument('<customer>', 'customer id'),
+  ).action(lazy(async () => (await import('./payment-methods/list.js')).run));
+
+  withJson(
+    methods
+      .command('add')
+      .description('save a card for the customer, through a customer portal session, and print its id')
+      .argument('<customer>', 'customer id')
+      .requiredOption('--token <token>', 'a test card token with the sandbox processor (tok_visa, tok_mastercard, …)')
+      .option('--default', "make it the customer's default card: their live subscriptions then bill it"),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  till customers payment-methods add 6f1c…e2 --token tok_visa --default
+  till customers payment-methods add 6f1c…e2 --token tok_chargeCustomerFail   (saved; later charges decline)`,
+    )
+    .action(lazy(async () => (await import('./payment-methods/add.js')).run));
+
+  methods
+    .command('remove')
+    .description(
+      'delete a saved card, through a customer portal session; subscriptions it bills move to another card, and ' +
+        'with no other card the daemon refuses',
+    )
+    .argument('<customer>', 'customer id')
+    .argument('<method>', 'payment method id')
+    .action(lazy(async () => (await import('./payment-methods/remove.js')).run));
 }

@@ -24,6 +24,7 @@ import { registerOrdersRoutes } from './orders.js';
 import { registerSubscriptionsRoutes } from './subscriptions.js';
 import { registerRefundsRoutes } from './refunds.js';
 import { registerCustomerPortalBillingRoutes } from './customer-portal-billing.js';
+import { registerPaymentMethodsRoutes } from './payment-methods.js';
 
 /** The Polar-compatible merchant API under /v1: one module per resource, each a list of operations. */
 export function v1Router(core: CoreContext, cookies: AuthCookies) {
@@ -45,6 +46,7 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerSubscriptionsRoutes(api, core);
   registerRefundsRoutes(api, core);
   registerCustomerPortalBillingRoutes(api, core);
+  registerPaymentMethodsRoutes(api, core);
   registerWebhooksRoutes(api, core);
 
   // Built on first request: the operations are all registered by then and the document never changes afterwards.
