@@ -73,3 +73,28 @@ export function storableText(text: string, maxChars: number): string {
   if (cut.length < text.length && last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
   return wellFormed(cut.replaceAll('\u0000', '\uFFFD'));
 }
+
+/**
+ * The longest values /api/auth input may write, one rule on both databases: the varchar widths of the migrations
+ * (which PostgreSQL enforces and SQLite does not), and caps on text columns so neither stores what the other would
+ * not. Lookups by id or token need no cap: an over-long one finds nothing on either database.
+ */
+export const TEXT_LIMITS = {
+  /** users.email, invitations.email: varchar(254), the spec's longest address. */
+  email: 254,
+  /** organizations.slug: varchar(255). */
+  slug: 255,
+  /** Names of users, organizations and teams (text). */
+  name: 255,
+  /** A role, or each of several (text). */
+  role: 255,
+  /** Image and logo URLs and callback URLs (text; also what a Location header carries). */
+  url: 2048,
+  /** Organization and API key metadata and API key permissions, as the JSON text stored. */
+  json: 16 * 1024,
+} as const;
+
+/** JSON.stringify's length of a parsed value: what a JSON text column will hold. */
+export function jsonLength(value: unknown): number {
+  return (JSON.stringify(value) ?? '').length;
+}
