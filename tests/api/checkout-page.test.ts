@@ -410,3 +410,26 @@ describe('POST /checkout/{client_secret}', () => {
     expect(sameOrigin.status).toBe(303);
   });
 });
+
+describe('NUL characters on the checkout page', () => {
+  // Before: PostgreSQL refused the NUL and the buyer got a 500 page (SQLite stored it).
+  it('refuses a NUL in a field with the form shown again, and a NUL in the link with the not-found page', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const checkout = await createCheckout(merchant, [product.id]);
+    const refused = await submit(checkout.client_secret, {
+      customer_email: 'buyer@example.com',
+      customer_name: 'Ada\u0000Buyer',
+      action: 'apply',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/id="customer_name-error">This field cannot contain NUL characters\./);
+    expect(tag(refused.text, 'customer_name')).toContain('value="AdaBuyer"');
+    const stored = await daemon().core.db('checkouts').where({ id: checkout.id }).first();
+    expect(stored.customer_name).toBeNull();
+
+    expect((await page(`${checkout.client_secret}%00`)).status).toBe(404);
+    const posted = await submit(`${checkout.client_secret}%00`, { customer_name: 'Ada' });
+    expect([posted.status, posted.text]).toEqual([404, expect.stringContaining('Checkout not found')]);
+  });
+});

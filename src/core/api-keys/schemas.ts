@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonLength, TEXT_LIMITS } from '../kernel/text.js';
 
 // Wire shapes of /api/auth/api-key/* (Better Auth's api-key plugin, camelCase) and of the operator's
 // /api/admin/api-keys/*. Shared by the daemon's guards and the CLI's client.
@@ -29,6 +30,13 @@ const prefix = z.string().regex(/^[a-zA-Z0-9_-]+$/, {
   message: 'Invalid prefix format, must be alphanumeric and contain only underscores and hyphens.',
 });
 const expiresIn = z.number().min(1).nullish();
+// Stored as JSON text (kernel/text.ts): the same cap on SQLite and PostgreSQL. Its shape is the service's to judge.
+const metadata = z
+  .unknown()
+  .refine((value) => jsonLength(value) <= TEXT_LIMITS.json, {
+    message: `Too big: expected metadata to have <=${TEXT_LIMITS.json} characters as JSON`,
+  })
+  .optional();
 // Only the default configuration exists; Better Auth's clients send its id.
 const configId = z.literal('default').optional();
 const serverOnlyOverHttp = Object.fromEntries(SERVER_ONLY_FIELDS.map((field) => [field, z.unknown().optional()])) as {
@@ -40,7 +48,7 @@ export const createApiKeyBody = z.strictObject({
   name: z.string().optional(),
   expiresIn,
   prefix: prefix.optional(),
-  metadata: z.unknown().optional(),
+  metadata,
   organizationId: z.string().optional(),
   ...serverOnlyOverHttp,
 });
@@ -52,7 +60,7 @@ export const updateApiKeyBody = z.strictObject({
   name: z.string().optional(),
   enabled: z.boolean().optional(),
   expiresIn,
-  metadata: z.unknown().optional(),
+  metadata,
   ...serverOnlyOverHttp,
 });
 export type UpdateApiKeyBody = z.infer<typeof updateApiKeyBody>;
@@ -81,7 +89,12 @@ const operatorFields = {
   rateLimitEnabled: z.boolean().optional(),
   rateLimitTimeWindow: milliseconds.nullish(),
   rateLimitMax: count.min(1).nullish(),
-  permissions: z.record(z.string(), z.array(z.string())).nullish(),
+  permissions: z
+    .record(z.string(), z.array(z.string()))
+    .refine((value) => jsonLength(value) <= TEXT_LIMITS.json, {
+      message: `Too big: expected permissions to have <=${TEXT_LIMITS.json} characters as JSON`,
+    })
+    .nullish(),
 };
 
 /** The owner is a user or an organization: exactly one of userId and organizationId, so no key has two owners. */
@@ -91,7 +104,7 @@ export const adminCreateApiKeyBody = z
     name: z.string().optional(),
     expiresIn,
     prefix: prefix.optional(),
-    metadata: z.unknown().optional(),
+    metadata,
     organizationId: z.string().min(1).optional(),
     ...operatorFields,
   })
@@ -106,7 +119,7 @@ export const adminUpdateApiKeyBody = z.strictObject({
   name: z.string().optional(),
   enabled: z.boolean().optional(),
   expiresIn,
-  metadata: z.unknown().optional(),
+  metadata,
   ...operatorFields,
 });
 export type AdminUpdateApiKeyBody = z.infer<typeof adminUpdateApiKeyBody>;

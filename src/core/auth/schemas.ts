@@ -1,8 +1,13 @@
 import { z } from 'zod';
+import { TEXT_LIMITS } from '../kernel/text.js';
 import { isValidEmail } from './email.js';
 
 // Wire shapes of /api/auth (camelCase, as Better Auth). Shared by the daemon's guards and the CLI's client.
 // Bodies are strict: a field the route does not know is a 400, not silently dropped.
+
+// What the users table holds (kernel/text.ts): the same refusal on SQLite and PostgreSQL.
+const userName = z.string().max(TEXT_LIMITS.name);
+const userImage = z.string().max(TEXT_LIMITS.url);
 
 // zod's e-mail format (what Better Auth checks) plus the spec's length and domain rules, reported as one issue.
 const zodEmail = z.email();
@@ -11,10 +16,10 @@ const email = z
   .refine((value) => zodEmail.safeParse(value).success && isValidEmail(value), { message: 'Invalid email address' });
 
 export const signUpBody = z.strictObject({
-  name: z.string(),
+  name: userName,
   email,
   password: z.string().min(1),
-  image: z.string().nullish(),
+  image: userImage.nullish(),
   callbackURL: z.string().optional(),
   rememberMe: z.boolean().optional(),
 });
@@ -44,8 +49,8 @@ export const revokeSessionBody = z.strictObject({ token: z.string().min(1) });
 export const emptyBody = z.strictObject({}).optional();
 
 export const updateUserBody = z.strictObject({
-  name: z.string().optional(),
-  image: z.string().nullish(),
+  name: userName.optional(),
+  image: userImage.nullish(),
   // Better Auth refuses e-mail changes here with its own code; accepting the key lets the service say so.
   email: z.unknown().optional(),
 });

@@ -1,23 +1,31 @@
 import { z } from 'zod';
+import { jsonLength, TEXT_LIMITS } from '../kernel/text.js';
 
-const role = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
-const metadata = z.record(z.string(), z.unknown());
+// What the organization tables hold (kernel/text.ts): the same refusal on SQLite and PostgreSQL.
+const name = z.string().min(1).max(TEXT_LIMITS.name);
+const slug = z.string().min(1).max(TEXT_LIMITS.slug);
+const logo = z.string().max(TEXT_LIMITS.url);
+const roleName = z.string().min(1).max(TEXT_LIMITS.role);
+const role = z.union([roleName, z.array(roleName).min(1)]);
+const metadata = z.record(z.string(), z.unknown()).refine((value) => jsonLength(value) <= TEXT_LIMITS.json, {
+  message: `Too big: expected metadata to have <=${TEXT_LIMITS.json} characters as JSON`,
+});
 
 export const createOrganizationBody = z.object({
-  name: z.string().min(1),
-  slug: z.string().min(1),
-  logo: z.string().optional(),
+  name,
+  slug,
+  logo: logo.optional(),
   metadata: metadata.optional(),
   keepCurrentActiveOrganization: z.boolean().optional(),
 });
 
-export const checkSlugBody = z.object({ slug: z.string().min(1) });
+export const checkSlugBody = z.object({ slug });
 
 export const updateOrganizationBody = z.object({
   data: z.object({
-    name: z.string().min(1).optional(),
-    slug: z.string().min(1).optional(),
-    logo: z.string().optional(),
+    name: name.optional(),
+    slug: slug.optional(),
+    logo: logo.optional(),
     metadata: metadata.optional(),
   }),
   organizationId: z.string().optional(),
@@ -77,7 +85,7 @@ export type CreateOrganizationInput = z.infer<typeof createOrganizationBody>;
 export type UpdateOrganizationInput = z.infer<typeof updateOrganizationBody>;
 
 export const inviteMemberBody = z.object({
-  email: z.string(),
+  email: z.string().max(TEXT_LIMITS.email),
   role,
   organizationId: z.string().optional(),
   resend: z.boolean().optional(),
@@ -88,11 +96,11 @@ export const invitationIdBody = z.object({ invitationId: z.string().min(1) });
 export const getInvitationQuery = z.object({ id: z.string().min(1) });
 export const listInvitationsQuery = z.object({ organizationId: z.string().optional() });
 
-export const createTeamBody = z.object({ name: z.string().min(1), organizationId: z.string().optional() });
+export const createTeamBody = z.object({ name, organizationId: z.string().optional() });
 export const updateTeamBody = z.object({
   teamId: z.string().min(1),
   // Only the name changes; Better Auth's organizationId in data picks the organization.
-  data: z.object({ name: z.string().min(1).optional(), organizationId: z.string().optional() }),
+  data: z.object({ name: name.optional(), organizationId: z.string().optional() }),
 });
 export const removeTeamBody = z.object({ teamId: z.string().min(1), organizationId: z.string().optional() });
 export const setActiveTeamBody = z.object({ teamId: z.string().nullable().optional() });

@@ -9,6 +9,7 @@ import type { WebhooksConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
 import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
+import { storableText } from '../kernel/text.js';
 import type { MailService } from '../mail/service.js';
 import type { EndpointService } from './endpoints.js';
 import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
@@ -131,7 +132,9 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
       break;
     }
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_CHARS);
+  // The receiver's text is kept as the log's `response`: NUL and a pair cut at the limit would stop PostgreSQL from
+  // recording the attempt at all, and the endpoint would be re-sent the same events for good.
+  return storableText(Buffer.concat(chunks).toString('utf8'), RESPONSE_CHARS);
 }
 
 export function createDeliverer(deps: {
@@ -176,7 +179,7 @@ export function createDeliverer(deps: {
       const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
       return {
         httpCode: null,
-        response: (e.cause?.message || e.message || e.code || String(error)).slice(0, RESPONSE_CHARS),
+        response: storableText(e.cause?.message || e.message || e.code || String(error), RESPONSE_CHARS),
       };
     } finally {
       clearTimeout(timer);

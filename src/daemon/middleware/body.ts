@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../core/kernel/errors.js';
+import { wellFormedJson } from '../../core/kernel/text.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json$/i;
@@ -7,7 +8,8 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json$/i;
 /**
  * Reads a request body. JSON everywhere; form-encoded only where Better Auth accepts it (the e-mail sign-in and
  * sign-up routes, so plain HTML forms work). A body over the limit is refused before it is buffered whole, and
- * JSON nested deeper than MAX_JSON_DEPTH before it is parsed.
+ * JSON nested deeper than MAX_JSON_DEPTH before it is parsed. Every string and key of the result is well-formed
+ * (lone surrogates become U+FFFD), the one rule for every field on both databases, metadata included.
  */
 export async function readBody(ctx: Context, options: { maxBytes: number; allowForm?: boolean }): Promise<unknown> {
   const declaredLength = Number(ctx.get('content-length') || '0');
@@ -29,15 +31,18 @@ export async function readBody(ctx: Context, options: { maxBytes: number; allowF
   }
   if (declaredLength > options.maxBytes) throw payloadTooLarge(options.maxBytes);
   const text = await readText(ctx, options.maxBytes);
+  // URLSearchParams decodes invalid percent-encoded UTF-8 to U+FFFD already.
   if (isForm) return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return undefined;
   if (nestsDeeperThan(text, MAX_JSON_DEPTH))
     throw new DomainError(400, 'JSON_TOO_DEEP', `JSON in request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new DomainError(400, 'BAD_REQUEST', 'Invalid JSON in request body');
   }
+  return wellFormedJson(parsed);
 }
 
 function payloadTooLarge(maxBytes: number): DomainError {

@@ -6,7 +6,8 @@ import type { CheckoutPublicWire } from '../../../core/checkouts/schemas.js';
 import { checkoutUpdatePublicSchema } from '../../../core/checkouts/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
 import type { FieldIssue } from '../../../core/polar-api/errors.js';
-import { isDomainError } from '../../../core/kernel/errors.js';
+import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
+import { nulPath } from '../../../core/kernel/text.js';
 import type { Logger } from '../../logger.js';
 import { readBody } from '../../middleware/body.js';
 import { CheckoutPage, ConfirmationPage } from './CheckoutPage.js';
@@ -94,6 +95,8 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
     const page: Page = { ctx, nonce: newNonce(), ownOrigin };
     setPageHeaders(ctx, { nonce: page.nonce, ownOrigin });
     try {
+      // No client secret holds a NUL, and PostgreSQL could not even look one up.
+      if (nulPath(ctx.params)) throw new DomainError(404, 'NOT_FOUND', 'Checkout not found');
       await run(page);
     } catch (error) {
       if (isDomainError(error) && error.status === 404)
@@ -200,6 +203,13 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
       const form = ((await readBody(ctx, { maxBytes: MAX_FORM_BYTES, allowForm: true })) ?? {}) as FormValues;
       let checkout = await core.checkouts.clientGet(secret);
       if (checkout.status !== 'open') return render(page, checkout);
+      // A NUL is refused as /v1 refuses it (PostgreSQL text cannot hold one), before anything is saved.
+      const nul = nulPath(form);
+      if (nul) {
+        const shown = Object.fromEntries(Object.entries(form).map(([key, value]) => [key, value.replaceAll('\0', '')]));
+        const issue = { loc: ['body', ...nul], msg: 'This field cannot contain NUL characters.', type: 'string_type' };
+        return render(page, checkout, { status: 422, values: shown, issues: [issue] });
+      }
 
       // 1. Save what the buyer typed (also when paying), so the totals shown are the totals charged.
       const read = readForm(form, checkout);

@@ -5,7 +5,7 @@ import { userToWire } from '../../../core/auth/wire.js';
 import type { CoreContext } from '../../../core/context.js';
 import { adminToken, safeEqual } from '../../../core/kernel/crypto.js';
 import { DomainError } from '../../../core/kernel/errors.js';
-import { validateInput } from '../auth/validation.js';
+import { refuseNul, validateInput } from '../auth/validation.js';
 import { bearerOf } from '../../auth/credentials.js';
 import { readBody } from '../../middleware/body.js';
 import { adminApiKeyRoutes } from './api-keys.js';
@@ -26,6 +26,7 @@ export function adminRouter(core: CoreContext): Router {
     const presented = bearerOf(ctx) ?? '';
     if (!presented || !safeEqual(presented, expected)) throw new DomainError(401, 'UNAUTHORIZED', 'Unauthorized');
     if (ctx.method === 'POST') ctx.state.body = await readBody(ctx, { maxBytes: core.config.maxBodyBytes });
+    refuseNul({ path: decodedPath(ctx.path), body: ctx.state.body, query: ctx.query });
     await next();
   });
 
@@ -40,4 +41,13 @@ export function adminRouter(core: CoreContext): Router {
   adminApiKeyRoutes(router, core);
   adminMailRoutes(router, core);
   return router;
+}
+
+/** The path as the router decodes its parameters (`/mails/:id`); left as sent when it is not valid percent-encoding. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }

@@ -5,7 +5,7 @@ import { authError } from '../../../core/auth/errors.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { SessionAuth } from '../../auth/session-auth.js';
 import type { AuthRouteDeps } from './deps.js';
-import { validateInput } from './validation.js';
+import { refuseNul, validateInput } from './validation.js';
 
 type Schema = z.ZodType;
 
@@ -59,7 +59,8 @@ export function respondNull(ctx: Context): void {
 /**
  * The /api/auth routes, declared the way /v1's operations are: each definition names its method, path, input
  * schemas and caller, and registration derives validation (Better Auth's VALIDATION_ERROR) and the signed-out
- * answers from it. The order is fixed: precondition, body, query, then the session, unless the route says otherwise.
+ * answers from it. The order is fixed: precondition, body, query, then the session, unless the route says otherwise;
+ * NUL anywhere in the input is refused with the validation, on every route, schema or not.
  * Handlers return the JSON body; one that sets ctx itself (a redirect, a literal null) returns undefined.
  */
 export class AuthApi {
@@ -101,6 +102,7 @@ export class AuthApi {
         actor = await resolveCaller(ctx);
         if (actor === false) return;
       }
+      refuseNul({ path: ctx.params, body: raw, query: ctx.query });
       const body = spec.body ? validateInput(spec.body, raw, 'body') : undefined;
       const query = spec.query ? validateInput(spec.query, ctx.query, 'query') : undefined;
       if (readsSession && !spec.sessionBeforeInput) {

@@ -10,6 +10,7 @@ import type { MerchantActor } from '../../../core/polar-api/actor.js';
 import { hasAnyScope, principalOf } from '../../../core/polar-api/actor.js';
 import type { Scope } from '../../../core/polar-api/scopes.js';
 import { idParams, isUuid } from '../../../core/polar-api/schemas.js';
+import { nulPath } from '../../../core/kernel/text.js';
 import { readV1Body } from './body.js';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -94,44 +95,6 @@ function pydanticType(code: string): string {
     default:
       return 'value_error';
   }
-}
-
-/**
- * Where a NUL character hides in request input, if anywhere. PostgreSQL text cannot hold one, so such input is
- * refused up front (Polar refuses it too) rather than failing in the database.
- */
-interface Visit {
-  value: unknown;
-  key: string | number | null;
-  parent: Visit | null;
-}
-
-function pathOf(visit: Visit): Array<string | number> {
-  const path: Array<string | number> = [];
-  for (let at: Visit | null = visit; at && at.key !== null; at = at.parent) path.unshift(at.key);
-  return path;
-}
-
-function nulPath(value: unknown): Array<string | number> | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? [] : null;
-  if (!value || typeof value !== 'object') return null;
-  // Depth first in document order, with an explicit stack rather than recursion: no input can overflow the call stack.
-  const pending: Visit[] = [{ value, key: null, parent: null }];
-  for (let visit = pending.pop(); visit; visit = pending.pop()) {
-    if (typeof visit.key === 'string' && visit.key.includes('\u0000')) return pathOf(visit);
-    const item = visit.value;
-    if (typeof item === 'string') {
-      if (item.includes('\u0000')) return pathOf(visit);
-    } else if (Array.isArray(item)) {
-      for (let index = item.length - 1; index >= 0; index--)
-        pending.push({ value: item[index], key: index, parent: visit });
-    } else if (item && typeof item === 'object') {
-      const entries = Object.entries(item);
-      for (let index = entries.length - 1; index >= 0; index--)
-        pending.push({ value: entries[index]![1], key: entries[index]![0], parent: visit });
-    }
-  }
-  return null;
 }
 
 function refuseNul(where: 'query' | 'body', value: unknown): void {
