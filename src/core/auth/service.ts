@@ -9,7 +9,7 @@ import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkPasswordLength as checkPasswordRules, credentialAccount } from './password-rules.js';
-import type { Session, User } from './repository.js';
+import type { FailureWindow, Session, User } from './repository.js';
 import { accountsRepository, signInFailuresRepository, usersRepository } from './repository.js';
 import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
 
@@ -45,6 +45,11 @@ export interface SignedIn {
 
 const FAILURE_WINDOW_MS = HOUR;
 
+/** Whom failures are counted against: the client address, within the column's width. */
+function failureClient(meta: RequestMeta): string {
+  return (meta.ipAddress || 'unknown').slice(0, 64);
+}
+
 export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthServiceDeps) {
@@ -60,17 +65,27 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   const checkPasswordLength = (password: string): void => checkPasswordRules(config, password);
 
-  async function assertBelowFailureCap(email: string): Promise<void> {
-    const state = await signInFailuresRepository(db).get(email);
-    if (!state || state.failures < config.accountFailureLimit) return;
-    const windowEnds = state.windowStartedAt.getTime() + FAILURE_WINDOW_MS;
-    const retryAfter = (windowEnds - clock.now().getTime()) / 1000;
+  /**
+   * The per-address cap (TILL_ACCOUNT_FAILURE_LIMIT failures an hour, over every client and daemon) holds back only
+   * the clients that have failed for this address themselves in the window. Anyone could otherwise lock any account
+   * by failing from elsewhere; this way the owner, signing in from a client that has not been failing, still gets
+   * through (OWASP ASVS 6.3: no lockout an attacker can impose). An attacker spread over many client addresses gets
+   * one guess per address and hour once the cap is reached, and the reset mail lifts every hold.
+   */
+  async function assertBelowFailureCap(email: string, client: string): Promise<void> {
+    const { all, own } = await signInFailuresRepository(db).get(email, client);
+    const now = clock.now().getTime();
+    const endOf = (window: FailureWindow | null): number =>
+      window ? window.windowStartedAt.getTime() + FAILURE_WINDOW_MS : 0;
+    if (!all || !own || all.failures < config.accountFailureLimit) return;
+    // Free again when either window ends: the address's count resets, or this client's own failures age out.
+    const retryAfter = (Math.min(endOf(all), endOf(own)) - now) / 1000;
     if (retryAfter <= 0) return;
     throw tooManyRequests(retryAfter);
   }
 
-  async function failSignIn(email: string): Promise<never> {
-    await signInFailuresRepository(db).record(email, clock.now(), FAILURE_WINDOW_MS);
+  async function failSignIn(email: string, client: string): Promise<never> {
+    await signInFailuresRepository(db).record(email, client, clock.now(), FAILURE_WINDOW_MS);
     throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
   }
 
@@ -140,15 +155,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     ): Promise<SignedIn> {
       if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
       const email = normalizeEmail(input.email);
-      await assertBelowFailureCap(email);
+      const client = failureClient(meta);
+      await assertBelowFailureCap(email, client);
       const user = await usersRepository(db).findByEmail(email);
       const account = user ? await accountsRepository(db).findCredential(user.id) : null;
       if (!user || !account?.password) {
         await equalizeTiming(input.password);
-        return failSignIn(email);
+        return failSignIn(email, client);
       }
-      if (!(await hasher.verify(input.password, account.password))) return failSignIn(email);
-      await signInFailuresRepository(db).clear(email);
+      if (!(await hasher.verify(input.password, account.password))) return failSignIn(email, client);
+      await signInFailuresRepository(db).clearClient(email, client);
       if (deps.emailVerification?.requireEmailVerification && !user.emailVerified) {
         // Only after the right password: the mail goes to the address's owner, and reveals nothing to anyone else.
         await deps.emailVerification.send(db, user, input.callbackURL);
