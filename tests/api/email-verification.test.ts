@@ -7,6 +7,8 @@ import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 import { linkIn } from '../helpers/mail.js';
 import { MAIL_MODES, startMailHarness, useMailHarness, type MailHarness } from '../helpers/mail-harness.js';
 
+const META = { ipAddress: '127.0.0.1', userAgent: 'test' };
+
 /** A signed-up user whose client holds the session cookie (and sends the daemon's Origin). */
 async function member(harness: MailHarness) {
   const client = new TestClient(harness.daemon.url, { origin: harness.daemon.url });
@@ -188,6 +190,46 @@ describe.each(MAIL_MODES)('required verification (%s)', (mode) => {
     const signedIn = await client.post('/api/auth/sign-in/email', { email, password: 'correct horse battery' });
     expect(signedIn.status).toBe(200);
     expect(signedIn.json.user.emailVerified).toBe(true);
+  });
+});
+
+describe('required verification, taken and free addresses', () => {
+  // Issue 16 #8 (sign-up too): creating the account cost writes and a commit that a taken address skipped, so the
+  // answer's timing told which addresses have accounts. No timing is measured: the sign-up answers before it has sent
+  // a single statement, taken address or free, and the account and its mail follow in the background.
+  it('answers before any statement is sent, and creates the account afterwards', async () => {
+    const h = await startMailHarness('outbox', { requireEmailVerification: true, sendVerificationOnSignUp: true });
+    try {
+      const { auth, background, db } = h.daemon.core;
+      const taken = uniqueEmail('taken');
+      await auth.signUp({ name: 'First', email: taken, password: 'correct horse battery' }, META);
+      await background.settled();
+      const free = uniqueEmail('free');
+      for (const email of [taken, free]) {
+        const statements: string[] = [];
+        const listener = (query: { sql: string }) => statements.push(query.sql);
+        db.on('query', listener);
+        try {
+          const answer = await auth.signUp({ name: 'Second', email, password: 'another password!' }, META);
+          expect(answer.token, email).toBeNull();
+          expect(answer.user.email, email).toBe(email);
+          expect(statements, email).toEqual([]);
+          await background.settled();
+        } finally {
+          db.off('query', listener);
+        }
+      }
+      const users = await db('users').whereIn('email', [taken, free]).orderBy('email');
+      // Addresses from uniqueEmail start with their prefix, so 'free…' sorts first.
+      expect(users.map((row: { email: string; name: string }) => [row.email, row.name])).toEqual([
+        [free, 'Second'],
+        [taken, 'First'],
+      ]);
+      expect(await h.count(taken)).toBe(1);
+      expect(await h.count(free)).toBe(1);
+    } finally {
+      await h.stop();
+    }
   });
 });
 

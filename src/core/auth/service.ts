@@ -1,3 +1,4 @@
+import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
@@ -21,6 +22,7 @@ export interface AuthServiceDeps {
   sessions: SessionService;
   /** Verification mail on sign-up and sign-in; without it (unit tests) addresses are never checked. */
   emailVerification?: EmailVerificationHooks;
+  background: Background;
 }
 
 export interface EmailVerificationHooks {
@@ -53,7 +55,7 @@ function failureClient(meta: RequestMeta): string {
 export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, clock, hasher, sessions, config } = deps;
+  const { db, clock, hasher, sessions, config, background } = deps;
 
   // Unknown addresses and accounts without a password still pay for one bcrypt comparison, against this hash, so
   // the answer takes as long as a wrong password does.
@@ -84,6 +86,22 @@ export function createAuthService(deps: AuthServiceDeps) {
     throw tooManyRequests(retryAfter);
   }
 
+  /** The background half of a sign-up under required verification: a taken address gets nothing. */
+  async function createUnverified(user: User, passwordHash: string, callbackURL?: string): Promise<void> {
+    if (await usersRepository(db).findByEmail(user.email)) return;
+    try {
+      await transaction(db, async (trx) => {
+        await usersRepository(trx).insert(user);
+        await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, user.createdAt));
+        // The account and its verification mail exist together or not at all.
+        if (deps.emailVerification?.sendOnSignUp) await deps.emailVerification.send(trx, user, callbackURL);
+      });
+    } catch (error) {
+      // Another sign-up for the address won the race; its owner has the mail.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+
   async function failSignIn(email: string, client: string): Promise<never> {
     await signInFailuresRepository(db).record(email, client, clock.now(), FAILURE_WINDOW_MS);
     throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
@@ -109,9 +127,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       // Hash before looking the address up, so a taken address does not answer faster than a free one.
       const passwordHash = await hasher.hash(input.password);
       const now = clock.now();
-      // When sign-up signs nobody in, Better Auth answers a taken address with a made-up user, so the answer
-      // does not say whether the address has an account.
-      const newUser = (): User => ({
+      const user: User = {
         id: newAuthId(),
         email,
         name: input.name,
@@ -119,20 +135,21 @@ export function createAuthService(deps: AuthServiceDeps) {
         image: input.image ?? null,
         createdAt: now,
         updatedAt: now,
-      });
-      const synthetic = (): SignedUp => ({ user: newUser(), session: null, token: null });
-      if (await users.findByEmail(email)) {
-        if (requireVerification) return synthetic();
-        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      };
+      if (requireVerification) {
+        // Nobody is signed in, so a taken address gets the same answer as a free one, a made-up user (as in Better
+        // Auth). Creating the account costs writes, a mail and a commit a taken address would skip, so that happens
+        // in a background step the answer never waits for: both answers leave after the hash and nothing else.
+        background.run('sign-up', () => createUnverified(user, passwordHash, input.callbackURL));
+        return { user, session: null, token: null };
       }
-      const user = newUser();
+      if (await users.findByEmail(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       try {
         return await transaction(db, async (trx) => {
           await usersRepository(trx).insert(user);
           await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, now));
           // In the sign-up's transaction: the account and its verification mail exist together or not at all.
           if (verification?.sendOnSignUp) await verification.send(trx, user, input.callbackURL);
-          if (requireVerification) return { user, session: null, token: null };
           const { session, token } = await sessions.create(trx, user.id, {
             rememberMe: input.rememberMe !== false,
             meta,
@@ -141,10 +158,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         });
       } catch (error) {
         // Two sign-ups for one address at once: the unique index decides, the loser hears what it would have.
-        if (isUniqueViolation(error)) {
-          if (requireVerification) return synthetic();
-          throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
-        }
+        if (isUniqueViolation(error)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
         throw error;
       }
     },
