@@ -5,7 +5,7 @@ import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 import { linkIn } from '../helpers/mail.js';
 import { MAIL_MODES, startMailHarness, useMailHarness, type MailHarness } from '../helpers/mail-harness.js';
 
-const MESSAGE = 'If this email exists in our system, check your email for the reset link';
+const MESSAGE = 'If this email exists in our system, check your email for the reset link.';
 const NEW_PASSWORD = 'a brand new password';
 
 async function member(h: MailHarness) {

@@ -24,7 +24,8 @@ import type { SessionService } from './sessions.js';
 export const RESET_TOKEN_LENGTH = 24;
 export const RESET_TOKEN_TTL_MS = HOUR;
 
-export const RESET_REQUESTED_MESSAGE = 'If this email exists in our system, check your email for the reset link';
+// The spec's wording (§8), with its full stop; Better Auth 1.7.25 leaves the stop out.
+export const RESET_REQUESTED_MESSAGE = 'If this email exists in our system, check your email for the reset link.';
 
 /** Only a digest of the token is stored, so a copy of the database resets nobody's password. */
 export function resetIdentifier(token: string): string {
