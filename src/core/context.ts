@@ -1,3 +1,4 @@
+import { createBackground, type Background } from './kernel/background.js';
 import { createAccessTokenService, type AccessTokenService } from './access-tokens/service.js';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service.js';
 import { createCustomerService, type CustomerService } from './customers/service.js';
@@ -66,6 +67,8 @@ export interface CoreContext {
   jwt: JwtService;
   /** Outgoing mail: written with the change that causes it, delivered by the daemon's mail worker. */
   mail: MailService;
+  /** Work a request starts but does not wait for (reset mails, sign-ups under required verification). */
+  background: Background;
   /** Verification, password reset, change of address and deletion, all through mail. */
   emailFlows: EmailFlows & { deleteUser: DeleteUserService };
   /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
@@ -148,7 +151,8 @@ export function createCore(options: {
   const apiKeys = createApiKeyService({ db, clock, bus, session: config.session });
   const secretBox = createSecretBox(config.secret);
   const mail = createMailService({ db, clock, config: config.mail, box: secretBox });
-  const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail });
+  const background = createBackground();
+  const mailFlows = createEmailFlows({ db, clock, config, hasher, sessions, mail, background });
   const deleteUser = createDeleteUserService({
     db,
     clock,
@@ -166,6 +170,7 @@ export function createCore(options: {
     hasher,
     sessions,
     emailVerification: emailFlows.verificationHooks,
+    background,
   });
   const jwt = createJwtService({ db, clock, config, box: secretBox });
   const oauth = createOAuthService({ db, clock, config, box: secretBox, sessions });
@@ -240,6 +245,7 @@ export function createCore(options: {
     secretBox,
     jwt,
     mail,
+    background,
     emailFlows,
     oauth,
     organizations,

@@ -86,6 +86,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const handleRequest = createApp(core, logger).callback();
   server.on('request', (request, response) => void handleRequest(request, response));
   const mailDelivery = startMailDelivery(core, logger);
+  core.background.onFailure((error, what) => logger.error(`${what} failed`, { error: String(error) }));
   const webhookDelivery = startWebhookDelivery(core, logger);
 
   // Expired sessions and API keys are deleted when presented; this sweeps the ones nobody presents again.
@@ -122,6 +123,8 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
           // Requests still running get a moment to finish before their connections are cut.
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
+        // Work that requests answered before the server closed still gets done.
+        await core.background.settled();
         await core.apiKeys
           .flushUsage()
           .catch((error) => logger.warn('API key usage write failed', { error: String(error) }));

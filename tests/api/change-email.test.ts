@@ -57,7 +57,7 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
 
     // The link is spent: the account no longer has the address it was issued for.
     const again = await m.client.get(pathOf(linkIn(letter.text, '/verify-email')));
-    expect(again.headers.location).toBe('/settings?error=INVALID_TOKEN');
+    expect(again.headers.location).toBe('/settings?error=invalid_token');
   });
 
   it('a verified address must first approve the change from its own mailbox', async () => {
@@ -104,7 +104,7 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
     const link = linkIn((await h.latest(newEmail)).text, '/verify-email');
     const other = await member(h);
     const foreign = await other.client.get(pathOf(link));
-    expect(foreign.headers.location).toBe('/settings?error=INVALID_USER');
+    expect(foreign.headers.location).toBe('/settings?error=unauthorized');
     const foreignJson = await other.client.get(pathOf(link).replace(/&callbackURL=[^&]*/, ''));
     expect(foreignJson.status).toBe(401);
     expect(foreignJson.json).toEqual({ code: 'INVALID_USER', message: 'Invalid user' });
@@ -117,7 +117,7 @@ describe.each(MAIL_MODES)('change of e-mail address (%s)', (mode) => {
     await m.client.post('/api/auth/change-email', { newEmail, callbackURL: '/settings' });
     const link = pathOf(linkIn((await h.latest(newEmail)).text, '/verify-email'));
     await signUpUser(new TestClient(h.daemon.url, { origin: h.daemon.url }), { email: newEmail });
-    expect((await m.client.get(link)).headers.location).toBe('/settings?error=USER_ALREADY_EXISTS');
+    expect((await m.client.get(link)).headers.location).toBe('/settings?error=user_already_exists');
     const json = await m.client.get(link.replace(/&callbackURL=[^&]*/, ''));
     expect(json.status).toBe(422);
     expect(json.json).toEqual({ code: 'USER_ALREADY_EXISTS', message: 'User already exists.' });

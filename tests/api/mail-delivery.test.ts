@@ -25,6 +25,7 @@ describe('delivery over SMTP', () => {
     const h = harness();
     const { email } = await signUpUser(new TestClient(h.daemon.url, { origin: h.daemon.url }));
     await new TestClient(h.daemon.url).post('/api/auth/request-password-reset', { email, redirectTo: '/reset' });
+    await h.daemon.core.background.settled();
     await h.daemon.core.mail.drain();
     const letter = smtp().received.find((mail) => mail.to.includes(email))!;
     expect(letter.from).toBe(MAIL_FROM);

@@ -5,7 +5,7 @@ import { TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
 import { linkIn } from '../helpers/mail.js';
 import { MAIL_MODES, startMailHarness, useMailHarness, type MailHarness } from '../helpers/mail-harness.js';
 
-const MESSAGE = 'If this email exists in our system, check your email for the reset link';
+const MESSAGE = 'If this email exists in our system, check your email for the reset link.';
 const NEW_PASSWORD = 'a brand new password';
 
 async function member(h: MailHarness) {
@@ -95,15 +95,52 @@ describe.each(MAIL_MODES)('password reset (%s)', (mode) => {
       email: unknown,
       redirectTo: '/reset',
     });
+    await h.daemon.core.background.settled();
     expect(await h.count()).toBe(mailsBefore);
     expect(await h.daemon.core.db('verifications').count({ n: '*' })).toEqual(verificationsBefore);
     const forKnown = await anonymous.post('/api/auth/request-password-reset', { email, redirectTo: '/reset' });
+    await h.daemon.core.background.settled();
     expect(await h.count()).toBe(mailsBefore + 1);
     expect(forUnknown.status).toBe(forKnown.status);
     expect(forUnknown.text).toBe(forKnown.text);
     const { date: _a, ...unknownHeaders } = forUnknown.headers;
     const { date: _b, ...knownHeaders } = forKnown.headers;
     expect(unknownHeaders).toEqual(knownHeaders);
+  });
+
+  // Issue 16 #8: a known address used to answer after a write and a commit an unknown one skipped (4.0 ms against
+  // 1.6 ms). No timing is measured here; what makes the answers equal is: the request returns before it has sent
+  // a single statement, known address or not, and the lookup, token and mail follow in the background.
+  it('answers before any statement is sent, for known and unknown addresses alike', async () => {
+    const h = harness();
+    const { email } = await member(h);
+    const reset = h.daemon.core.emailFlows.passwordReset;
+    const { background, db } = h.daemon.core;
+    for (const [address, mails] of [
+      [uniqueEmail('nobody'), 0],
+      [email, 1],
+    ] as const) {
+      await background.settled();
+      const mailsBefore = await h.count(address);
+      const statements: string[] = [];
+      const listener = (query: { sql: string }) => statements.push(query.sql);
+      db.on('query', listener);
+      try {
+        // Nothing to wait for: the route answers right after this call, and its answer is written before the
+        // background step's first turn.
+        expect(reset.request({ email: address, redirectTo: '/reset' }), address).toBeUndefined();
+        await Promise.resolve();
+        expect(statements, address).toEqual([]);
+        await background.settled();
+        expect(
+          statements.some((sql) => /from .?users/i.test(sql)),
+          address,
+        ).toBe(true);
+      } finally {
+        db.off('query', listener);
+      }
+      expect(await h.count(address)).toBe(mailsBefore + mails);
+    }
   });
 
   it('takes the token from the query string too, and checks the password length first', async () => {

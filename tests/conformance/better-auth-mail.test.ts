@@ -48,7 +48,7 @@ describe.each(MAIL_MODES)('Better Auth client, mail flows (%s)', (mode) => {
     expect(requested.error).toBeNull();
     expect(requested.data).toEqual({
       status: true,
-      message: 'If this email exists in our system, check your email for the reset link',
+      message: 'If this email exists in our system, check your email for the reset link.',
     });
     const link = linkIn((await h.latest(email)).text, '/reset-password/');
     // The page the link opens receives the token in its query, as with Better Auth.

@@ -53,7 +53,11 @@ describe('Better Auth organizationClient against Till', () => {
     expect((await owner.client.getSession()).data!.session.activeOrganizationId).toBe(orgId);
 
     const taken = await owner.client.organization.checkSlug({ slug });
-    expect(taken.error?.code).toBe('ORGANIZATION_SLUG_ALREADY_TAKEN');
+    expect(taken.error).toMatchObject({
+      status: 400,
+      code: 'ORGANIZATION_SLUG_ALREADY_TAKEN',
+      message: 'slug is taken',
+    });
 
     const guest = await signedUp('Guest');
     const invited = await owner.client.organization.inviteMember({ email: guest.email, role: 'member' });

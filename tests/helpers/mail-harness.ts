@@ -46,6 +46,8 @@ export async function startMailHarness(
     daemon,
     smtp,
     async latest(to) {
+      // Some mails are written in a background step after the answer (password reset, sign-up).
+      await daemon.core.background.settled();
       if (smtp) {
         await daemon.core.mail.drain();
         // Newest by Message-ID (the mail's time-ordered id), not by arrival: one batch is sent concurrently.
@@ -61,6 +63,7 @@ export async function startMailHarness(
       return letter;
     },
     async count(to) {
+      await daemon.core.background.settled();
       return (await daemon.core.mail.list({ to, limit: 500 })).length;
     },
     async stop() {

@@ -3,6 +3,7 @@ import type { PasswordHasher } from '../../src/core/auth/password-hasher.js';
 import { createPasswordHasher } from '../../src/core/auth/password-hasher.js';
 import { createAuthService } from '../../src/core/auth/service.js';
 import { createSessionService } from '../../src/core/auth/sessions.js';
+import { createBackground } from '../../src/core/kernel/background.js';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import { DEFAULT_SESSION } from '../../src/core/config/index.js';
 import { createDb, type Db } from '../../src/core/database/index.js';
@@ -48,6 +49,7 @@ describe('sign-in without user enumeration', () => {
       hasher: countingHasher,
       sessions,
       config: { password: { minLength: 8, maxLength: 128 }, accountFailureLimit: 100 },
+      background: createBackground(),
     });
     const meta = { ipAddress: '127.0.0.1', userAgent: 'test' };
     const { user } = await auth.signUp({ name: 'A', email: 'known@example.com', password: 'the right password' }, meta);

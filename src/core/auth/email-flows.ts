@@ -1,3 +1,4 @@
+import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
@@ -19,6 +20,7 @@ export interface EmailFlowsDeps {
   hasher: PasswordHasher;
   sessions: SessionService;
   mail: MailService;
+  background: Background;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface EmailFlowsDeps {
  * organizations and API keys too, so it lives above them (account-deletion/) and the core composes it in.
  */
 export function createEmailFlows(deps: EmailFlowsDeps) {
-  const { db, clock, config, hasher, sessions, mail } = deps;
+  const { db, clock, config, hasher, sessions, mail, background } = deps;
   const flows = config.emailFlows;
   const tokens = createEmailTokens({ secret: config.secret, clock });
   const accountMail: AccountMail = createAccountMail({ baseUrl: config.baseUrl, mail, tokens });
@@ -39,7 +41,7 @@ export function createEmailFlows(deps: EmailFlowsDeps) {
       send: (trx: Db, user: User, callbackURL?: string) => accountMail.sendVerification(trx, user, callbackURL),
     } satisfies EmailVerificationHooks,
     verification: createVerificationService({ db, clock, flows, sessions, tokens, accountMail }),
-    passwordReset: createPasswordResetService({ db, clock, config, flows, hasher, sessions, accountMail }),
+    passwordReset: createPasswordResetService({ db, clock, config, flows, hasher, sessions, accountMail, background }),
     changeEmail: createChangeEmailService({ db, flows, tokens, accountMail }),
   };
 }

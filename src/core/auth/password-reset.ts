@@ -1,3 +1,4 @@
+import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
@@ -23,7 +24,8 @@ import type { SessionService } from './sessions.js';
 export const RESET_TOKEN_LENGTH = 24;
 export const RESET_TOKEN_TTL_MS = HOUR;
 
-export const RESET_REQUESTED_MESSAGE = 'If this email exists in our system, check your email for the reset link';
+// The spec's wording (§8), with its full stop; Better Auth 1.7.25 leaves the stop out.
+export const RESET_REQUESTED_MESSAGE = 'If this email exists in our system, check your email for the reset link.';
 
 /** Only a digest of the token is stored, so a copy of the database resets nobody's password. */
 export function resetIdentifier(token: string): string {
@@ -38,39 +40,43 @@ export interface PasswordResetDeps {
   hasher: PasswordHasher;
   sessions: SessionService;
   accountMail: AccountMail;
+  background: Background;
 }
 
 export type PasswordResetService = ReturnType<typeof createPasswordResetService>;
 
 export function createPasswordResetService(deps: PasswordResetDeps) {
-  const { db, clock, hasher, sessions, accountMail } = deps;
+  const { db, clock, hasher, sessions, accountMail, background } = deps;
+
+  async function mailResetLink(input: { email: string; redirectTo?: string }): Promise<void> {
+    const user = await usersRepository(db).findByEmail(normalizeEmail(input.email));
+    if (!user) return;
+    const token = randomAlphanumeric(RESET_TOKEN_LENGTH);
+    const now = clock.now();
+    await transaction(db, async (trx) => {
+      await verificationsRepository(trx).insert({
+        id: newAuthId(),
+        identifier: resetIdentifier(token),
+        value: user.id,
+        expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS),
+        createdAt: now,
+        updatedAt: now,
+      });
+      await accountMail.sendPasswordReset(trx, user, token, input.redirectTo);
+    });
+  }
 
   return {
     /**
-     * Mails a reset token to a known address. An unknown one gets the same answer after the same work: a token is
-     * drawn and looked up, as a real one would be written; nothing is stored and nothing is sent.
+     * Schedules the reset mail and returns at once, whether or not the address has an account. The lookup, the
+     * token and the mail happen in a background step the answer never waits for: a known address costs a write
+     * and a commit that an unknown one does not, and no amount of dummy work on the unknown branch would match
+     * that step for step on both databases (issue 16 #8 measured 4.0 ms against 1.6 ms). The step starts on a
+     * later turn of the event loop, so not even the lookup is sent before the answer. A crash in between loses the
+     * mail; asking again sends one.
      */
-    async request(input: { email: string; redirectTo?: string }): Promise<void> {
-      const email = normalizeEmail(input.email);
-      const user = await usersRepository(db).findByEmail(email);
-      const token = randomAlphanumeric(RESET_TOKEN_LENGTH);
-      const identifier = resetIdentifier(token);
-      if (!user) {
-        await verificationsRepository(db).findActive(identifier, clock.now());
-        return;
-      }
-      const now = clock.now();
-      await transaction(db, async (trx) => {
-        await verificationsRepository(trx).insert({
-          id: newAuthId(),
-          identifier,
-          value: user.id,
-          expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS),
-          createdAt: now,
-          updatedAt: now,
-        });
-        await accountMail.sendPasswordReset(trx, user, token, input.redirectTo);
-      });
+    request(input: { email: string; redirectTo?: string }): void {
+      background.run('password reset mail', () => mailResetLink(input));
     },
 
     /** Whether a token would still reset a password (GET /reset-password/:token redirects on this). */

@@ -230,18 +230,37 @@ export function sessionsRepository(db: Db) {
   };
 }
 
+/** The `client` of the row that counts an address's failures over every client. */
+export const ALL_CLIENTS = '*';
+
+export interface FailureWindow {
+  failures: number;
+  windowStartedAt: Date;
+}
+
 export function signInFailuresRepository(db: Db) {
   return {
-    async get(email: string): Promise<{ failures: number; windowStartedAt: Date } | null> {
-      const row = await db('sign_in_failures').where({ email }).first();
-      return row ? { failures: Number(row.failures), windowStartedAt: toDate(row.window_started_at) } : null;
+    /** The address's count over every client, and the given client's own. */
+    async get(email: string, client: string): Promise<{ all: FailureWindow | null; own: FailureWindow | null }> {
+      const rows = await db('sign_in_failures').where({ email }).whereIn('client', [ALL_CLIENTS, client]);
+      const window = (key: string): FailureWindow | null => {
+        const row = rows.find((candidate: Row) => candidate.client === key);
+        return row ? { failures: Number(row.failures), windowStartedAt: toDate(row.window_started_at) } : null;
+      };
+      return { all: window(ALL_CLIENTS), own: window(client) };
     },
-    /** Counts one failure, opening a new window when the last one started more than windowMs ago. */
-    async record(email: string, now: Date, windowMs: number): Promise<void> {
+    /**
+     * Counts one failure for the client and for the address, each opening a new window when its last one started
+     * more than windowMs ago. One statement, so the two counts never disagree about a failure.
+     */
+    async record(email: string, client: string, now: Date, windowMs: number): Promise<void> {
       const windowFloor = new Date(now.getTime() - windowMs);
       await db('sign_in_failures')
-        .insert({ email, failures: 1, window_started_at: now })
-        .onConflict('email')
+        .insert([
+          { email, client: ALL_CLIENTS, failures: 1, window_started_at: now },
+          { email, client, failures: 1, window_started_at: now },
+        ])
+        .onConflict(['email', 'client'])
         .merge({
           failures: db.raw(
             'case when sign_in_failures.window_started_at <= ? then 1 else sign_in_failures.failures + 1 end',
@@ -252,6 +271,10 @@ export function signInFailuresRepository(db: Db) {
             [windowFloor, now],
           ),
         });
+    },
+    /** Forgets one client's failures; the address's count stays, so others who failed stay held back. */
+    async clearClient(email: string, client: string): Promise<void> {
+      await db('sign_in_failures').where({ email, client }).del();
     },
     async clear(email: string): Promise<void> {
       await db('sign_in_failures').where({ email }).del();

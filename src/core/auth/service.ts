@@ -1,3 +1,4 @@
+import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import { HOUR } from '../kernel/clock.js';
 import type { TillConfig } from '../config/index.js';
@@ -9,7 +10,7 @@ import { isValidEmail, normalizeEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkPasswordLength as checkPasswordRules, credentialAccount } from './password-rules.js';
-import type { Session, User } from './repository.js';
+import type { FailureWindow, Session, User } from './repository.js';
 import { accountsRepository, signInFailuresRepository, usersRepository } from './repository.js';
 import type { AuthActor, RequestMeta, SessionService } from './sessions.js';
 
@@ -21,6 +22,7 @@ export interface AuthServiceDeps {
   sessions: SessionService;
   /** Verification mail on sign-up and sign-in; without it (unit tests) addresses are never checked. */
   emailVerification?: EmailVerificationHooks;
+  background: Background;
 }
 
 export interface EmailVerificationHooks {
@@ -45,10 +47,15 @@ export interface SignedIn {
 
 const FAILURE_WINDOW_MS = HOUR;
 
+/** Whom failures are counted against: the client address, within the column's width. */
+function failureClient(meta: RequestMeta): string {
+  return (meta.ipAddress || 'unknown').slice(0, 64);
+}
+
 export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, clock, hasher, sessions, config } = deps;
+  const { db, clock, hasher, sessions, config, background } = deps;
 
   // Unknown addresses and accounts without a password still pay for one bcrypt comparison, against this hash, so
   // the answer takes as long as a wrong password does.
@@ -60,17 +67,43 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   const checkPasswordLength = (password: string): void => checkPasswordRules(config, password);
 
-  async function assertBelowFailureCap(email: string): Promise<void> {
-    const state = await signInFailuresRepository(db).get(email);
-    if (!state || state.failures < config.accountFailureLimit) return;
-    const windowEnds = state.windowStartedAt.getTime() + FAILURE_WINDOW_MS;
-    const retryAfter = (windowEnds - clock.now().getTime()) / 1000;
+  /**
+   * The per-address cap (TILL_ACCOUNT_FAILURE_LIMIT failures an hour, over every client and daemon) holds back only
+   * the clients that have failed for this address themselves in the window. Anyone could otherwise lock any account
+   * by failing from elsewhere; this way the owner, signing in from a client that has not been failing, still gets
+   * through (OWASP ASVS 6.3: no lockout an attacker can impose). An attacker spread over many client addresses gets
+   * one guess per address and hour once the cap is reached, and the reset mail lifts every hold.
+   */
+  async function assertBelowFailureCap(email: string, client: string): Promise<void> {
+    const { all, own } = await signInFailuresRepository(db).get(email, client);
+    const now = clock.now().getTime();
+    const endOf = (window: FailureWindow | null): number =>
+      window ? window.windowStartedAt.getTime() + FAILURE_WINDOW_MS : 0;
+    if (!all || !own || all.failures < config.accountFailureLimit) return;
+    // Free again when either window ends: the address's count resets, or this client's own failures age out.
+    const retryAfter = (Math.min(endOf(all), endOf(own)) - now) / 1000;
     if (retryAfter <= 0) return;
     throw tooManyRequests(retryAfter);
   }
 
-  async function failSignIn(email: string): Promise<never> {
-    await signInFailuresRepository(db).record(email, clock.now(), FAILURE_WINDOW_MS);
+  /** The background half of a sign-up under required verification: a taken address gets nothing. */
+  async function createUnverified(user: User, passwordHash: string, callbackURL?: string): Promise<void> {
+    if (await usersRepository(db).findByEmail(user.email)) return;
+    try {
+      await transaction(db, async (trx) => {
+        await usersRepository(trx).insert(user);
+        await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, user.createdAt));
+        // The account and its verification mail exist together or not at all.
+        if (deps.emailVerification?.sendOnSignUp) await deps.emailVerification.send(trx, user, callbackURL);
+      });
+    } catch (error) {
+      // Another sign-up for the address won the race; its owner has the mail.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+
+  async function failSignIn(email: string, client: string): Promise<never> {
+    await signInFailuresRepository(db).record(email, client, clock.now(), FAILURE_WINDOW_MS);
     throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
   }
 
@@ -94,9 +127,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       // Hash before looking the address up, so a taken address does not answer faster than a free one.
       const passwordHash = await hasher.hash(input.password);
       const now = clock.now();
-      // When sign-up signs nobody in, Better Auth answers a taken address with a made-up user, so the answer
-      // does not say whether the address has an account.
-      const newUser = (): User => ({
+      const user: User = {
         id: newAuthId(),
         email,
         name: input.name,
@@ -104,20 +135,21 @@ export function createAuthService(deps: AuthServiceDeps) {
         image: input.image ?? null,
         createdAt: now,
         updatedAt: now,
-      });
-      const synthetic = (): SignedUp => ({ user: newUser(), session: null, token: null });
-      if (await users.findByEmail(email)) {
-        if (requireVerification) return synthetic();
-        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      };
+      if (requireVerification) {
+        // Nobody is signed in, so a taken address gets the same answer as a free one, a made-up user (as in Better
+        // Auth). Creating the account costs writes, a mail and a commit a taken address would skip, so that happens
+        // in a background step the answer never waits for: both answers leave after the hash and nothing else.
+        background.run('sign-up', () => createUnverified(user, passwordHash, input.callbackURL));
+        return { user, session: null, token: null };
       }
-      const user = newUser();
+      if (await users.findByEmail(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       try {
         return await transaction(db, async (trx) => {
           await usersRepository(trx).insert(user);
           await accountsRepository(trx).insert(credentialAccount(user.id, passwordHash, now));
           // In the sign-up's transaction: the account and its verification mail exist together or not at all.
           if (verification?.sendOnSignUp) await verification.send(trx, user, input.callbackURL);
-          if (requireVerification) return { user, session: null, token: null };
           const { session, token } = await sessions.create(trx, user.id, {
             rememberMe: input.rememberMe !== false,
             meta,
@@ -126,10 +158,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         });
       } catch (error) {
         // Two sign-ups for one address at once: the unique index decides, the loser hears what it would have.
-        if (isUniqueViolation(error)) {
-          if (requireVerification) return synthetic();
-          throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
-        }
+        if (isUniqueViolation(error)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
         throw error;
       }
     },
@@ -140,15 +169,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     ): Promise<SignedIn> {
       if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
       const email = normalizeEmail(input.email);
-      await assertBelowFailureCap(email);
+      const client = failureClient(meta);
+      await assertBelowFailureCap(email, client);
       const user = await usersRepository(db).findByEmail(email);
       const account = user ? await accountsRepository(db).findCredential(user.id) : null;
       if (!user || !account?.password) {
         await equalizeTiming(input.password);
-        return failSignIn(email);
+        return failSignIn(email, client);
       }
-      if (!(await hasher.verify(input.password, account.password))) return failSignIn(email);
-      await signInFailuresRepository(db).clear(email);
+      if (!(await hasher.verify(input.password, account.password))) return failSignIn(email, client);
+      await signInFailuresRepository(db).clearClient(email, client);
       if (deps.emailVerification?.requireEmailVerification && !user.emailVerified) {
         // Only after the right password: the mail goes to the address's owner, and reveals nothing to anyone else.
         await deps.emailVerification.send(db, user, input.callbackURL);

@@ -1,5 +1,8 @@
 import { DomainError } from '../kernel/errors.js';
 
+/** The spec's answer to check-slug on a taken slug (spec §8), where Better Auth says 'Organization slug already taken'. */
+export const SLUG_IS_TAKEN = 'slug is taken';
+
 /** Better Auth 1.7.25's ORGANIZATION_ERROR_CODES (contract §6.6): the client matches on `code`. */
 export const ORGANIZATION_ERRORS = {
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION: 'You are not allowed to create a new organization',

@@ -7,7 +7,8 @@ import { transaction, isUniqueViolation } from '../database/index.js';
 import type { Changing } from '../cache/changing.js';
 import { accessInvalidation, merchantInvalidation } from '../cache/read-cache.js';
 import { newAuthId } from '../kernel/ids.js';
-import { orgError } from './errors.js';
+import { DomainError } from '../kernel/errors.js';
+import { orgError, SLUG_IS_TAKEN } from './errors.js';
 import { createInvitationService } from './invitations.js';
 import { createMemberService } from './members.js';
 import { createTeamService } from './teams.js';
@@ -108,7 +109,9 @@ export function createOrganizationService(deps: OrganizationDeps) {
     },
 
     async checkSlug(slug: string): Promise<void> {
-      if (await organizationsRepository(db).findBySlug(slug)) throw orgError(400, 'ORGANIZATION_SLUG_ALREADY_TAKEN');
+      // The spec's message for check-slug; Better Auth's client matches on the code, which stays its own.
+      if (await organizationsRepository(db).findBySlug(slug))
+        throw new DomainError(400, 'ORGANIZATION_SLUG_ALREADY_TAKEN', SLUG_IS_TAKEN);
     },
 
     async update(actor: AuthActor, input: UpdateOrganizationInput): Promise<Organization> {

@@ -12,8 +12,9 @@ import type { AuthApi } from './route.js';
 export function passwordResetRoutes(api: AuthApi): void {
   const { core } = api.deps;
 
-  // The same answer, after the same work, whether or not the address has an account. Better Auth 1.7 removed
-  // /forget-password; the spec still lists it, so Till answers it like the new name.
+  // The same answer, at once, whether or not the address has an account: the mail is written in a background step
+  // (see `request`). Better Auth 1.7 removed /forget-password; the spec still lists it, so Till answers it like the
+  // new name.
   api.route(
     {
       method: 'post',
@@ -21,8 +22,8 @@ export function passwordResetRoutes(api: AuthApi): void {
       caller: 'public',
       body: requestPasswordResetBody,
     },
-    async ({ body }) => {
-      await core.emailFlows.passwordReset.request(body);
+    ({ body }) => {
+      core.emailFlows.passwordReset.request(body);
       return { status: true, message: RESET_REQUESTED_MESSAGE };
     },
   );

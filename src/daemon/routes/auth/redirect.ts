@@ -27,3 +27,12 @@ export function absoluteWith(url: string, base: string, params: Record<string, s
   for (const [name, value] of Object.entries(params)) parsed.searchParams.set(name, value);
   return parsed.href;
 }
+
+/**
+ * The `?error=` a failed mail link carries to its callback: the spec's lower-case names (token_expired,
+ * invalid_token, user_not_found, unauthorized for a link opened in another user's session), where Better Auth 1.7.25
+ * puts its upper-case codes. Apps read this value, Better Auth's client does not.
+ */
+export function redirectErrorCode(code: string): string {
+  return code === 'INVALID_USER' ? 'unauthorized' : code.toLowerCase();
+}

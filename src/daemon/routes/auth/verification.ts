@@ -4,7 +4,7 @@ import { userToWire } from '../../../core/auth/wire.js';
 import { isDomainError } from '../../../core/kernel/errors.js';
 import { requestMeta } from '../../auth/session-auth.js';
 import { issueSessionCookie } from './deps.js';
-import { appendQuery, redirect } from './redirect.js';
+import { appendQuery, redirect, redirectErrorCode } from './redirect.js';
 import type { AuthApi } from './route.js';
 
 export function verificationRoutes(api: AuthApi): void {
@@ -20,7 +20,7 @@ export function verificationRoutes(api: AuthApi): void {
   );
 
   // The link in verification and change-of-address mails. With a callbackURL (already checked against the
-  // trusted origins) every outcome is a redirect, failures carrying `?error=<CODE>`; without one, JSON.
+  // trusted origins) every outcome is a redirect, failures carrying `?error=<code>`; without one, JSON.
   api.route(
     { method: 'get', path: '/verify-email', caller: 'optional', query: verifyEmailQuery },
     async ({ ctx, actor, query }) => {
@@ -32,7 +32,7 @@ export function verificationRoutes(api: AuthApi): void {
         });
       } catch (error) {
         if (query.callbackURL && isDomainError(error) && error.code) {
-          redirect(ctx, appendQuery(query.callbackURL, { error: error.code }));
+          redirect(ctx, appendQuery(query.callbackURL, { error: redirectErrorCode(error.code) }));
           return undefined;
         }
         throw error;
