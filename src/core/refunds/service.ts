@@ -211,20 +211,24 @@ export function createRefundService(deps: {
     /**
      * Settles refunds whose request died between the reservation and the outcome: each one left `pending` longer
      * than `leaseMs` is claimed by one reconciler and settled with the processor's own record under the refund's
-     * key, its id (`succeeded` counts the money on the order; `failed`, or no record because the processor was never
-     * asked, releases the reservation). Returns how many were claimed; one that cannot be settled now stays claimed
-     * until the lease runs out.
+     * key, its id (`succeeded` counts the money on the order; `failed` releases the reservation). A refund the
+     * processor has no record of was never sent: the reconciler sends it under the same key, so the request, should
+     * it wake up and send it too, gets the same answer and no money moves twice. Returns how many were claimed; one
+     * that cannot be settled now stays claimed until the lease runs out.
      */
     async reconcile(leaseMs: number, limit: number, onError: (error: unknown, refundId: string) => void) {
       const now = clock.now();
       const claimed = await refundsRepository(db).claimStale(now, new Date(now.getTime() - leaseMs), limit);
       for (const refund of claimed) {
         await (async () => {
-          const result: RefundResult = (await processor.findRefund(refund.id)) ?? {
-            status: 'failed',
-            processorReference: `interrupted:${refund.id}`,
-            failureReason: 'interrupted',
-          };
+          const order = (await ordersRepository(db).findById(refund.orderId))!;
+          const result =
+            (await processor.findRefund(refund.id)) ??
+            (await processor.refund(order.paymentReference!, {
+              amount: refund.amount + refund.taxAmount,
+              currency: refund.currency,
+              reference: refund.id,
+            }));
           await settle(refund, result);
         })().catch((error: unknown) => onError(error, refund.id));
       }
