@@ -14,6 +14,7 @@ import * as paymentsAndTax from './20261121070100_payments_and_tax.js';
 import * as checkoutsOrdersSubscriptions from './20261121070200_checkouts_orders_subscriptions.js';
 import * as webhooks from './20261121080000_webhooks.js';
 import * as signInFailuresPerClient from './20261122000100_sign_in_failures_per_client.js';
+import * as paymentReconciliation from './20261122010000_payment_reconciliation.js';
 import * as paymentMethods from './20261201000000_payment_methods.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
@@ -55,5 +56,6 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261121080000_webhooks', module: webhooks },
   { name: '20261122000000_secrets_at_rest', module: secretsAtRest },
   { name: '20261122000100_sign_in_failures_per_client', module: signInFailuresPerClient },
+  { name: '20261122010000_payment_reconciliation', module: paymentReconciliation },
   { name: '20261201000000_payment_methods', module: paymentMethods },
 ];

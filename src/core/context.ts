@@ -25,6 +25,10 @@ import { createCheckoutService, type CheckoutService } from './checkouts/service
 import { createCheckoutConfirmation, type CheckoutConfirmation } from './checkouts/confirm.js';
 import type { PaymentProcessor } from './payments/processor.js';
 import { createSandboxProcessor } from './payments/sandbox.js';
+import { sandboxRecordsRepository } from './payments/sandbox-repository.js';
+import { noCrash, type CrashHook } from './kernel/crash.js';
+import { createCheckoutSettlement } from './checkouts/settlement.js';
+import { createCheckoutReconciler } from './checkouts/reconcile.js';
 import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
 import { createJwtService, type JwtService } from './jwt/service.js';
 import { createMailService, type MailService } from './mail/service.js';
@@ -116,6 +120,18 @@ export interface CoreContext {
   refunds: RefundService;
   /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
   customerPortal: CustomerPortalService;
+  /** Settles checkouts and refunds a crash left in flight (driven by the daemon's reconciler worker). */
+  reconciler: Reconciler;
+}
+
+export interface Reconciler {
+  /** Rows claimed per kind and round; a round that claims a full batch of either is followed by another. */
+  readonly batchSize: number;
+  /**
+   * Claims and settles what stayed `confirmed` (checkouts) or `pending` (refunds) longer than the lease; returns the
+   * most rows claimed of one kind. A row that fails is reported and retried after the lease.
+   */
+  runOnce(onError: (error: unknown, row: { kind: 'checkout' | 'refund'; id: string }) => void): Promise<number>;
 }
 
 export function createCore(options: {
@@ -125,6 +141,8 @@ export function createCore(options: {
   hasher?: PasswordHasher;
   paymentProcessor?: PaymentProcessor;
   paymentMethodVault?: PaymentMethodVault;
+  /** Test-only: stops the process at a named point where money is in flight (kernel/crash.ts). */
+  crashAt?: CrashHook;
 }): CoreContext {
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
@@ -195,7 +213,10 @@ export function createCore(options: {
   });
   const idempotency = idempotencyStore(db, clock, secretBox);
   const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
-  const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor();
+  const tax = createTaxService({ db, clock });
+  const crashAt = options.crashAt ?? noCrash;
+  // The sandbox keeps its record of charges and refunds in the database, where it outlives a crash of the daemon.
+  const paymentProcessor = options.paymentProcessor ?? createSandboxProcessor(sandboxRecordsRepository(db, clock));
   const paymentMethodVault = options.paymentMethodVault ?? createSandboxVault();
   const paymentMethods = createPaymentMethodService({
     db,
@@ -210,15 +231,30 @@ export function createCore(options: {
     activeSubscriptionsOf,
     defaultPaymentMethods: paymentMethods.defaults,
   });
-  const tax = createTaxService({ db, clock });
-  const checkouts = createCheckoutService({ db, clock, urls: { baseUrl: config.baseUrl, readCache } });
+  const checkoutUrls = { baseUrl: config.baseUrl, readCache };
+  const checkouts = createCheckoutService({ db, clock, urls: checkoutUrls });
+  const settlement = createCheckoutSettlement({
+    db,
+    clock,
+    processor: paymentProcessor,
+    vault: paymentMethodVault,
+    crashAt,
+  });
   const confirmCheckout = createCheckoutConfirmation({
     db,
     clock,
-    urls: { baseUrl: config.baseUrl, readCache },
+    urls: checkoutUrls,
     processor: paymentProcessor,
-    vault: paymentMethodVault,
     checkouts,
+    settlement,
+    crashAt,
+  });
+  const reconcileCheckouts = createCheckoutReconciler({
+    db,
+    clock,
+    urls: checkoutUrls,
+    processor: paymentProcessor,
+    settlement,
   });
   const benefits = createBenefitService({ db, clock, changing });
   const customFields = createCustomFieldService({ db, clock, changing });
@@ -229,7 +265,28 @@ export function createCore(options: {
   const webhooks = createWebhookService({ db, clock, config: config.webhooks, box: secretBox, mail });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
-  const refunds = createRefundService({ db, clock, baseUrl: config.baseUrl, readCache, processor: paymentProcessor });
+  const refunds = createRefundService({
+    db,
+    clock,
+    baseUrl: config.baseUrl,
+    readCache,
+    processor: paymentProcessor,
+    crashAt,
+  });
+  const batchSize = 50;
+  const reconciler: Reconciler = {
+    batchSize,
+    async runOnce(onError) {
+      const lease = config.reconcileLeaseMs;
+      const checkoutsClaimed = await reconcileCheckouts(lease, batchSize, (error, id) =>
+        onError(error, { kind: 'checkout', id }),
+      );
+      const refundsClaimed = await refunds.reconcile(lease, batchSize, (error, id) =>
+        onError(error, { kind: 'refund', id }),
+      );
+      return Math.max(checkoutsClaimed, refundsClaimed);
+    },
+  };
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   return {
     config,
@@ -270,5 +327,6 @@ export function createCore(options: {
     subscriptions,
     refunds,
     customerPortal,
+    reconciler,
   };
 }

@@ -13,6 +13,8 @@ import { limitConnectionsPerClient, loadServerLimits, serverOptions, type Server
 import { createLogger, type Logger } from './logger.js';
 import { startMailDelivery } from './workers/mail-delivery.js';
 import { startWebhookDelivery } from './workers/webhook-delivery.js';
+import { startReconciler } from './workers/reconciler.js';
+import { crashHookFromEnv } from './crash-hook.js';
 
 export interface RunningDaemon {
   url: string;
@@ -42,6 +44,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const limits = loadServerLimits(process.env, options.limits);
+  const crashAt = crashHookFromEnv(process.env);
   const db = createDb(config.databaseUrl, { exclusive: true });
   try {
     const box = createSecretBox(config.secret);
@@ -74,6 +77,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     db,
     clock: options.clock,
     paymentProcessor: options.paymentProcessor,
+    crashAt,
   });
   try {
     await core.bus.start();
@@ -88,6 +92,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const mailDelivery = startMailDelivery(core, logger);
   core.background.onFailure((error, what) => logger.error(`${what} failed`, { error: String(error) }));
   const webhookDelivery = startWebhookDelivery(core, logger);
+  const reconcilerWorker = startReconciler(core, logger);
 
   // Expired sessions and API keys are deleted when presented; this sweeps the ones nobody presents again.
   const sweeper = setInterval(() => {
@@ -129,6 +134,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
           .flushUsage()
           .catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
         await mailDelivery.stop();
+        await reconcilerWorker.stop();
         await core.bus.close();
         await core.hasher.close();
         await db.destroy();

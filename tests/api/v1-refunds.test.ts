@@ -24,6 +24,8 @@ const processor: PaymentProcessor = {
     if (faults.refund === 'throw') throw new Error('connection reset by the processor');
     return sandbox.refund(reference, request);
   },
+  findCharge: (reference) => sandbox.findCharge(reference),
+  findRefund: (reference) => sandbox.findRefund(reference),
 };
 
 const daemon = useTestDaemon({}, { paymentProcessor: processor });

@@ -1,40 +1,41 @@
 import type { Clock } from '../kernel/clock.js';
 import { fieldError, validationError, type FieldIssue } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { dialect, transaction, isGuardFailure } from '../database/index.js';
+import { transaction, isGuardFailure } from '../database/index.js';
+import type { CrashHook } from '../kernel/crash.js';
 import { DomainError } from '../kernel/errors.js';
 import { deferRedemption, isRedemptionRefused } from '../discounts/redemption.js';
 import { deferEvents } from '../kernel/outbox.js';
 import { missingAddressFields } from '../customers/address.js';
-import { recordChargeAttempt, recordRefundAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
-import type { PaymentMethodVault } from '../payments/methods.js';
 import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import { checkoutsRepository, type Checkout } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
-import { checkoutUpdatedEvent, expired, notOpen, saveCheckout } from './service.js';
+import { checkoutUpdatedEvent, expired, notOpen } from './service.js';
 import { fulfilFinished } from './confirm-result.js';
-import { allocateInvoiceNumber, fulfilCheckout } from './fulfil.js';
-import { discountOf, type CheckoutUrls } from './loaders.js';
+import type { CheckoutUrls } from './loaders.js';
+import { chargeReference, type CheckoutSettlement } from './settlement.js';
 
 /**
  * Confirming a checkout. The race for it is decided first, in a short transaction that moves it from `open` to
  * `confirmed` (and redeems its discount): of N concurrent confirmations exactly one gets past it, so exactly one
  * charge is made. The charge runs outside any transaction (it may be slow); its outcome is then written in one
- * transaction with everything it causes, or, on a decline, the checkout reopens and the discount is given back.
+ * transaction with everything it causes, or, on a decline, the checkout reopens and the discount is given back
+ * (settlement.ts). A confirmation that dies in between is finished by the reconciler (reconcile.ts).
  */
 export function createCheckoutConfirmation(deps: {
   db: Db;
   clock: Clock;
   urls: CheckoutUrls;
   processor: PaymentProcessor;
-  vault: PaymentMethodVault;
   checkouts: CheckoutService;
+  settlement: CheckoutSettlement;
+  crashAt: CrashHook;
 }) {
-  const { db, clock, urls: baseUrls, processor, vault, checkouts } = deps;
+  const { db, clock, urls: baseUrls, processor, checkouts, settlement, crashAt } = deps;
 
   function requirements(
     checkout: Checkout,
@@ -83,7 +84,14 @@ export function createCheckoutConfirmation(deps: {
     const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
     requirements(prepared, productWire, token, paymentNeeded);
 
-    const confirmed: Checkout = { ...prepared, status: 'confirmed' };
+    // A confirmation that charges takes the next idempotency key (settlement.ts chargeReference): a checkout reopened
+    // after a decline is charged anew, not answered with the decline kept under the old key.
+    const confirmed: Checkout = {
+      ...prepared,
+      status: 'confirmed',
+      chargeAttempts: prepared.chargeAttempts + (paymentNeeded ? 1 : 0),
+      inFlightAt: now,
+    };
     // Built before the race's transaction (on SQLite the one connection is held from its start): the event shows the
     // discount as it was before this redemption.
     const event = await checkoutUpdatedEvent(db, confirmed, urls, now);
@@ -105,141 +113,31 @@ export function createCheckoutConfirmation(deps: {
       throw error;
     });
 
+    crashAt('checkout.confirmed');
+
     let charge: ChargeResult | null = null;
     if (paymentNeeded) {
       try {
         charge = await processor.chargeToken(token!, {
           amount: confirmed.totalAmount,
           currency: confirmed.currency,
-          reference: confirmed.id,
+          reference: chargeReference(confirmed),
           saveMethod: keepsCard,
         });
       } catch (error) {
-        await reopen(confirmed, null, 'The payment processor could not be reached.', urls);
+        await settlement.reopen(confirmed, null, 'The payment processor could not be reached.', urls);
         throw error;
       }
+      crashAt('checkout.charged');
     }
     if (charge?.status === 'failed') {
-      await reopen(confirmed, charge, charge.declineMessage, urls);
+      await settlement.reopen(confirmed, charge, charge.declineMessage, urls);
       throw new DomainError(400, 'PaymentError', charge.declineMessage);
     }
 
-    // The card the charge kept, as the customer's saved method will show it: asked of the processor here, outside any
-    // transaction. A processor that cannot describe it leaves the subscription without a saved method.
-    const kept = charge?.status === 'succeeded' ? charge.savedMethodReference : null;
-    const keptCard = kept ? await vault.retrieve(kept) : null;
-    const savedMethod = kept && keptCard ? { processorReference: kept, card: keptCard } : null;
-
-    const at = clock.now();
-    // The discount as the fulfilment sees it (after this redemption), for everything it renders.
-    const fulfilUrls: CheckoutUrls = { ...urls, discounts: new Map() };
-    const fulfilment = await (async () => {
-      // Read before the fulfilment's transaction, like the invoice number on PostgreSQL, so it is not read while the
-      // transaction holds the connection.
-      if (confirmed.discountId) await discountOf(db, confirmed.discountId, fulfilUrls);
-      const takeInvoiceNumber = (on: Db) => allocateInvoiceNumber(on, confirmed.organizationId, urls.readCache);
-      const invoiceNumber = dialect(db) === 'postgres' ? await takeInvoiceNumber(db) : takeInvoiceNumber;
-      return transaction(db, (trx) =>
-        fulfilCheckout(trx, {
-          checkout: confirmed,
-          product,
-          price,
-          productWire,
-          invoiceNumber,
-          processor: processor.name,
-          charge,
-          savedMethod,
-          at,
-          urls: fulfilUrls,
-        }),
-      );
-    })().catch(async (error: unknown) => {
-      // Money moved but nothing could be recorded: give it back and fail the checkout, so no charge is left
-      // without an order. The failure is the caller's error (a 500 unless it is a DomainError).
-      await failAfterCharge(confirmed, charge, error, urls);
-      throw error;
-    });
-    return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, fulfilUrls);
+    const fulfilment = await settlement.fulfil(confirmed, charge, { product, price, productWire }, urls);
+    return fulfilFinished(db, fulfilment.checkout, fulfilment.customerSessionToken, fulfilment.urls);
   };
-
-  /** A checkout that did not go through hands its discount's redemption back. */
-  async function releaseDiscount(trx: Db, confirmed: Checkout): Promise<void> {
-    if (!confirmed.discountId) return;
-    await trx('discounts')
-      .where({ id: confirmed.discountId })
-      .where('redemptions_count', '>', 0)
-      .decrement('redemptions_count', 1);
-  }
-
-  async function recordCharge(trx: Db, confirmed: Checkout, charge: ChargeResult, at: Date): Promise<void> {
-    await recordChargeAttempt(trx, {
-      organizationId: confirmed.organizationId,
-      processor: processor.name,
-      amount: confirmed.totalAmount,
-      currency: confirmed.currency,
-      checkoutId: confirmed.id,
-      result: charge,
-      at,
-    });
-  }
-
-  async function failAfterCharge(
-    confirmed: Checkout,
-    charge: ChargeResult | null,
-    cause: unknown,
-    urls: CheckoutUrls,
-  ): Promise<void> {
-    const at = clock.now();
-    const refund =
-      charge?.status === 'succeeded'
-        ? await processor.refund(charge.processorReference, {
-            amount: confirmed.totalAmount,
-            currency: confirmed.currency,
-            reference: `${confirmed.id}:void`,
-          })
-        : null;
-    await transaction(db, async (trx) => {
-      const failed: Checkout = {
-        ...confirmed,
-        status: 'failed',
-        failureReason: cause instanceof Error ? cause.message.slice(0, 500) : 'fulfilment failed',
-        modifiedAt: at,
-      };
-      await saveCheckout(trx, failed, 'confirmed', urls, at, { previous: confirmed });
-      await releaseDiscount(trx, confirmed);
-      if (charge) await recordCharge(trx, confirmed, charge, at);
-      if (refund && charge) {
-        await recordRefundAttempt(trx, {
-          organizationId: confirmed.organizationId,
-          processor: processor.name,
-          amount: confirmed.totalAmount,
-          currency: confirmed.currency,
-          orderId: null,
-          checkoutId: confirmed.id,
-          refundId: null,
-          customerId: null,
-          result: refund,
-          at,
-        });
-      }
-    });
-  }
-
-  /** A declined or failed charge: the checkout opens again for another card and the discount is handed back. */
-  async function reopen(
-    confirmed: Checkout,
-    charge: ChargeResult | null,
-    reason: string,
-    urls: CheckoutUrls,
-  ): Promise<void> {
-    const at = clock.now();
-    await transaction(db, async (trx) => {
-      const reopened: Checkout = { ...confirmed, status: 'open', failureReason: reason, modifiedAt: at };
-      await saveCheckout(trx, reopened, 'confirmed', urls, at, { previous: confirmed });
-      await releaseDiscount(trx, confirmed);
-      if (charge) await recordCharge(trx, confirmed, charge, at);
-    });
-  }
 }
 
 export type CheckoutConfirmation = ReturnType<typeof createCheckoutConfirmation>;

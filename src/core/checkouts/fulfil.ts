@@ -251,15 +251,15 @@ export async function fulfilCheckout(
 
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
   const { charge } = input;
-  // Only this confirmation moves the checkout out of `confirmed` (the race let one through), so writing just what
-  // changed is safe and whether it applied need not be read: a second fulfilment would still meet the order's unique
-  // checkout_id and roll back.
+  // Writing just what changed is safe: only one party settles a `confirmed` checkout. That is the confirmation the
+  // race let through, or a reconciler once the confirmation outlived its lease; the guard rolls back whichever of
+  // the two comes second (as would the order's unique checkout_id), without reading an answer.
   await finishWith(
     trx,
     method ? paymentMethodsRepository(trx).deferInsert(method) : null,
     subscription ? subscriptionsRepository(trx).deferInsert(subscription) : null,
     ordersRepository(trx).deferInsert(order),
-    checkoutsRepository(trx).deferChanges(checkout, succeeded, 'confirmed'),
+    checkoutsRepository(trx).deferGuardedChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).deferInsertItems([item]),
     customersRepository(trx).deferInsertSession(
       {

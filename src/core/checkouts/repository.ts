@@ -1,5 +1,6 @@
 import type { Address } from '../customers/address.js';
 import {
+  dialect,
   guarded,
   parseJson,
   toBool,
@@ -58,6 +59,10 @@ export interface Checkout extends Amounts {
   orderId: string | null;
   subscriptionId: string | null;
   failureReason: string | null;
+  /** Confirmations that reached the charge step; the charge's idempotency key is `<id>:<chargeAttempts>`. */
+  chargeAttempts: number;
+  /** When the confirming request (or a reconciler's claim) last took the checkout in hand while `confirmed`. */
+  inFlightAt: Date | null;
   createdAt: Date;
   modifiedAt: Date | null;
 }
@@ -102,6 +107,8 @@ function fromRow(row: Record<string, unknown>): Checkout {
     orderId: toStringOrNull(row.order_id),
     subscriptionId: toStringOrNull(row.subscription_id),
     failureReason: toStringOrNull(row.failure_reason),
+    chargeAttempts: Number(row.charge_attempts ?? 0),
+    inFlightAt: toDateOrNull(row.in_flight_at),
     createdAt: toDate(row.created_at),
     modifiedAt: toDateOrNull(row.modified_at),
   };
@@ -147,6 +154,8 @@ function toRow(checkout: Checkout): Record<string, unknown> {
     order_id: checkout.orderId,
     subscription_id: checkout.subscriptionId,
     failure_reason: checkout.failureReason,
+    charge_attempts: checkout.chargeAttempts,
+    in_flight_at: checkout.inFlightAt,
     created_at: checkout.createdAt,
     modified_at: checkout.modifiedAt,
   };
@@ -220,6 +229,35 @@ export function checkoutsRepository(db: Db) {
         if (!sameValue(before[column], value)) columns[column] = value;
       if (Object.keys(columns).length === 0) columns.status = next.status;
       return db('checkouts').where({ id: next.id, status: expectedStatus }).update(columns);
+    },
+    /**
+     * Claims up to `limit` checkouts left `confirmed` since `staleBefore` or earlier (their confirmation died between
+     * the race and the order) for one reconciler, in one statement: the claim moves `in_flight_at` to `now`, so no
+     * other reconciler takes them again before the lease runs out, and on PostgreSQL SKIP LOCKED lets concurrent
+     * claimers pass over each other's rows. The status test is repeated outside the subquery, so a row settled
+     * meanwhile is not claimed.
+     */
+    async claimStale(now: Date, staleBefore: Date, limit: number): Promise<Checkout[]> {
+      const stale = (query: ReturnType<Db>) =>
+        query.where('status', 'confirmed').andWhere((due) => {
+          due.whereNull('in_flight_at').orWhere('in_flight_at', '<=', staleBefore);
+        });
+      let candidates = stale(db('checkouts').select('id')).orderBy('in_flight_at', 'asc').limit(limit);
+      if (dialect(db) === 'postgres') candidates = candidates.forUpdate().skipLocked();
+      const rows = await stale(db('checkouts').whereIn('id', candidates)).update({ in_flight_at: now }).returning('*');
+      return (rows as Record<string, unknown>[]).map(fromRow);
+    },
+    /**
+     * deferChanges that fails its transaction (isGuardFailure on checkouts.status) unless the checkout is still in
+     * `expectedStatus`: for a write whose answer is not read but must not apply after someone else moved the checkout.
+     */
+    deferGuardedChanges(previous: Checkout, next: Checkout, expectedStatus: CheckoutStatus): Deferred {
+      const before = toRow(previous);
+      const columns: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(toRow(next)))
+        if (!sameValue(before[column], value)) columns[column] = value;
+      columns.status = guarded(db, 'status = ?', '?', [expectedStatus, next.status]);
+      return db('checkouts').where({ id: next.id }).update(columns);
     },
     async list(filter: CheckoutFilter, options: ListOptions) {
       const query = db('checkouts').whereIn('organization_id', filter.organizationIds);

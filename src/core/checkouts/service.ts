@@ -374,6 +374,8 @@ function draftCheckout(params: DraftParams): Checkout {
     orderId: null,
     subscriptionId: null,
     failureReason: null,
+    chargeAttempts: 0,
+    inFlightAt: null,
     createdAt: now,
     modifiedAt: null,
   };

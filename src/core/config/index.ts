@@ -70,6 +70,11 @@ export interface TillConfig {
   files: FilesConfig;
   /** Webhook delivery: TILL_WEBHOOK_ALLOW_PRIVATE_URLS (off) and TILL_WEBHOOK_TIMEOUT_MS (10 s, Polar's). */
   webhooks: WebhooksConfig;
+  /**
+   * TILL_RECONCILE_LEASE_MS (10 min): how long a checkout may stay `confirmed` or a refund `pending` (its processor
+   * call in flight) before the reconciler settles it against the processor's record. Longer than any processor call.
+   */
+  reconcileLeaseMs: number;
 }
 
 export interface WebhooksConfig {
@@ -292,5 +297,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       allowPrivateUrls: flag(env.TILL_WEBHOOK_ALLOW_PRIVATE_URLS, false),
       timeoutMs: integer('TILL_WEBHOOK_TIMEOUT_MS', env.TILL_WEBHOOK_TIMEOUT_MS, 10_000, 1, 60_000),
     },
+    reconcileLeaseMs:
+      overrides.reconcileLeaseMs ??
+      integer('TILL_RECONCILE_LEASE_MS', env.TILL_RECONCILE_LEASE_MS, 600_000, 0, 7 * 24 * 3_600_000),
   };
 }

@@ -26,7 +26,10 @@ export type RefundResult =
 export interface ChargeRequest {
   amount: number;
   currency: string;
-  /** Idempotency on the processor's side: the same reference never charges twice. */
+  /**
+   * The idempotency key, derived from our rows (`<checkout id>:<attempt>`): the same reference never charges twice,
+   * and a second request with it gets the first one's result.
+   */
   reference: string;
   /** Keep the method for later off-session charges (subscriptions). */
   saveMethod: boolean;
@@ -42,4 +45,11 @@ export interface PaymentProcessor {
     paymentReference: string,
     request: { amount: number; currency: string; reference: string },
   ): Promise<RefundResult>;
+  /**
+   * The processor's own record of the charge made under this idempotency key (ChargeRequest.reference), or null when
+   * none was made. The reconciler asks it about checkouts a crash left between the charge and the order.
+   */
+  findCharge(reference: string): Promise<ChargeResult | null>;
+  /** The same for a refund's key: what the processor did, or null when the refund never reached it. */
+  findRefund(reference: string): Promise<RefundResult | null>;
 }

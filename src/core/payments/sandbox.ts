@@ -1,5 +1,6 @@
 import { randomAlphanumeric } from '../kernel/ids.js';
 import type { CardDetails, ChargeRequest, ChargeResult, PaymentProcessor, RefundResult } from './processor.js';
+import { memorySandboxRecords, type SandboxRecords } from './sandbox-repository.js';
 
 /**
  * The built-in `sandbox` processor: no money moves, and the outcome is chosen by the test card, named with Stripe's
@@ -88,7 +89,15 @@ export function testCardByNumber(number: string): TestCard | undefined {
 
 const SAVED_PREFIX = 'sandbox_pm_';
 
-export function createSandboxProcessor(): PaymentProcessor {
+/**
+ * `records` is the processor's own memory of what it did under each idempotency key (sandbox-repository.ts): the
+ * daemon passes one kept in its database, so it outlives a crash; without one it lives as long as the object.
+ */
+export function createSandboxProcessor(records: SandboxRecords = memorySandboxRecords()): PaymentProcessor {
+  function keepCharge(request: { amount: number; currency: string; reference: string }, result: ChargeResult) {
+    return records.keep({ kind: 'charge', ...pick(request), status: result.status, result });
+  }
+
   function outcome(
     card: TestCard,
     behaviour: TestCard['onSession'],
@@ -123,34 +132,43 @@ export function createSandboxProcessor(): PaymentProcessor {
     async chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult> {
       const card = testCardByToken(token);
       if (!card) {
-        return failedWithoutCard('invalid_token', `Unknown test card token "${token}".`);
+        return keepCharge(request, failedWithoutCard('invalid_token', `Unknown test card token "${token}".`));
       }
       // The kept method carries the card's token, so later charges know how this test card behaves.
-      return outcome(
-        card,
-        card.onSession,
-        request.saveMethod ? `${SAVED_PREFIX}${card.token}_${randomAlphanumeric(16)}` : null,
+      return keepCharge(
+        request,
+        outcome(
+          card,
+          card.onSession,
+          request.saveMethod ? `${SAVED_PREFIX}${card.token}_${randomAlphanumeric(16)}` : null,
+        ),
       );
     },
-    async chargeSavedMethod(methodReference: string): Promise<ChargeResult> {
+    async chargeSavedMethod(methodReference: string, request): Promise<ChargeResult> {
       const token = methodReference.startsWith(SAVED_PREFIX)
         ? methodReference.slice(SAVED_PREFIX.length).replace(/_[A-Za-z0-9]{16}$/, '')
         : '';
       const card = testCardByToken(token);
       if (!card) {
-        return failedWithoutCard('payment_method_missing', 'The saved payment method is unknown.');
+        return keepCharge(request, failedWithoutCard('payment_method_missing', 'The saved payment method is unknown.'));
       }
-      return outcome(card, card.offSession, methodReference);
+      return keepCharge(request, outcome(card, card.offSession, methodReference));
     },
-    async refund(paymentReference: string): Promise<RefundResult> {
-      if (!paymentReference.startsWith('sandbox_ch_')) {
-        return {
-          status: 'failed',
-          processorReference: `sandbox_re_${randomAlphanumeric(24)}`,
-          failureReason: 'charge_not_found',
-        };
-      }
-      return { status: 'succeeded', processorReference: `sandbox_re_${randomAlphanumeric(24)}` };
+    async refund(paymentReference, request): Promise<RefundResult> {
+      const result: RefundResult = paymentReference.startsWith('sandbox_ch_')
+        ? { status: 'succeeded', processorReference: `sandbox_re_${randomAlphanumeric(24)}` }
+        : {
+            status: 'failed',
+            processorReference: `sandbox_re_${randomAlphanumeric(24)}`,
+            failureReason: 'charge_not_found',
+          };
+      return records.keep({ kind: 'refund', ...pick(request), status: result.status, result });
     },
+    findCharge: (reference) => records.find<ChargeResult>('charge', reference),
+    findRefund: (reference) => records.find<RefundResult>('refund', reference),
   };
+}
+
+function pick(request: { amount: number; currency: string; reference: string }) {
+  return { amount: request.amount, currency: request.currency, reference: request.reference };
 }

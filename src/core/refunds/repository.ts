@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { toBool, toStringOrNull } from '../database/index.js';
+import { dialect, toBool, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { stampsFromRow, whereAnyOf, whereExternalCustomers, type ResourceStamps } from '../polar-api/resource-rows.js';
@@ -68,9 +68,25 @@ export function refundsRepository(db: Db) {
         revoke_benefits: refund.revokeBenefits,
         processor_reference: refund.processorReference,
         metadata: JSON.stringify(refund.metadata),
+        // The processor call starts now; the reconciler takes the refund over if it is still pending a lease later.
+        in_flight_at: refund.createdAt,
         created_at: refund.createdAt,
         modified_at: refund.modifiedAt,
       });
+    },
+    /**
+     * Claims up to `limit` refunds still `pending` since `staleBefore` or earlier (their request died between the
+     * reservation and the outcome) for one reconciler, as checkoutsRepository.claimStale does for checkouts.
+     */
+    async claimStale(now: Date, staleBefore: Date, limit: number): Promise<Refund[]> {
+      const stale = (query: ReturnType<Db>) =>
+        query.where('status', 'pending').andWhere((due) => {
+          due.whereNull('in_flight_at').orWhere('in_flight_at', '<=', staleBefore);
+        });
+      let candidates = stale(db('refunds').select('id')).orderBy('in_flight_at', 'asc').limit(limit);
+      if (dialect(db) === 'postgres') candidates = candidates.forUpdate().skipLocked();
+      const rows = await stale(db('refunds').whereIn('id', candidates)).update({ in_flight_at: now }).returning('*');
+      return (rows as Record<string, unknown>[]).map(fromRow);
     },
     async findById(id: string): Promise<Refund | null> {
       const row = await db('refunds').where({ id }).first();

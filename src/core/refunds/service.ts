@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
+import type { CrashHook } from '../kernel/crash.js';
 import { fieldError } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
@@ -41,8 +42,9 @@ export function createRefundService(deps: {
   baseUrl: string;
   readCache: ReadCache;
   processor: PaymentProcessor;
+  crashAt: CrashHook;
 }) {
-  const { db, clock, processor } = deps;
+  const { db, clock, processor, crashAt } = deps;
   const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
   /** Validates and reserves the refund under the order's lock; returns it with the order. */
@@ -109,11 +111,13 @@ export function createRefundService(deps: {
       const order = (await ordersRepository(trx).lock(refund.orderId))!;
       const status = result.status === 'succeeded' ? 'succeeded' : 'failed';
       const settled: Refund = { ...refund, status, processorReference: result.processorReference, modifiedAt: at };
-      await refundsRepository(trx).settle(refund.id, {
+      const applied = await refundsRepository(trx).settle(refund.id, {
         status,
         processorReference: result.processorReference,
         modifiedAt: at,
       });
+      // Settled already (by the request, or by a reconciler after the request outlived the lease): its outcome stands.
+      if (!applied) return (await refundsRepository(trx).findById(refund.id))!;
       await recordRefundAttempt(trx, {
         organizationId: refund.organizationId,
         processor: order.paymentProcessor,
@@ -175,6 +179,7 @@ export function createRefundService(deps: {
   return {
     async create(actor: MerchantActor, input: RefundCreateInput): Promise<RefundWire> {
       const { refund, order } = await reserve(actor, input);
+      crashAt('refund.reserved');
       let result: RefundResult;
       try {
         result = await processor.refund(order.paymentReference!, {
@@ -191,6 +196,7 @@ export function createRefundService(deps: {
         });
         throw error;
       }
+      crashAt('refund.processed');
       const settled = await settle(refund, result);
       if (result.status === 'failed') {
         throw new DomainError(
@@ -200,6 +206,33 @@ export function createRefundService(deps: {
         );
       }
       return refundWire(settled);
+    },
+
+    /**
+     * Settles refunds whose request died between the reservation and the outcome: each one left `pending` longer
+     * than `leaseMs` is claimed by one reconciler and settled with the processor's own record under the refund's
+     * key, its id (`succeeded` counts the money on the order; `failed` releases the reservation). A refund the
+     * processor has no record of was never sent: the reconciler sends it under the same key, so the request, should
+     * it wake up and send it too, gets the same answer and no money moves twice. Returns how many were claimed; one
+     * that cannot be settled now stays claimed until the lease runs out.
+     */
+    async reconcile(leaseMs: number, limit: number, onError: (error: unknown, refundId: string) => void) {
+      const now = clock.now();
+      const claimed = await refundsRepository(db).claimStale(now, new Date(now.getTime() - leaseMs), limit);
+      for (const refund of claimed) {
+        await (async () => {
+          const order = (await ordersRepository(db).findById(refund.orderId))!;
+          const result =
+            (await processor.findRefund(refund.id)) ??
+            (await processor.refund(order.paymentReference!, {
+              amount: refund.amount + refund.taxAmount,
+              currency: refund.currency,
+              reference: refund.id,
+            }));
+          await settle(refund, result);
+        })().catch((error: unknown) => onError(error, refund.id));
+      }
+      return claimed.length;
     },
 
     async list(actor: MerchantActor, query: RefundListQuery): Promise<Page<RefundWire>> {

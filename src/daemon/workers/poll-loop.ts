@@ -1,7 +1,8 @@
 /**
- * The loop both delivery workers run: do a round of work when woken (this daemon committed something) and
- * otherwise every `intervalMs` of wall-clock time (work that fell due by the injected clock, or that another daemon
- * wrote). A wake during a round runs another round right after it, so nothing committed meanwhile waits a poll.
+ * The loop the delivery workers and the reconciler run: do a round of work when woken (this daemon committed
+ * something) and otherwise every `intervalMs` of wall-clock time (work that fell due by the injected clock, or that
+ * another daemon wrote). A wake during a round runs another round right after it, so nothing committed meanwhile
+ * waits a poll.
  */
 export interface PollLoop {
   wake(): void;

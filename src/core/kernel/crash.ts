@@ -1,0 +1,24 @@
+/**
+ * The points where money is in flight between the processor and our rows: a process that stops at one of them leaves
+ * work that only the reconciler finishes. Tests stop the daemon at each (TILL_TEST_CRASH_AT, read by the daemon at
+ * start, see daemon/crash-hook.ts) to prove that nothing stays stuck.
+ */
+export const CRASH_POINTS = [
+  /** The checkout won its race (`confirmed`); the charge has not been asked for. */
+  'checkout.confirmed',
+  /** The processor charged; no order is written yet. */
+  'checkout.charged',
+  /** A fulfilment failed after the charge and the charge was refunded; the checkout is not marked failed yet. */
+  'checkout.voided',
+  /** The refund is reserved (`pending`); the processor has not been asked. */
+  'refund.reserved',
+  /** The processor answered the refund; the answer is not written yet. */
+  'refund.processed',
+] as const;
+
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+/** Called at each crash point; outside tests it does nothing. */
+export type CrashHook = (point: CrashPoint) => void;
+
+export const noCrash: CrashHook = () => undefined;
