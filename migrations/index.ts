@@ -13,6 +13,7 @@ import * as customers from './20261121070000_customers.js';
 import * as paymentsAndTax from './20261121070100_payments_and_tax.js';
 import * as checkoutsOrdersSubscriptions from './20261121070200_checkouts_orders_subscriptions.js';
 import * as webhooks from './20261121080000_webhooks.js';
+import * as schedulerAndClock from './20261201000000_scheduler_and_clock.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
 
@@ -36,4 +37,5 @@ export const migrations: Array<{ name: string; module: Knex.Migration }> = [
   { name: '20261121070100_payments_and_tax', module: paymentsAndTax },
   { name: '20261121070200_checkouts_orders_subscriptions', module: checkoutsOrdersSubscriptions },
   { name: '20261121080000_webhooks', module: webhooks },
+  { name: '20261201000000_scheduler_and_clock', module: schedulerAndClock },
 ];

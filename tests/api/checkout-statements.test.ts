@@ -146,10 +146,11 @@ async function eventsOf(organizationId: string): Promise<Array<{ type: string; d
 
 const sqlite = () => dialect(daemon().core.db) === 'sqlite';
 /** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (a write-only transaction). */
+/** Creation writes the checkout, its expiry job (scheduler) and its event, sent together. */
 const create = () =>
   sqlite()
-    ? ['begin + insert checkouts + insert outbox_events + commit']
-    : ['begin', 'insert checkouts + insert outbox_events', 'commit'];
+    ? ['begin + insert checkouts + insert scheduled_jobs + insert outbox_events + commit']
+    : ['begin', 'insert checkouts + insert scheduled_jobs + insert outbox_events', 'commit'];
 /** The race for the checkout (open → confirmed, see confirm.ts): on SQLite one call, guarded writes and all. */
 const race = (discounted = false) => {
   const writes = `update checkouts + insert outbox_events${discounted ? ' + update discounts' : ''}`;

@@ -70,7 +70,14 @@ export interface TillConfig {
   files: FilesConfig;
   /** Webhook delivery: TILL_WEBHOOK_ALLOW_PRIVATE_URLS (off) and TILL_WEBHOOK_TIMEOUT_MS (10 s, Polar's). */
   webhooks: WebhooksConfig;
+  /**
+   * TILL_CLOCK: `system` (the default, real time) or `simulated` (time is stored in the database, moves only through
+   * `POST /api/admin/clock`, and is shared by every daemon on it; for testing integrations, never for real sales).
+   */
+  clock: ClockMode;
 }
+
+export type ClockMode = 'system' | 'simulated';
 
 export interface WebhooksConfig {
   /** Endpoints may point at loopback, private and link-local addresses (development and tests only). */
@@ -292,5 +299,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       allowPrivateUrls: flag(env.TILL_WEBHOOK_ALLOW_PRIVATE_URLS, false),
       timeoutMs: integer('TILL_WEBHOOK_TIMEOUT_MS', env.TILL_WEBHOOK_TIMEOUT_MS, 10_000, 1, 60_000),
     },
+    clock: overrides.clock ?? clockMode(env.TILL_CLOCK),
   };
+}
+
+function clockMode(value: string | undefined): ClockMode {
+  if (value === undefined || value === '' || value === 'system') return 'system';
+  if (value === 'simulated') return 'simulated';
+  throw new ConfigError(`TILL_CLOCK must be system or simulated (got "${value}")`);
 }
