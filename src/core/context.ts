@@ -278,7 +278,7 @@ function dueWork(scheduler: Scheduler, webhooks: WebhookService, mail: MailServi
   return [
     {
       async runDue() {
-        await scheduler.runAllDue();
+        await scheduler.drain();
         // Another daemon's worker may hold a job due by now: its work belongs before the next step.
         const started = performance.now();
         while ((await scheduler.runningElsewhere()) > 0 && performance.now() - started < WAIT_FOR_OTHERS_MS)

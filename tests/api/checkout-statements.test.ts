@@ -20,7 +20,8 @@ const email = () => `buyer-${Math.random().toString(36).slice(2, 10)}@example.co
 
 // The webhook and mail workers run in the same process and interleave their own statements; they are not the
 // purchase's.
-const BACKGROUND = /\b(webhook_\w+|mails)\b|\b(from|update)\s+[`"]?outbox_events\b/i;
+// The scheduler worker's claims and runs, woken by the checkout's expiry job, are background too.
+const BACKGROUND = /\b(webhook_\w+|mails)\b|\b(from|update)\s+[`"]?(outbox_events|scheduled_jobs)\b/i;
 // Catalog, organization and token reads are served by caches once warm; when one misses it is not a write-path cost.
 const CACHED =
   /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;

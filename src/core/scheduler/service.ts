@@ -46,6 +46,8 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
   const owner = randomUUID();
   const handlers = new Map<string, JobHandler>();
   const failureListeners = new Set<(failure: JobFailure) => void>();
+  // Batches this process is running (its worker's, an advance's), so that drain can wait for them.
+  const running = new Set<Promise<number>>();
 
   async function run(job: ScheduledJob): Promise<void> {
     const now = clock.now();
@@ -67,6 +69,18 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     }
   }
 
+  async function runBatch(): Promise<number> {
+    const now = clock.now();
+    const jobs = await scheduledJobsRepository(db).claimDue(
+      now,
+      new Date(now.getTime() + SCHEDULER.leaseMs),
+      owner,
+      SCHEDULER.batchSize,
+    );
+    for (const job of jobs) await run(job);
+    return jobs.length;
+  }
+
   return {
     /** The handler for a kind; registered once, when the daemon's core is built. */
     register(kind: string, handler: JobHandler): void {
@@ -75,21 +89,29 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     },
 
     /** Claims one batch of due jobs and runs them in due order; answers how many it claimed. */
-    async runDue(): Promise<number> {
-      const now = clock.now();
-      const jobs = await scheduledJobsRepository(db).claimDue(
-        now,
-        new Date(now.getTime() + SCHEDULER.leaseMs),
-        owner,
-        SCHEDULER.batchSize,
-      );
-      for (const job of jobs) await run(job);
-      return jobs.length;
+    runDue(): Promise<number> {
+      const batch = runBatch();
+      running.add(batch);
+      const forget = () => running.delete(batch);
+      batch.then(forget, forget);
+      return batch;
     },
 
     /** Everything due now, batch after batch, including jobs that runs scheduled for now. */
     async runAllDue(shouldStop: () => boolean = () => false): Promise<void> {
       while (!shouldStop() && (await this.runDue()) > 0);
+    },
+
+    /**
+     * Everything due now done, including batches this daemon's worker already started: tests call it after moving
+     * the clock, instead of sleeping, and so does the simulated clock's advance.
+     */
+    async drain(): Promise<void> {
+      for (;;) {
+        await Promise.allSettled([...running]);
+        const claimed = await this.runDue();
+        if (claimed === 0 && running.size === 0) return;
+      }
     },
 
     /** The earliest time after `after` at which a job falls due. */
