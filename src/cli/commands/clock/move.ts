@@ -26,7 +26,10 @@ export async function advance(invocation: Invocation<Options>): Promise<void> {
 
 export async function set(invocation: Invocation<Options>): Promise<void> {
   const text = String(invocation.args[0]);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(Date.parse(text)))
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ||
+    Number.isNaN(Date.parse(text))
+  )
     throw new UsageError(`"${text}" is not an ISO 8601 time with an offset (e.g. 2027-01-01T00:00:00Z)`);
   await move(invocation, { to: new Date(text).toISOString() });
 }
