@@ -16,6 +16,7 @@ import * as webhooks from './20261121080000_webhooks.js';
 import * as signInFailuresPerClient from './20261122000100_sign_in_failures_per_client.js';
 import * as paymentReconciliation from './20261122010000_payment_reconciliation.js';
 import * as paymentMethods from './20261201000000_payment_methods.js';
+import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
 import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
@@ -58,4 +59,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261122000100_sign_in_failures_per_client', module: signInFailuresPerClient },
   { name: '20261122010000_payment_reconciliation', module: paymentReconciliation },
   { name: '20261201000000_payment_methods', module: paymentMethods },
+  { name: '20261201000100_scheduler_and_clock', module: schedulerAndClock },
 ];

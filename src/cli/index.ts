@@ -14,6 +14,7 @@ import { registerFieldCommands } from './commands/fields/index.js';
 import { registerFilesCommands } from './commands/files/index.js';
 import { registerLinkCommands } from './commands/links/index.js';
 import { registerMailCommands } from './commands/mail/index.js';
+import { registerClockCommands } from './commands/clock/index.js';
 import { registerMigrateCommand } from './commands/migrate/index.js';
 import { tillVersion } from '../core/kernel/version.js';
 import { registerOrgCommands } from './commands/org/index.js';
@@ -89,6 +90,7 @@ export function buildProgram(): Command {
   registerRefundCommands(program);
   registerAdminCommands(program);
   registerMailCommands(program);
+  registerClockCommands(program);
   registerProfileCommands(program);
   registerWebhookCommands(program);
   registerListenCommand(program);

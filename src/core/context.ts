@@ -47,6 +47,11 @@ import { createCustomerPortalService, type CustomerPortalService } from './custo
 import { createPaymentMethodService, type PaymentMethodService } from './payment-methods/service.js';
 import type { PaymentMethodVault } from './payments/methods.js';
 import { createSandboxVault } from './payments/sandbox-methods.js';
+import { createScheduler, type Scheduler } from './scheduler/service.js';
+import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
+import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
+import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
+import { PERIOD_END_JOB, periodEndHandler } from './subscriptions/lifecycle.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -122,6 +127,10 @@ export interface CoreContext {
   customerPortal: CustomerPortalService;
   /** Settles checkouts and refunds a crash left in flight (driven by the daemon's reconciler worker). */
   reconciler: Reconciler;
+  /** Durable due work (checkout expiries, cancels at period end), run by the daemon's scheduler worker. */
+  scheduler: Scheduler;
+  /** Under TILL_CLOCK=simulated (the clock is a SimulatedClock): moves it and runs what falls due; otherwise null. */
+  clockControl: ClockControl | null;
 }
 
 export interface Reconciler {
@@ -151,11 +160,13 @@ export function createCore(options: {
   // arrive.
   const bus = new InvalidationBus(config.databaseUrl, {
     onKey: (key) => {
+      if (key === CLOCK_KEY && clock instanceof SimulatedClock) void clock.refresh().catch(() => undefined);
       sessions.forgetKey(key);
       apiKeys.forgetKey(key);
       readCache.forgetKey(key);
     },
     onReset: () => {
+      if (clock instanceof SimulatedClock) void clock.refresh().catch(() => undefined);
       sessions.clearCache();
       apiKeys.clearCache();
       readCache.clear();
@@ -288,6 +299,17 @@ export function createCore(options: {
     },
   };
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const scheduler = createScheduler({ db, clock });
+  scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
+  scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
+  const clockControl =
+    clock instanceof SimulatedClock
+      ? createClockControl({
+          clock,
+          work: dueWork(scheduler, webhooks, mail),
+          announce: (trx) => bus.announce(trx, [CLOCK_KEY]),
+        })
+      : null;
   return {
     config,
     db,
@@ -328,5 +350,34 @@ export function createCore(options: {
     refunds,
     customerPortal,
     reconciler,
+    scheduler,
+    clockControl,
   };
+}
+
+/** How long an advance waits for jobs another daemon is running before it moves on (wall time). */
+const WAIT_FOR_OTHERS_MS = 30_000;
+
+/**
+ * Everything timed that the simulated clock runs as it passes, in this order at each moment: scheduled jobs (whose
+ * events and mail the next two then carry), webhook deliveries and retries, mail and its retries.
+ */
+function dueWork(scheduler: Scheduler, webhooks: WebhookService, mail: MailService): DueWork[] {
+  return [
+    {
+      async runDue() {
+        await scheduler.drain();
+        // Another daemon's worker may hold a job due by now: its work belongs before the next step.
+        const started = performance.now();
+        while ((await scheduler.runningElsewhere()) > 0 && performance.now() - started < WAIT_FOR_OTHERS_MS)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+      },
+      nextDueAfter: (after) => scheduler.nextDueAfter(after),
+    },
+    { runDue: () => webhooks.drain(), nextDueAfter: (after) => webhooks.nextDueAfter(after) },
+    {
+      runDue: () => (mail.transportKind === 'outbox' ? Promise.resolve() : mail.drain()),
+      nextDueAfter: (after) => mail.nextDueAfter(after),
+    },
+  ];
 }

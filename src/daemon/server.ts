@@ -15,6 +15,9 @@ import { startMailDelivery } from './workers/mail-delivery.js';
 import { startWebhookDelivery } from './workers/webhook-delivery.js';
 import { startReconciler } from './workers/reconciler.js';
 import { crashHookFromEnv } from './crash-hook.js';
+import { startSchedulerWorker } from './workers/scheduler.js';
+import { SimulatedClock } from '../core/scheduler/simulated-clock.js';
+import { systemClock } from '../core/kernel/clock.js';
 
 export interface RunningDaemon {
   url: string;
@@ -72,10 +75,23 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
+  let clock = options.clock;
+  if (!clock && config.clock === 'simulated') {
+    try {
+      clock = await SimulatedClock.open(db, systemClock.now());
+    } catch (error) {
+      server.close();
+      await db.destroy();
+      throw error;
+    }
+    logger.warn('TILL_CLOCK=simulated: time is a stored value moved by POST /api/admin/clock; not for real sales', {
+      now: clock.now().toISOString(),
+    });
+  }
   const core = createCore({
     config: options.baseUrlFromListener ? { ...config, baseUrl: url } : config,
     db,
-    clock: options.clock,
+    clock,
     paymentProcessor: options.paymentProcessor,
     crashAt,
   });
@@ -93,6 +109,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   core.background.onFailure((error, what) => logger.error(`${what} failed`, { error: String(error) }));
   const webhookDelivery = startWebhookDelivery(core, logger);
   const reconcilerWorker = startReconciler(core, logger);
+  const schedulerWorker = startSchedulerWorker(core, logger);
 
   // Expired sessions and API keys are deleted when presented; this sweeps the ones nobody presents again.
   const sweeper = setInterval(() => {
@@ -121,6 +138,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
         clearInterval(sweeper);
         clearInterval(usageWriter);
         // First: it ends the event streams, which would otherwise hold the server open.
+        await schedulerWorker.stop();
         await webhookDelivery.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

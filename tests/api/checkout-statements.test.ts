@@ -18,11 +18,11 @@ import { createMerchant, type Merchant } from '../helpers/v1.js';
 const daemon = useTestDaemon();
 const email = () => `buyer-${Math.random().toString(36).slice(2, 10)}@example.com`;
 
-// The webhook, mail and reconciler workers run in the same process and interleave their own statements; they are
-// not the purchase's. Nor are the sandbox processor's records of its charges: a real processor keeps them in its own
-// database.
+// The webhook, mail, reconciler and scheduler workers run in the same process and interleave their own statements
+// (the scheduler woken by the checkout's expiry job); they are not the purchase's. Nor are the sandbox processor's
+// records of its charges: a real processor keeps them in its own database.
 const BACKGROUND =
-  /\b(webhook_\w+|mails|sandbox_processor_records)\b|\b(from|update)\s+[`"]?outbox_events\b|\bin \(select [`"]id[`"] from [`"](checkouts|refunds)[`"]/i;
+  /\b(webhook_\w+|mails|sandbox_processor_records)\b|\b(from|update)\s+[`"]?(outbox_events|scheduled_jobs)\b|\bin \(select [`"]id[`"] from [`"](checkouts|refunds)[`"]/i;
 // Catalog, organization and token reads are served by caches once warm; when one misses it is not a write-path cost.
 const CACHED =
   /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;
@@ -148,10 +148,11 @@ async function eventsOf(organizationId: string): Promise<Array<{ type: string; d
 
 const sqlite = () => dialect(daemon().core.db) === 'sqlite';
 /** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (a write-only transaction). */
+/** Creation writes the checkout, its expiry job (scheduler) and its event, sent together. */
 const create = () =>
   sqlite()
-    ? ['begin + insert checkouts + insert outbox_events + commit']
-    : ['begin', 'insert checkouts + insert outbox_events', 'commit'];
+    ? ['begin + insert checkouts + insert scheduled_jobs + insert outbox_events + commit']
+    : ['begin', 'insert checkouts + insert scheduled_jobs + insert outbox_events', 'commit'];
 /** The race for the checkout (open → confirmed, see confirm.ts): on SQLite one call, guarded writes and all. */
 const race = (discounted = false) => {
   const writes = `update checkouts + insert outbox_events${discounted ? ' + update discounts' : ''}`;

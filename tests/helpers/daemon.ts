@@ -57,7 +57,8 @@ export async function startTestDaemon(
   try {
     daemon = await startDaemon({
       config: base,
-      clock,
+      // Under TILL_CLOCK=simulated the daemon keeps its own clock in the database; `clock` is then left unused.
+      clock: base.clock === 'simulated' ? undefined : clock,
       logger: process.env.TILL_TEST_LOG ? createLogger('debug') : createLogger('error', () => undefined),
       baseUrlFromListener: !overrides.baseUrl,
       paymentProcessor: options.paymentProcessor,

@@ -69,6 +69,18 @@ const merchantFields = {
 };
 
 /**
+ * Seat-based pricing is not in Till (issue 17 leaves it out): a seat count is refused, naming its field, rather than
+ * silently dropped. `null` (what an SDK sends for "no seats") passes.
+ */
+const unsupportedSeats = z
+  .number()
+  .int()
+  .min(1)
+  .nullable()
+  .optional()
+  .refine((value) => value === undefined || value === null, { message: 'Seat-based pricing is not supported.' });
+
+/**
  * Creating a checkout (the SDK always sends `products`; Polar's older single-product and single-price forms are
  * accepted too).
  */
@@ -83,20 +95,20 @@ export const checkoutCreateSchema = z
     customer_id: z.uuid().nullable().optional(),
     external_customer_id: z.string().min(1).max(256).nullable().optional(),
     subscription_id: z.uuid().nullable().optional(),
-    seats: z.number().int().min(1).nullable().optional(),
-    min_seats: z.number().int().min(1).nullable().optional(),
-    max_seats: z.number().int().min(1).nullable().optional(),
+    seats: unsupportedSeats,
+    min_seats: unsupportedSeats,
+    max_seats: unsupportedSeats,
   })
   .meta({ id: 'CheckoutCreate' });
 
 export const checkoutUpdateSchema = z
-  .strictObject({ ...buyerFields, ...merchantFields, seats: z.number().int().min(1).nullable().optional() })
+  .strictObject({ ...buyerFields, ...merchantFields, seats: unsupportedSeats })
   .meta({ id: 'CheckoutUpdate' });
 
 /** What the customer may change on the checkout page, and send again when confirming. */
 const publicUpdateFields = {
   ...buyerFields,
-  seats: z.number().int().min(1).nullable().optional(),
+  seats: unsupportedSeats,
   payment_method_type: z.string().max(32).nullable().optional(),
   discount_code: z.string().max(256).nullable().optional(),
   allow_trial: z.boolean().nullable().optional(),

@@ -22,6 +22,8 @@ import type { CheckoutCreateInput, CheckoutPublicWire, CheckoutUpdatePublicInput
 import { checkoutUpdatePublicSchema } from './schemas.js';
 import type { CheckoutUrls } from './loaders.js';
 import { loadCheckoutPublicWire, loadCheckoutWire, loadCheckoutWires } from './loaders.js';
+import { deferSchedule } from '../scheduler/schedule.js';
+import { checkoutExpiryJob, expireCheckout } from './expiry.js';
 
 /** Polar's checkout lifetime. */
 export const CHECKOUT_TTL_MS = DAY;
@@ -91,13 +93,15 @@ export function createCheckoutService(deps: CheckoutDeps) {
     return checkout;
   }
 
-  /** An open checkout past its expiry becomes `expired` the first time anyone looks at it. */
+  /**
+   * An open checkout past its expiry becomes `expired` when anyone looks at it, should that come before its scheduled
+   * expiry job (which then finds nothing to do).
+   */
   async function settleExpiry(checkout: Checkout): Promise<Checkout> {
     const now = clock.now();
     if (checkout.status !== 'open' || checkout.expiresAt > now) return checkout;
-    const next: Checkout = { ...checkout, status: 'expired', modifiedAt: now };
-    await transaction(db, (trx) => saveCheckout(trx, next, 'open', urls, now));
-    return (await repo.findById(checkout.id)) ?? next;
+    await transaction(db, (trx) => expireCheckout(trx, checkout, urls, now));
+    return (await repo.findById(checkout.id)) ?? { ...checkout, status: 'expired', modifiedAt: now };
   }
 
   async function byClientSecret(clientSecret: string): Promise<Checkout> {
@@ -276,6 +280,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       db,
       (on) => [
         checkoutsRepository(on).deferInsert(checkout),
+        deferSchedule(on, checkoutExpiryJob(checkout), now),
         ...deferEvents(on, [{ organizationId: checkout.organizationId, type: 'checkout.created', data: wire, at: now }])
           .writes,
       ],

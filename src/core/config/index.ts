@@ -75,7 +75,14 @@ export interface TillConfig {
    * call in flight) before the reconciler settles it against the processor's record. Longer than any processor call.
    */
   reconcileLeaseMs: number;
+  /**
+   * TILL_CLOCK: `system` (the default, real time) or `simulated` (time is stored in the database, moves only through
+   * `POST /api/admin/clock`, and is shared by every daemon on it; for testing integrations, never for real sales).
+   */
+  clock: ClockMode;
 }
+
+export type ClockMode = 'system' | 'simulated';
 
 export interface WebhooksConfig {
   /** Endpoints may point at loopback, private and link-local addresses (development and tests only). */
@@ -300,5 +307,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reconcileLeaseMs:
       overrides.reconcileLeaseMs ??
       integer('TILL_RECONCILE_LEASE_MS', env.TILL_RECONCILE_LEASE_MS, 600_000, 0, 7 * 24 * 3_600_000),
+    clock: overrides.clock ?? clockMode(env.TILL_CLOCK),
   };
+}
+
+function clockMode(value: string | undefined): ClockMode {
+  if (value === undefined || value === '' || value === 'system') return 'system';
+  if (value === 'simulated') return 'simulated';
+  throw new ConfigError(`TILL_CLOCK must be system or simulated (got "${value}")`);
 }

@@ -135,6 +135,16 @@ export function mailsRepository(db: Db) {
         });
     },
 
+    /** The earliest time after `after` at which a mail falls due (a retry, or a claim whose lease runs out). */
+    async nextDueAfter(after: Date): Promise<Date | null> {
+      const row = await db('mails')
+        .where({ status: 'pending' })
+        .where('next_attempt_at', '>', after)
+        .min({ at: 'next_attempt_at' })
+        .first();
+      return row?.at === null || row?.at === undefined ? null : toDate(row.at);
+    },
+
     async findById(id: string): Promise<MailRecord | null> {
       const row = await db('mails').where({ id }).first();
       return row ? fromRow(row) : null;

@@ -184,6 +184,11 @@ export function createMailService(deps: MailServiceDeps) {
       }
     },
 
+    /** The earliest time after `after` at which a mail falls due (the simulated clock steps there). */
+    nextDueAfter(after: Date): Promise<Date | null> {
+      return mailsRepository(db).nextDueAfter(after);
+    },
+
     /** Calls the listener whenever this daemon has committed a mail to send; answers the unsubscribe. */
     onEnqueued(listener: () => void): () => void {
       listeners.add(listener);

@@ -1,19 +1,18 @@
-import { recordStateChanged } from '../customers/state.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Db } from '../database/index.js';
-import { recordEvent } from '../kernel/outbox.js';
+import type { JobRequest } from '../scheduler/repository.js';
+import { schedule, unschedule } from '../scheduler/schedule.js';
+import type { JobHandler } from '../scheduler/service.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { Subscription } from './repository.js';
 import type { CancellationReason } from './schemas.js';
 import { subscriptionsRepository } from './repository.js';
-import { activeSubscriptionsOf } from './state.js';
-import { loadSubscriptionWires } from './loaders.js';
+import { announceLifecycle } from './transitions.js';
 
 /**
  * Cancelling, uncancelling and revoking a subscription (Polar's rules, polar-contract §3.4), shared by the merchant
  * API, the customer portal and refunds that revoke. Each runs inside the caller's transaction on a row the caller
- * has locked, and records Polar's webhook sequence: `subscription.updated` first, then the specific events, then
- * `customer.state_changed`.
+ * has locked, and is announced through transitions.ts (Polar's webhook sequence).
  */
 
 const BILLABLE = new Set(['trialing', 'active', 'past_due']);
@@ -88,17 +87,33 @@ export async function changeSubscription(
   check?.(current);
   const next = applyLifecycle(current, change, input, at);
   await repo.save(next);
-  const [wire] = await loadSubscriptionWires(trx, [next], options);
-  const organizationId = next.organizationId;
-  await recordEvent(trx, { organizationId, type: 'subscription.updated', data: wire, at });
-  if (change === 'cancel') await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });
-  if (change === 'uncancel')
-    await recordEvent(trx, { organizationId, type: 'subscription.uncanceled', data: wire, at });
-  if (change === 'revoke') {
-    // A subscription already set to cancel sent `subscription.canceled` then; revoking it only adds `revoked`.
-    if (!current.canceledAt) await recordEvent(trx, { organizationId, type: 'subscription.canceled', data: wire, at });
-    await recordEvent(trx, { organizationId, type: 'subscription.revoked', data: wire, at });
-  }
-  await recordStateChanged(trx, next.customerId, at, activeSubscriptionsOf);
+  // The scheduler carries out a cancel when the period ends; an uncancel or a revoke takes that back.
+  if (change === 'cancel') await schedule(trx, periodEndJob(next), at);
+  else await unschedule(trx, PERIOD_END_JOB, next.id);
+  await announceLifecycle(trx, current, next, at, options);
   return next;
+}
+
+/** The scheduled job that ends a subscription set to cancel, at the end of its current period. */
+export const PERIOD_END_JOB = 'subscription.cancel_at_period_end';
+
+function periodEndJob(subscription: Subscription): JobRequest {
+  return { kind: PERIOD_END_JOB, subjectId: subscription.id, dueAt: subscription.currentPeriodEnd };
+}
+
+/**
+ * The period-end job's handler: a subscription still set to cancel, whose period is over, ends (Polar's `cycle()`
+ * for `cancel_at_period_end`: `canceled`, `ended_at` now; `subscription.updated`, `subscription.revoked`). Nothing
+ * when it was uncanceled, revoked, or its period moved on meanwhile.
+ */
+export function periodEndHandler(options: EmbedOptions): JobHandler {
+  return async (trx, job, now) => {
+    const repo = subscriptionsRepository(trx);
+    const current = await repo.lock(job.subjectId);
+    if (!current || !current.cancelAtPeriodEnd || current.endedAt || !BILLABLE.has(current.status)) return;
+    if (current.currentPeriodEnd > now) return;
+    const next: Subscription = { ...current, status: 'canceled', endedAt: now, modifiedAt: now };
+    await repo.save(next);
+    await announceLifecycle(trx, current, next, now, options);
+  };
 }

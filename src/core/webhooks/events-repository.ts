@@ -152,6 +152,16 @@ export function eventsRepository(db: Db) {
       return rows.map(outboxFromRow);
     },
 
+    /** The earliest time after `after` at which a pending event falls due (a retry). */
+    async nextAttemptAfter(after: Date): Promise<Date | null> {
+      const row = await db('webhook_events')
+        .where({ status: 'pending' })
+        .where('next_attempt_at', '>', after)
+        .min({ at: 'next_attempt_at' })
+        .first();
+      return row?.at === null || row?.at === undefined ? null : toDate(row.at);
+    },
+
     async markDispatched(ids: string[], at: Date): Promise<void> {
       const list = idIn(db, 'id', ids);
       await db('outbox_events').whereRaw(list.sql, [list.binding]).update({ dispatched_at: at });

@@ -84,6 +84,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      */
     drain: () => pump.drain(),
 
+    /** The earliest time after `after` at which a delivery falls due (the simulated clock steps there). */
+    nextDueAfter(after: Date): Promise<Date | null> {
+      return eventsRepository(db).nextAttemptAfter(after);
+    },
+
     /** Wakes the listener when there may be work: an event committed here, a redelivery. */
     onWake(listener: () => void): () => void {
       wakeListeners.add(listener);

@@ -10,9 +10,11 @@ import { bearerOf } from '../../auth/credentials.js';
 import { readBody } from '../../middleware/body.js';
 import { adminApiKeyRoutes } from './api-keys.js';
 import { adminMailRoutes } from './mails.js';
+import { adminClockRoutes } from './clock.js';
 
 /**
- * Operator-only operations that Better Auth keeps server-side (set-password, API keys' server-only fields).
+ * Operator-only operations that Better Auth keeps server-side (set-password, API keys' server-only fields), the
+ * daemon's mail and the simulated clock.
  * Authenticated by the admin token derived from TILL_SECRET (`till admin token` prints it on the daemon's machine),
  * never by a user session.
  */
@@ -40,6 +42,7 @@ export function adminRouter(core: CoreContext): Router {
 
   adminApiKeyRoutes(router, core);
   adminMailRoutes(router, core);
+  adminClockRoutes(router, core);
   return router;
 }
 

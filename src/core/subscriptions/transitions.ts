@@ -1,0 +1,47 @@
+import { recordStateChanged } from '../customers/state.js';
+import type { Db } from '../database/index.js';
+import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
+import type { EmbedOptions } from '../products/embedded.js';
+import { loadSubscriptionWires } from './loaders.js';
+import type { Subscription } from './repository.js';
+import { activeSubscriptionsOf } from './state.js';
+
+/**
+ * What happened to a subscription in one change, as Polar names it in its events: `canceled` (set to end, or ended
+ * without having been set to), `uncanceled`, `revoked` (it ended: revoked now, or canceled and its period over).
+ */
+export type SubscriptionTransition = 'canceled' | 'uncanceled' | 'revoked';
+
+/** The transitions between two states of one subscription, in the order Polar announces them. */
+export function lifecycleTransitions(before: Subscription, after: Subscription): SubscriptionTransition[] {
+  const transitions: SubscriptionTransition[] = [];
+  const ended = !before.endedAt && !!after.endedAt;
+  if (!before.canceledAt && after.canceledAt) transitions.push('canceled');
+  if (before.canceledAt && !after.canceledAt && !after.endedAt) transitions.push('uncanceled');
+  if (ended) transitions.push('revoked');
+  return transitions;
+}
+
+/**
+ * The one place a change to a live subscription is announced, inside the change's transaction: Polar's sequence
+ * (`_after_subscription_updated`): `subscription.updated` first, then one event per transition, then
+ * `customer.state_changed`. Whatever must follow a subscription's lifecycle (benefit grants and revocations, next)
+ * hooks in here, so every path that cancels, uncancels or ends a subscription reaches it. New subscriptions are
+ * announced by the checkout's fulfilment (checkouts/fulfil.ts), which batches its events with the purchase's.
+ */
+export async function announceLifecycle(
+  trx: Db,
+  before: Subscription,
+  after: Subscription,
+  at: Date,
+  options: EmbedOptions,
+): Promise<SubscriptionTransition[]> {
+  const transitions = lifecycleTransitions(before, after);
+  const [data] = await loadSubscriptionWires(trx, [after], options);
+  const organizationId = after.organizationId;
+  const events: OutboxEvent[] = [{ organizationId, type: 'subscription.updated', data, at }];
+  for (const transition of transitions) events.push({ organizationId, type: `subscription.${transition}`, data, at });
+  await recordEvents(trx, events);
+  await recordStateChanged(trx, after.customerId, at, activeSubscriptionsOf);
+  return transitions;
+}
