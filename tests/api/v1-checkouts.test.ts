@@ -140,3 +140,19 @@ describe('checkout → order', () => {
     expect(await count('orders', { discount_id: discount.id })).toBe(1);
   });
 });
+
+describe('checkout search', () => {
+  it('takes % and _ in ?query= literally, ignoring case, on both databases', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const underscore = await createCheckout(merchant, [product.id], { customer_email: 'John_Doe@example.com' });
+    await createCheckout(merchant, [product.id], { customer_email: 'johnxdoe@example.com' });
+    await createCheckout(merchant, [product.id]);
+    const search = async (query: string) =>
+      (await merchant.api.get('/v1/checkouts/', { query: { query } })).json.items.map((c: { id: string }) => c.id);
+    expect(await search('john_doe')).toEqual([underscore.id]);
+    expect(await search('JOHN_')).toEqual([underscore.id]);
+    expect(await search('%')).toEqual([]);
+    expect(await search('john%doe')).toEqual([]);
+  });
+});

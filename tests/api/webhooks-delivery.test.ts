@@ -168,6 +168,27 @@ describe('retries and failures', () => {
     expect(log.json.items[0].webhook_event.status).toBe('pending');
   });
 
+  it("searches the log's responses with ?query= ignoring case, % and _ taken literally, on both databases", async () => {
+    const merchant = await createMerchant(daemon);
+    const target = await receiver((delivery) => ({
+      status: 200,
+      body: delivery.json.data.id === 'a' ? 'Stored AS Order_42' : 'stored as order-42',
+    }));
+    const endpoint = await createEndpoint(merchant, target.url, ['product.created']);
+    await emitAll(daemon, merchant.organization.id, [
+      { type: 'product.created', data: { id: 'a' } },
+      { type: 'product.created', data: { id: 'b' } },
+    ]);
+    await drain();
+    const found = async (query: string) =>
+      (
+        await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id, query } })
+      ).json.items.map((item: { response: string }) => item.response);
+    expect(await found('order_42')).toEqual(['Stored AS Order_42']);
+    expect((await found('STORED AS')).sort()).toEqual(['Stored AS Order_42', 'stored as order-42']);
+    expect(await found('order%42')).toEqual([]);
+  });
+
   it('disables the endpoint on 410 Gone and skips what was waiting for it', async () => {
     const merchant = await createMerchant(daemon);
     const target = await receiver(() => ({ status: 410 }));

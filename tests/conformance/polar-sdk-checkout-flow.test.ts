@@ -232,4 +232,38 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
       ].sort(),
     );
   });
+
+  it('makes a checkout for an existing customer that carries their details and confirms with a card alone', async () => {
+    const merchant = await createMerchant(daemon());
+    const { sdk } = merchant;
+    const product = await createProduct(merchant);
+    const email = buyerEmail();
+    const customer = await sdk.customers.create({
+      email,
+      name: 'Grace Hopper',
+      externalId: 'app-user-7',
+      billingAddress: { line1: '9 Quai Voltaire', city: 'Paris', postalCode: '75007', country: 'FR' },
+    });
+    const buyer = new Polar({ serverURL: daemon().url });
+    for (const link of [{ customerId: customer.id }, { externalCustomerId: 'app-user-7' }]) {
+      const checkout = await sdk.checkouts.create({ products: [product.id], ...link });
+      expect(checkout).toMatchObject({
+        customerId: customer.id,
+        customerEmail: email,
+        customerName: 'Grace Hopper',
+        customerBillingAddress: { line1: '9 Quai Voltaire', city: 'Paris', postalCode: '75007', country: 'FR' },
+      });
+      Checkout$inboundSchema.parse((await merchant.api.get(`/v1/checkouts/${checkout.id}`)).json);
+      const seen = await buyer.checkouts.clientGet({ clientSecret: checkout.clientSecret });
+      expect(seen).toMatchObject({ customerEmail: email, customerName: 'Grace Hopper' });
+      const confirmed = await buyer.checkouts.clientConfirm({
+        clientSecret: checkout.clientSecret,
+        checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' },
+      });
+      expect(confirmed).toMatchObject({ status: 'confirmed', customerId: customer.id, customerEmail: email });
+    }
+    const orders = await sdk.orders.list({ customerId: customer.id });
+    expect(orders.result.items).toHaveLength(2);
+    expect((await sdk.customers.list({ email })).result.items.map((c) => c.id)).toEqual([customer.id]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { toBool, toDate } from '../database/index.js';
+import { orWhereStartsWith, toBool, toDate } from '../database/index.js';
 
 export interface User {
   id: string;
@@ -338,7 +338,7 @@ export function verificationsRepository(db: Db) {
       await db('verifications')
         .where('value', userId)
         .andWhere((any) => {
-          for (const prefix of prefixes) any.orWhere('identifier', 'like', `${prefix}%`);
+          for (const prefix of prefixes) orWhereStartsWith(any, 'identifier', prefix);
         })
         .del();
     },

@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
+import { parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -66,11 +66,6 @@ export function benefitWire(benefit: Benefit): BenefitWire {
   } as BenefitWire;
 }
 
-/** LIKE with the pattern's own % and _ taken literally, the same on SQLite and PostgreSQL. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 export function benefitsRepository(db: Db) {
   return {
     async insert(benefit: Benefit): Promise<void> {
@@ -121,7 +116,7 @@ export function benefitsRepository(db: Db) {
       if (filter.types?.length) query.whereIn('type', filter.types);
       if (filter.ids?.length) query.whereIn('id', filter.ids);
       if (filter.excludeIds?.length) query.whereNotIn('id', filter.excludeIds);
-      if (filter.query) query.whereRaw("lower(description) like ? escape '\\'", [containsPattern(filter.query)]);
+      if (filter.query) whereContains(query, ['description'], filter.query);
       // user_order is the merchant's manual order in Polar's dashboard; Till has none, so it is creation order.
       const page = await paginate<Record<string, unknown>>(query, options, {
         created_at: 'created_at',

@@ -7,6 +7,7 @@ import { DomainError } from '../kernel/errors.js';
 import { deferRedemption, isRedemptionRefused } from '../discounts/redemption.js';
 import { deferEvents } from '../kernel/outbox.js';
 import { missingAddressFields } from '../customers/address.js';
+import { customersRepository } from '../customers/repository.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
 import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
@@ -15,6 +16,7 @@ import { checkoutsRepository, type Checkout } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
 import type { CheckoutService } from './service.js';
 import { checkoutUpdatedEvent, expired, notOpen } from './service.js';
+import { customerDeleted } from './existing-customer.js';
 import { fulfilFinished } from './confirm-result.js';
 import type { CheckoutUrls } from './loaders.js';
 import { chargeReference, type CheckoutSettlement } from './settlement.js';
@@ -83,6 +85,8 @@ export function createCheckoutConfirmation(deps: {
     const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
     const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
     requirements(prepared, productWire, token, paymentNeeded);
+    // Checked before the charge, so nobody pays for a customer who is gone (fulfilCheckout checks again, for a race).
+    if (prepared.customerId && !(await customersRepository(db).findById(prepared.customerId))) throw customerDeleted();
 
     // A confirmation that charges takes the next idempotency key (settlement.ts chargeReference): a checkout reopened
     // after a decline is charged anew, not answered with the decline kept under the old key.

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
-import { customerToCreate, settleCustomer } from '../customers/find-or-create.js';
+import { validateTaxId } from '../customers/address.js';
+import { customerToCreate, settleCustomer, updateWithDetails } from '../customers/find-or-create.js';
 import { customerEvent, stateChangedEvent, stateOf } from '../customers/state.js';
 import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
 import { customerWire } from '../customers/wire.js';
@@ -26,6 +27,7 @@ import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.j
 import type { Checkout } from './repository.js';
 import { checkoutsRepository } from './repository.js';
 import { checkoutUpdatedEvent } from './service.js';
+import { customerDeleted } from './existing-customer.js';
 import { deferChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult } from '../payments/processor.js';
 import type { SavedCard } from '../payments/methods.js';
@@ -48,6 +50,12 @@ function invoicePrefix(slug: string): string {
     .replace(/[^A-Z0-9]/g, '')
     .slice(0, 8);
   return letters || 'INV';
+}
+
+/** The checkout's tax id in the customer's form (apply.ts validated it against the billing country). */
+function taxIdOf(checkout: Checkout) {
+  const country = checkout.customerBillingAddress?.country;
+  return checkout.customerTaxId && country ? validateTaxId(checkout.customerTaxId, country) : null;
 }
 
 /**
@@ -100,6 +108,7 @@ export async function fulfilCheckout(
     email: checkout.customerEmail!,
     name: checkout.customerBillingName ?? checkout.customerName,
     billingAddress: checkout.customerBillingAddress,
+    taxId: taxIdOf(checkout),
     metadata: checkout.customerMetadata,
   };
   const candidate = checkout.customerId ? null : customerToCreate(details, at);
@@ -108,9 +117,11 @@ export async function fulfilCheckout(
     candidate ? customersRepository(trx).insertIfAbsent(candidate) : false,
     typeof input.invoiceNumber === 'string' ? input.invoiceNumber : input.invoiceNumber(trx),
   );
+  if (!candidate && !known) throw customerDeleted();
+  // A customer the checkout was made for takes its details as a found one does (Polar updates them too).
   const found = candidate
     ? await settleCustomer(trx, details, candidate, inserted, at)
-    : { customer: known!, created: false, updated: false };
+    : await updateWithDetails(trx, known!, details, at);
   const { customer, created: customerIsNew } = found;
   if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
 

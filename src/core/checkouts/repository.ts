@@ -7,6 +7,7 @@ import {
   toDate,
   toDateOrNull,
   toStringOrNull,
+  whereContains,
   type Db,
   type Deferred,
 } from '../database/index.js';
@@ -264,10 +265,7 @@ export function checkoutsRepository(db: Db) {
       if (filter.productIds?.length) query.whereIn('product_id', filter.productIds);
       if (filter.customerIds?.length) query.whereIn('customer_id', filter.customerIds);
       if (filter.statuses?.length) query.whereIn('status', filter.statuses);
-      if (filter.query)
-        query.whereRaw("lower(coalesce(customer_email, '')) like ?", [
-          `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-        ]);
+      if (filter.query) whereContains(query, ['customer_email'], filter.query);
       const page = await paginate<Record<string, unknown>>(query, options, {
         created_at: 'created_at',
         expires_at: 'expires_at',

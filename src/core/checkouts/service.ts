@@ -10,10 +10,10 @@ import { deferEvents, recordEvents, unrecordEvents, type OutboxEvent } from '../
 import type { ListOptions, Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, readableOrganizationIds } from '../polar-api/actor.js';
-import { customersRepository } from '../customers/repository.js';
 import { findProduct } from '../products/read.js';
 import type { CheckoutChanges } from './apply.js';
 import { applyCheckoutChanges } from './apply.js';
+import { existingCustomerFor, prefillFromCustomer } from './existing-customer.js';
 import type { Checkout } from './repository.js';
 import { checkoutsRepository } from './repository.js';
 import type { ResolvedCheckoutLink } from '../checkout-links/resolve.js';
@@ -140,13 +140,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
       if (products.some((product) => product.organizationId !== organizationId))
         throw fieldError(['body', 'products'], 'Products must belong to the same organization.');
 
-      let customerId: string | null = null;
-      if (input.customer_id) {
-        const customer = await customersRepository(db).findById(input.customer_id);
-        if (!customer || customer.organizationId !== organizationId)
-          throw fieldError(['body', 'customer_id'], 'Customer does not exist.');
-        customerId = customer.id;
-      }
+      const customer = await existingCustomerFor(db, input, organizationId);
       const first = products[0]!;
       const firstPrice = input.product_price_id
         ? first.prices.find((price) => price.id === input.product_price_id)
@@ -154,12 +148,12 @@ export function createCheckoutService(deps: CheckoutDeps) {
       if (!firstPrice)
         throw fieldError(['body', 'product_price_id'], 'Price does not belong to the product or is archived.');
       const now = clock.now();
-      const draft = draftCheckout({
+      const blank = draftCheckout({
         organizationId,
         productIds,
         productId: first.id,
         price: firstPrice,
-        customerId,
+        customerId: null,
         externalCustomerId: input.external_customer_id ?? null,
         now,
       });
@@ -173,8 +167,9 @@ export function createCheckoutService(deps: CheckoutDeps) {
         seats: _seats,
         min_seats: _min,
         max_seats: _max,
-        ...changes
+        ...given
       } = input;
+      const { draft, changes } = prefillFromCustomer(blank, customer, given);
       // The product is rendered for the checkout and its event: build it once for this request.
       const requestUrls = { ...urls, memo: new Map() };
       const checkout = { ...(await applyCheckoutChanges(db, draft, changes, now, requestUrls)), modifiedAt: null };

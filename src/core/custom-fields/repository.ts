@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { parseJson, toDate, toDateOrNull } from '../database/index.js';
+import { parseJson, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -53,11 +53,6 @@ export function customFieldWire(field: CustomField): CustomFieldWire {
   } as CustomFieldWire;
 }
 
-/** LIKE with the pattern's own % and _ taken literally, the same on SQLite and PostgreSQL. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 export function customFieldsRepository(db: Db) {
   return {
     async insert(field: CustomField): Promise<void> {
@@ -95,14 +90,7 @@ export function customFieldsRepository(db: Db) {
     async list(filter: CustomFieldFilter, options: ListOptions) {
       const query = db('custom_fields').whereIn('organization_id', filter.organizationIds);
       if (filter.types?.length) query.whereIn('type', filter.types);
-      if (filter.query) {
-        const pattern = containsPattern(filter.query);
-        query.where((where) => {
-          where
-            .whereRaw("lower(name) like ? escape '\\'", [pattern])
-            .orWhereRaw("lower(slug) like ? escape '\\'", [pattern]);
-        });
-      }
+      if (filter.query) whereContains(query, ['name', 'slug'], filter.query);
       const page = await paginate<Record<string, unknown>>(query, options, {
         created_at: 'created_at',
         slug: 'slug',

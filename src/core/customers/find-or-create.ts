@@ -64,10 +64,11 @@ export async function settleCustomer(
     (await repo.findByEmail(details.organizationId, details.email.toLowerCase()));
   if (!existing)
     throw new Error('The customer could not be inserted, yet no live customer has its e-mail address or external id.');
-  return updateFound(trx, existing, details, at);
+  return updateWithDetails(trx, existing, details, at);
 }
 
-async function updateFound(trx: Db, found: Customer, details: CustomerDetails, at: Date) {
+/** A known customer takes a purchase's details (name, address, tax id, an external id it lacked, metadata merged). */
+export async function updateWithDetails(trx: Db, found: Customer, details: CustomerDetails, at: Date) {
   const next: Customer = {
     ...found,
     name: details.name ?? found.name,

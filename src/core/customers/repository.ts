@@ -1,5 +1,5 @@
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -129,14 +129,7 @@ export function customersRepository(db: Db) {
     async list(filters: CustomerFilters, options: ListOptions) {
       const query = live().whereIn('organization_id', filters.organizationIds);
       if (filters.email) query.where('email', filters.email.toLowerCase());
-      if (filters.query) {
-        const pattern = `%${filters.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query.where((q) => {
-          q.whereRaw("lower(email) like ? escape '\\'", [pattern]).orWhereRaw("lower(name) like ? escape '\\'", [
-            pattern,
-          ]);
-        });
-      }
+      if (filters.query) whereContains(query, ['email', 'name'], filters.query);
       if (filters.metadata) whereMetadata(db, query, filters.metadata);
       const page = await paginate<Record<string, unknown>>(query, options, {
         created_at: 'created_at',

@@ -28,5 +28,6 @@ export { afterWriteOnlyCommit } from './sqlite/group-commit.js';
 export { DatabaseLockedError, isGuardFailure, isUniqueViolation } from './errors.js';
 export { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
+export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
 /** For tests that count the driver calls a path makes (never timings). */
 export { onSqliteCalls, type SqliteCall } from './sqlite/transactions.js';

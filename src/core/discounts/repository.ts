@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
-import { parseJson, toDate, toDateOrNull } from '../database/index.js';
+import { parseJson, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -101,11 +101,6 @@ function columns(changes: Omit<DiscountChanges, 'modifiedAt'>): Record<string, u
   return row;
 }
 
-/** `%` and `_` typed by a person searching are literal characters, not wildcards. */
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 const SORT_COLUMNS = {
   created_at: 'created_at',
   name: 'name',
@@ -181,14 +176,7 @@ export function discountsRepository(db: Db) {
 
     async list(organizationIds: string[], filters: { query?: string }, options: ListOptions) {
       const query = live(db('discounts').whereIn('organization_id', organizationIds));
-      if (filters.query) {
-        const pattern = likePattern(filters.query);
-        query.where((where) => {
-          where
-            .whereRaw("lower(name) like ? escape '\\'", [pattern])
-            .orWhereRaw("code_normalized like ? escape '\\'", [pattern]);
-        });
-      }
+      if (filters.query) whereContains(query, ['name', 'code_normalized'], filters.query);
       const page = await paginate<Record<string, unknown>>(query, options, SORT_COLUMNS);
       return { items: await hydrate(page.rows), pagination: page.pagination };
     },

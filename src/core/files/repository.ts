@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { toBool, toDate, toDateOrNull } from '../database/index.js';
+import { toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { FileService } from './schemas.js';
@@ -208,7 +208,7 @@ export function filesRepository(db: Db) {
         // Cast: the column may be text (SQLite) or json/jsonb (PostgreSQL); a UUID cannot occur in it by accident.
         const query = db('benefits')
           .where({ organization_id: file.organizationId })
-          .whereRaw('CAST(properties AS TEXT) LIKE ?', [`%${file.id}%`]);
+          .modify((benefits) => whereContains(benefits, ['CAST(properties AS TEXT)'], file.id));
         if (await db.schema.hasColumn('benefits', 'deleted_at')) query.whereNull('deleted_at');
         const row = await query.first();
         if (row) found.push(`benefit ${String(row.id)}`);

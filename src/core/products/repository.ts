@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
@@ -81,11 +81,6 @@ function toRow(product: Product): Record<string, unknown> {
   };
 }
 
-/** LIKE with the search text's own % and _ taken literally, the same on SQLite and PostgreSQL. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 /**
  * Products and their prices. Given the daemon's `readCache`, findById (not for update), findByIds, findPrice and
  * livePrices may be answered from it (catalog-cache.ts).
@@ -149,7 +144,7 @@ export function productsRepository(db: Db, readCache?: ReadCache | null) {
     async list(filter: ProductFilter, options: ListOptions) {
       const query = db('products').whereIn('products.organization_id', filter.organizationIds);
       if (filter.ids?.length) query.whereIn('products.id', filter.ids);
-      if (filter.query) query.whereRaw("lower(products.name) like ? escape '\\'", [containsPattern(filter.query)]);
+      if (filter.query) whereContains(query, ['products.name'], filter.query);
       if (filter.isArchived !== undefined) query.where('products.is_archived', filter.isArchived);
       if (filter.isRecurring !== undefined) {
         if (filter.isRecurring) query.whereNotNull('products.recurring_interval');

@@ -1,5 +1,6 @@
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
+import { orWhereContains } from '../database/index.js';
 import { badRequest, resourceNotFound } from '../polar-api/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
@@ -83,11 +84,11 @@ export function createDeliveryLog(deps: { db: Db; clock: Clock; onRequeued: () =
         const low = Number(query.http_code_class[0]) * 100;
         q.where('d.http_code', '>=', low).where('d.http_code', '<', low + 100);
       }
-      if (query.query) {
-        const like = `%${query.query.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-        const byId = UUID.test(query.query) ? query.query.toLowerCase() : null;
+      const text = query.query;
+      if (text) {
+        const byId = UUID.test(text) ? text.toLowerCase() : null;
         q.where((search) => {
-          search.whereRaw("d.response LIKE ? ESCAPE '\\'", [like]).orWhereRaw("e.type LIKE ? ESCAPE '\\'", [like]);
+          orWhereContains(search, ['d.response', 'e.type'], text);
           if (byId) search.orWhere('e.id', byId);
         });
       }
