@@ -273,7 +273,14 @@ export function createCore(options: {
   const catalog = productLookup({ baseUrl: config.baseUrl, readCache });
   const discounts = createDiscountService({ db, clock, products: catalog });
   const checkoutLinks = createCheckoutLinkService({ db, clock, baseUrl: config.baseUrl, products: catalog, readCache });
-  const webhooks = createWebhookService({ db, clock, config: config.webhooks, box: secretBox, mail });
+  const webhooks = createWebhookService({
+    db,
+    clock,
+    config: config.webhooks,
+    box: secretBox,
+    mail,
+    signingClock: clock instanceof SimulatedClock ? systemClock : clock,
+  });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
   const refunds = createRefundService({

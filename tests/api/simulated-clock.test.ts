@@ -99,6 +99,11 @@ describe('the simulated clock', () => {
         [early.id, earlyAt],
         [late.id, lateAt],
       ]);
+      // The signature's timestamp is wall time: receivers check it against their own clock (Standard Webhooks allows
+      // five minutes), and the simulated time, two days ahead, would be refused as a replay.
+      for (const delivery of receiver.of('checkout.expired')) {
+        expect(Math.abs(delivery.timestamp - Date.now() / 1000)).toBeLessThan(300);
+      }
     } finally {
       await daemon.stop();
     }

@@ -139,11 +139,12 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
 
 export function createDeliverer(deps: {
   clock: Clock;
+  signingClock: Clock;
   config: WebhooksConfig;
   endpoints: EndpointService;
   mail: MailService;
 }) {
-  const { clock, config, endpoints, mail } = deps;
+  const { clock, signingClock, config, endpoints, mail } = deps;
   // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers.
   const agent = new Agent({
     keepAliveTimeout: 30_000,
@@ -198,7 +199,7 @@ export function createDeliverer(deps: {
     if (!endpoint || event.payload === null || !secrets) {
       outcome = { httpCode: null, response: endpoint ? 'the payload was archived' : 'the endpoint no longer exists' };
     } else {
-      const timestamp = Math.floor(sentAt.getTime() / 1000);
+      const timestamp = Math.floor(signingClock.now().getTime() / 1000);
       const headers = {
         'content-type': 'application/json',
         'user-agent': 'till webhooks',

@@ -26,6 +26,11 @@ export interface WebhookServiceDeps {
   config: WebhooksConfig;
   box: SecretBox;
   mail: MailService;
+  /**
+   * The time in `webhook-timestamp`, which receivers check against their own wall clock to refuse replays: the
+   * daemon's clock, except under the simulated clock, whose time would be refused (`systemClock` then).
+   */
+  signingClock?: Clock;
 }
 
 /**
@@ -36,7 +41,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, clock } = deps;
   const workerDb = deliveryDb(db);
   const endpoints = createEndpointService({ db, clock, box: deps.box, config: deps.config });
-  const deliverer = createDeliverer({ clock, config: deps.config, endpoints, mail: deps.mail });
+  const deliverer = createDeliverer({
+    clock,
+    signingClock: deps.signingClock ?? clock,
+    config: deps.config,
+    endpoints,
+    mail: deps.mail,
+  });
   const wakeListeners = new Set<() => void>();
   const attemptListeners = new Set<(result: AttemptResult) => void>();
   const errorListeners = new Set<(error: unknown) => void>();
