@@ -39,9 +39,14 @@ describe('session cookie cache (optional, 60 s)', () => {
   });
 
   it('refuses data that would not fit the 4093-character cookie, and writes nothing', async () => {
+    // Names and images are capped at their column widths, so a long user agent (kept on the session) fills the rest.
+    const bigClient = () =>
+      new TestClient(daemon().url, { origin: daemon().url, headers: { 'user-agent': 'u'.repeat(1800) } });
+    const image = 'https://example.com/' + 'i'.repeat(2000);
     const email = uniqueEmail('big');
-    const signUp = await client().post('/api/auth/sign-up/email', {
-      name: 'n'.repeat(5000),
+    const signUp = await bigClient().post('/api/auth/sign-up/email', {
+      name: 'n'.repeat(255),
+      image,
       email,
       password: 'long enough password',
     });
@@ -52,9 +57,9 @@ describe('session cookie cache (optional, 60 s)', () => {
         'Session data is too large to store in the cookie. Please disable session cookie caching or reduce the size of the session data',
     });
     expect(await daemon().core.db('users').where({ email }).first()).toBeUndefined();
-    const c = client();
+    const c = bigClient();
     const { user } = await signUpUser(c);
-    const update = await c.post('/api/auth/update-user', { image: 'https://example.com/' + 'i'.repeat(4000) });
+    const update = await c.post('/api/auth/update-user', { name: 'n'.repeat(255), image });
     expect(update.status).toBe(400);
     expect(update.json.code).toBe('SESSION_DATA_TOO_LARGE');
     expect((await daemon().core.db('users').where({ id: user.id }).first()).image).toBeNull();

@@ -29,6 +29,7 @@ async function signedIn(email = uniqueEmail('org')): Promise<{ cli: Sandbox; ema
 const slug = () => `acme-${Math.random().toString(36).slice(2, 8)}`;
 
 describe('till org', () => {
+  // About forty CLI processes in a row: on a loaded two-core machine this takes longer than the default 30 s.
   it('creates, lists, uses and shows an organization, invites a second user who accepts, and manages members', async () => {
     const { cli: owner, email: ownerEmail } = await signedIn();
     const s = slug();
@@ -102,7 +103,7 @@ describe('till org', () => {
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(deleted.json).toEqual({ deleted: true, id: orgId, slug: s });
     expect((await owner.run(['org', 'list', '--json'])).json).toEqual([]);
-  });
+  }, 120_000);
 
   it('re-runs provisioning with --if-not-exists without changing anything', async () => {
     const { cli } = await signedIn();

@@ -75,6 +75,7 @@ async function state(cli: Sandbox) {
 }
 
 describe('examples/provision-org.sh', () => {
+  // Two runs of the script, each dozens of CLI processes: longer than the default 30 s on a loaded machine.
   it('provisions an organization, its teams and invitations, and a second run changes nothing', async () => {
     const ownerEmail = uniqueEmail('owner');
     const owner = await signedIn(ownerEmail);
@@ -156,7 +157,7 @@ describe('examples/provision-org.sh', () => {
     expect(
       Object.fromEntries(full.teams.map((t: { name: string; memberCount: number }) => [t.name, t.memberCount])),
     ).toEqual({ Acme: 1, Engineering: 1, Support: 0 });
-  });
+  }, 120_000);
 
   it('stops with the CLI’s exit code when a step fails', async () => {
     const anonymous = sandbox();

@@ -3,7 +3,9 @@ import { isRecoverableDecline } from '../../src/core/payments/declines.js';
 import { createSandboxVault } from '../../src/core/payments/sandbox-methods.js';
 import { createSandboxProcessor, TEST_CARDS } from '../../src/core/payments/sandbox.js';
 
-const request = { amount: 1000, currency: 'usd', reference: 'order-1' };
+// The sandbox answers a repeated idempotency key with its first result, so every charge here takes its own.
+let charges = 0;
+const request = () => ({ amount: 1000, currency: 'usd', reference: `order-${++charges}` });
 
 describe('the sandbox vault', () => {
   const vault = createSandboxVault();
@@ -17,18 +19,18 @@ describe('the sandbox vault', () => {
     });
     if (visa.status !== 'succeeded') throw new Error('unreachable');
     expect(vault.processor).toBe(processor.name);
-    expect(await processor.chargeSavedMethod(visa.methodReference, request)).toMatchObject({ status: 'succeeded' });
+    expect(await processor.chargeSavedMethod(visa.methodReference, request())).toMatchObject({ status: 'succeeded' });
 
     const failing = await vault.setUp('tok_chargeCustomerFail');
     if (failing.status !== 'succeeded') throw new Error('tok_chargeCustomerFail is kept');
-    expect(await processor.chargeSavedMethod(failing.methodReference, request)).toMatchObject({
+    expect(await processor.chargeSavedMethod(failing.methodReference, request())).toMatchObject({
       status: 'failed',
       declineReason: 'card_declined',
     });
   });
 
   it('describes the card a checkout’s charge kept, and nothing it does not know', async () => {
-    const charge = await processor.chargeToken('tok_mastercard', { ...request, saveMethod: true });
+    const charge = await processor.chargeToken('tok_mastercard', { ...request(), saveMethod: true });
     if (charge.status !== 'succeeded') throw new Error('tok_mastercard succeeds');
     expect(await vault.retrieve(charge.savedMethodReference!)).toEqual({
       brand: 'mastercard',
@@ -53,7 +55,7 @@ describe('the sandbox vault', () => {
 describe('declines', () => {
   it('a lost card is not recoverable; insufficient funds and a generic decline are', async () => {
     const processor = createSandboxProcessor();
-    const lost = await processor.chargeToken('tok_chargeDeclinedLostCard', { ...request, saveMethod: false });
+    const lost = await processor.chargeToken('tok_chargeDeclinedLostCard', { ...request(), saveMethod: false });
     expect(lost).toMatchObject({ status: 'failed', declineReason: 'lost_card' });
     if (lost.status !== 'failed') throw new Error('unreachable');
     expect(isRecoverableDecline(lost.declineReason)).toBe(false);
