@@ -5,6 +5,7 @@ import { createDb } from '../../src/core/database/index.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { DEFAULT_PASSWORD, TestClient, signUpUser, uniqueEmail } from '../helpers/http.js';
+import { linkIn } from '../helpers/mail.js';
 import { startMailHarness } from '../helpers/mail-harness.js';
 
 // Spec §3 and §5: users carry an optional unique normalizedEmail (kernel/email.ts) that is never input or output;
@@ -72,6 +73,34 @@ describe('sign-up', () => {
       expect((await db('users').where({ normalized_email: plain })).map((row) => row.name)).toEqual(['First']);
       expect(await db('users').where({ email: plain }).first()).toBeUndefined();
       expect(await h.count(plain)).toBe(0);
+    } finally {
+      await h.stop();
+    }
+  });
+});
+
+describe('change of address', () => {
+  it("treats another user's mailbox as taken, and lets a user respell their own", async () => {
+    const h = await startMailHarness('outbox');
+    try {
+      const signUp = async (email?: string) => {
+        const c = new TestClient(h.daemon.url, { origin: h.daemon.url });
+        return { c, ...(await signUpUser(c, { email })) };
+      };
+      const { plain, dotted } = mailbox();
+      const holder = await signUp(dotted);
+      const other = await signUp();
+      expect((await other.c.post('/api/auth/change-email', { newEmail: plain })).json).toEqual({ status: true });
+      expect(await h.count(plain)).toBe(0);
+
+      expect((await holder.c.post('/api/auth/change-email', { newEmail: plain })).status).toBe(200);
+      const link = new URL(linkIn((await h.latest(plain)).text, '/verify-email'));
+      expect((await holder.c.get(link.pathname + link.search)).status).toBeLessThan(400);
+      const session = await holder.c.get('/api/auth/get-session');
+      expect(session.json.user.email).toBe(plain);
+      expect(session.text).not.toMatch(/normalized/i);
+      const row = await h.daemon.core.db('users').where({ id: holder.user.id }).first();
+      expect(row.normalized_email).toBe(plain);
     } finally {
       await h.stop();
     }
