@@ -17,6 +17,7 @@ import * as signInFailuresPerClient from './20261122000100_sign_in_failures_per_
 import * as paymentReconciliation from './20261122010000_payment_reconciliation.js';
 import * as paymentMethods from './20261201000000_payment_methods.js';
 import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
+import * as normalizedEmail from './20261202000000_normalized_email.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
 import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
@@ -60,4 +61,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261122010000_payment_reconciliation', module: paymentReconciliation },
   { name: '20261201000000_payment_methods', module: paymentMethods },
   { name: '20261201000100_scheduler_and_clock', module: schedulerAndClock },
+  { name: '20261202000000_normalized_email', module: normalizedEmail },
 ];

@@ -2,7 +2,7 @@ import type { Db } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
 import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
-import { normalizeEmail } from './email.js';
+import { lowercaseEmail } from './email.js';
 import type { EmailTokens } from './email-tokens.js';
 import { authError } from './errors.js';
 import { usersRepository } from './repository.js';
@@ -30,9 +30,10 @@ export function createChangeEmailService(deps: ChangeEmailDeps) {
   return {
     async request(actor: AuthActor, input: { newEmail: string; callbackURL?: string }): Promise<void> {
       if (!deps.flows.changeEmail) throw authError(400, 'CHANGE_EMAIL_DISABLED');
-      const newEmail = normalizeEmail(input.newEmail);
+      const newEmail = lowercaseEmail(input.newEmail);
       if (newEmail === actor.user.email) throw new DomainError(400, undefined, 'Email is the same');
-      if (await usersRepository(db).findByEmail(newEmail)) {
+      // Another user's mailbox under another spelling is taken too; one's own (a.b@ to ab@ at Gmail) is not.
+      if (await usersRepository(db).findHolder(newEmail, actor.user.id)) {
         // Taken: the same answer as a free address, after signing the token a real request would sign.
         await tokens.sign({ email: actor.user.email, updateTo: newEmail, userId: actor.user.id });
         return;

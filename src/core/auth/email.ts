@@ -22,6 +22,7 @@ export function isValidEmail(email: string): boolean {
   return TLD.test(labels[labels.length - 1]!);
 }
 
-export function normalizeEmail(email: string): string {
+/** How `users.email` is stored and compared. The mailbox-level form (plus-suffixes, Gmail dots) is kernel/email.ts. */
+export function lowercaseEmail(email: string): string {
   return email.toLowerCase();
 }

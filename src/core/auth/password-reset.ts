@@ -8,7 +8,7 @@ import { transaction } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
 import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
-import { normalizeEmail } from './email.js';
+import { lowercaseEmail } from './email.js';
 import { authError } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkPasswordLength, credentialAccount } from './password-rules.js';
@@ -49,7 +49,7 @@ export function createPasswordResetService(deps: PasswordResetDeps) {
   const { db, clock, hasher, sessions, accountMail, background } = deps;
 
   async function mailResetLink(input: { email: string; redirectTo?: string }): Promise<void> {
-    const user = await usersRepository(db).findByEmail(normalizeEmail(input.email));
+    const user = await usersRepository(db).findByEmail(lowercaseEmail(input.email));
     if (!user) return;
     const token = randomAlphanumeric(RESET_TOKEN_LENGTH);
     const now = clock.now();

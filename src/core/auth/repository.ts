@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
 import { orWhereStartsWith, toBool, toDate } from '../database/index.js';
+import { normalizeEmail } from '../kernel/email.js';
 
 export interface User {
   id: string;
@@ -94,12 +95,18 @@ function accountFromRow(row: Row): Account {
 
 export const CREDENTIAL_PROVIDER = 'credential';
 
+/**
+ * `normalized_email` (unique, nullable) is derived here from every address written, so no path that creates a user
+ * or changes an address can leave it stale; it is never read into a `User`, so no wire can show it. A user whose
+ * normalized address another user already holds cannot be written: the unique index refuses, as for `email`.
+ */
 export function usersRepository(db: Db) {
   return {
     async insert(user: User): Promise<void> {
       await db('users').insert({
         id: user.id,
         email: user.email,
+        normalized_email: normalizeEmail(user.email),
         name: user.name,
         email_verified: user.emailVerified,
         image: user.image,
@@ -115,6 +122,24 @@ export function usersRepository(db: Db) {
       const row = await db('users').select(USER_COLUMNS).where({ email }).first();
       return row ? userFromRow(row) : null;
     },
+    async findByNormalizedEmail(normalizedEmail: string): Promise<User | null> {
+      const row = await db('users').select(USER_COLUMNS).where({ normalized_email: normalizedEmail }).first();
+      return row ? userFromRow(row) : null;
+    },
+    /**
+     * A user other than `exceptUserId` holding the (lower-cased) address or its normalized form: whoever makes the
+     * address taken. A user may move between spellings of their own mailbox, hence the exception.
+     */
+    async findHolder(email: string, exceptUserId?: string): Promise<User | null> {
+      const query = db('users')
+        .select(USER_COLUMNS)
+        .where((holder) => {
+          holder.where({ email }).orWhere({ normalized_email: normalizeEmail(email) });
+        });
+      if (exceptUserId !== undefined) query.whereNot({ id: exceptUserId });
+      const row = await query.first();
+      return row ? userFromRow(row) : null;
+    },
     async update(
       id: string,
       changes: { name?: string; image?: string | null; email?: string; emailVerified?: boolean; updatedAt: Date },
@@ -122,7 +147,10 @@ export function usersRepository(db: Db) {
       const patch: Row = { updated_at: changes.updatedAt };
       if (changes.name !== undefined) patch.name = changes.name;
       if (changes.image !== undefined) patch.image = changes.image;
-      if (changes.email !== undefined) patch.email = changes.email;
+      if (changes.email !== undefined) {
+        patch.email = changes.email;
+        patch.normalized_email = normalizeEmail(changes.email);
+      }
       if (changes.emailVerified !== undefined) patch.email_verified = changes.emailVerified;
       const rows = await db('users').where({ id }).update(patch).returning(USER_COLUMNS);
       return rows[0] ? userFromRow(rows[0]) : null;

@@ -6,7 +6,8 @@ import { DomainError } from '../kernel/errors.js';
 import type { Db } from '../database/index.js';
 import { isUniqueViolation, transaction } from '../database/index.js';
 import { newAuthId, randomAlphanumeric } from '../kernel/ids.js';
-import { isValidEmail, normalizeEmail } from './email.js';
+import { normalizeEmail } from '../kernel/email.js';
+import { isValidEmail, lowercaseEmail } from './email.js';
 import { authError, tooManyRequests } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkPasswordLength as checkPasswordRules, credentialAccount } from './password-rules.js';
@@ -88,7 +89,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   /** The background half of a sign-up under required verification: a taken address gets nothing. */
   async function createUnverified(user: User, passwordHash: string, callbackURL?: string): Promise<void> {
-    if (await usersRepository(db).findByEmail(user.email)) return;
+    if (await usersRepository(db).findHolder(user.email)) return;
     try {
       await transaction(db, async (trx) => {
         await usersRepository(trx).insert(user);
@@ -120,7 +121,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       meta: RequestMeta,
     ): Promise<SignedUp> {
       checkPasswordLength(input.password);
-      const email = normalizeEmail(input.email);
+      const email = lowercaseEmail(input.email);
       const users = usersRepository(db);
       const verification = deps.emailVerification;
       const requireVerification = verification?.requireEmailVerification === true;
@@ -143,7 +144,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         background.run('sign-up', () => createUnverified(user, passwordHash, input.callbackURL));
         return { user, session: null, token: null };
       }
-      if (await users.findByEmail(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      // Taken also when another user holds the same mailbox under another spelling (kernel/email.ts).
+      if (await users.findHolder(email)) throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       try {
         return await transaction(db, async (trx) => {
           await usersRepository(trx).insert(user);
@@ -168,10 +170,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       meta: RequestMeta,
     ): Promise<SignedIn> {
       if (!isValidEmail(input.email)) throw authError(400, 'INVALID_EMAIL');
-      const email = normalizeEmail(input.email);
+      const email = lowercaseEmail(input.email);
       const client = failureClient(meta);
       await assertBelowFailureCap(email, client);
-      const user = await usersRepository(db).findByEmail(email);
+      const users = usersRepository(db);
+      // The exact address first; failing that, the user whose mailbox it reaches (spec §5). Failures still count
+      // against the address as typed, lower-cased.
+      const user = (await users.findByEmail(email)) ?? (await users.findByNormalizedEmail(normalizeEmail(email)));
       const account = user ? await accountsRepository(db).findCredential(user.id) : null;
       if (!user || !account?.password) {
         await equalizeTiming(input.password);
@@ -244,7 +249,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const user = target.userId
         ? await users.findById(target.userId)
         : target.email
-          ? await users.findByEmail(normalizeEmail(target.email))
+          ? await users.findByEmail(lowercaseEmail(target.email))
           : null;
       if (!user) throw authError(404, 'USER_NOT_FOUND');
       const passwordHash = await hasher.hash(newPassword);

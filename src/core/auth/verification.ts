@@ -3,7 +3,7 @@ import type { Db } from '../database/index.js';
 import { isUniqueViolation } from '../database/index.js';
 import type { EmailFlowsConfig } from '../config/index.js';
 import type { AccountMail } from './account-mail.js';
-import { normalizeEmail } from './email.js';
+import { lowercaseEmail } from './email.js';
 import type { EmailTokens } from './email-tokens.js';
 import { authError } from './errors.js';
 import type { Session, User } from './repository.js';
@@ -57,7 +57,7 @@ export function createVerificationService(deps: VerificationDeps) {
      * for their own unverified address.
      */
     async send(actor: AuthActor | null, input: { email: string; callbackURL?: string }): Promise<void> {
-      const email = normalizeEmail(input.email);
+      const email = lowercaseEmail(input.email);
       if (!actor) {
         const user = await usersRepository(db).findByEmail(email);
         if (user && !user.emailVerified) await accountMail.sendVerification(db, user, input.callbackURL);
@@ -91,7 +91,7 @@ export function createVerificationService(deps: VerificationDeps) {
         }
         if (claims.requestType !== 'change-email-verification') throw authError(401, 'INVALID_TOKEN');
         // Opening the link in the new mailbox proves the new address, so it arrives verified.
-        const updated = await changeAddress(bound.id, normalizeEmail(claims.updateTo));
+        const updated = await changeAddress(bound.id, lowercaseEmail(claims.updateTo));
         return { kind: 'email-changed', user: updated, signedIn: null, actorUser: actor ? updated : null };
       }
 

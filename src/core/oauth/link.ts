@@ -1,4 +1,4 @@
-import { normalizeEmail } from '../auth/email.js';
+import { lowercaseEmail } from '../auth/email.js';
 import type { Session, User } from '../auth/repository.js';
 import { usersRepository } from '../auth/repository.js';
 import type { RequestMeta, SessionService } from '../auth/sessions.js';
@@ -39,7 +39,7 @@ export function createAccountLinker(deps: {
   const { db, clock, box, sessions, config } = deps;
 
   async function markVerified(trx: Db, user: User, profile: ProviderProfile): Promise<User> {
-    if (user.emailVerified || !profile.emailVerified || normalizeEmail(profile.email ?? '') !== user.email) return user;
+    if (user.emailVerified || !profile.emailVerified || lowercaseEmail(profile.email ?? '') !== user.email) return user;
     const updated = await sessions.userChanging(
       user.id,
       (inner) => usersRepository(inner).update(user.id, { emailVerified: true, updatedAt: clock.now() }),
@@ -57,7 +57,7 @@ export function createAccountLinker(deps: {
       meta: RequestMeta,
     ): Promise<SocialSignIn> {
       if (!profile.email) throw new OAuthFlowError('email_not_found');
-      const email = normalizeEmail(profile.email);
+      const email = lowercaseEmail(profile.email);
       const outcome = await transaction(db, async (trx) => {
         const accounts = socialAccountsRepository(trx, box);
         const users = usersRepository(trx);
@@ -129,7 +129,7 @@ export function createAccountLinker(deps: {
         // Better Auth's order: an unvouched address refuses linking before a different address does.
         if (!config.trustedProviders.includes(providerId) && !profile.emailVerified)
           throw new OAuthFlowError('unable_to_link_account');
-        if (!profile.email || (!config.allowDifferentEmails && normalizeEmail(profile.email) !== target.email))
+        if (!profile.email || (!config.allowDifferentEmails && lowercaseEmail(profile.email) !== target.email))
           throw new OAuthFlowError('email_does_not_match');
         await accounts.insert(
           { id: newAuthId(), userId: target.userId, providerId, accountId: profile.id, at: now },
