@@ -27,7 +27,8 @@ function migrationContext(config: TillConfig): MigrationContext {
 }
 
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {
-  // The placeholder keeps loadConfig from generating the embedded setup's secret file.
+  // Migrating needs no cookie secret, and passing one keeps loadConfig from generating the embedded setup's secret
+  // file; migrationContext reads the real secret when one exists, for the migrations that seal values.
   const config = loadConfig(process.env, { secret: 'not-needed-to-migrate' });
   const context = migrationContext(config);
   // Exclusive on SQLite, so a running daemon's file is refused at once (DatabaseLockedError) instead of waited on.
