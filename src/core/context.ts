@@ -40,6 +40,7 @@ import { productLookup } from './discounts/loaders.js';
 import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-links/service.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
+import { createExportsService, type ExportsService } from './exports/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
@@ -119,6 +120,8 @@ export interface CoreContext {
   webhooks: WebhookService;
   /** /v1: orders (created by confirmed checkouts) and their invoice details. */
   orders: OrderService;
+  /** /v1: CSV exports of orders, subscriptions and customers. */
+  exports: ExportsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
   subscriptions: SubscriptionService;
   /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
@@ -353,6 +356,7 @@ export function createCore(options: {
     customerSessions,
     webhooks,
     orders,
+    exports: createExportsService({ db }),
     subscriptions,
     refunds,
     customerPortal,

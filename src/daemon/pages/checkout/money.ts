@@ -4,23 +4,11 @@
  * by digit.
  */
 
+import { fractionDigits, toMajorString } from '../../../core/kernel/money-text.js';
+
+export { fractionDigits, toMajorString };
+
 const LOCALE = 'en-US';
-
-/** How many minor-unit digits a currency has (2 for usd, 0 for jpy), as Intl knows it. */
-export function fractionDigits(currency: string): number {
-  return (
-    new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
-      .maximumFractionDigits ?? 2
-  );
-}
-
-/** 1234 minor units → "12.34" (for usd); the decimal string Intl formats and the amount field shows. */
-export function toMajorString(minor: number, currency: string): string {
-  const digits = fractionDigits(currency);
-  const sign = minor < 0 ? '-' : '';
-  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
-  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
-}
 
 export function formatMoney(minor: number, currency: string): string {
   const format = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() });

@@ -10,6 +10,7 @@ import { registerCustomFieldsRoutes } from './custom-fields.js';
 import { registerCustomerPortalRoutes } from './customer-portal.js';
 import { registerCustomerSessionsRoutes } from './customer-sessions.js';
 import { registerCustomersRoutes } from './customers.js';
+import { registerExportsRoutes } from './exports.js';
 import { registerDiscountsRoutes } from './discounts.js';
 import { renderDocsPage } from './docs.js';
 import { registerFilesRoutes } from './files.js';
@@ -39,6 +40,7 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerCheckoutLinksRoutes(api, core);
   registerTaxRateRoutes(api, core);
   registerCheckoutRoutes(api, core);
+  registerExportsRoutes(api, core);
   registerCustomersRoutes(api, core);
   registerCustomerSessionsRoutes(api, core);
   registerCustomerPortalRoutes(api, core);

@@ -1,0 +1,26 @@
+/**
+ * Amounts as people read them. Till keeps money as integers in minor units; turning one into a decimal goes through
+ * strings, never floats, with the currency's own number of digits (2 for usd, 0 for jpy) as Intl knows it.
+ */
+
+const LOCALE = 'en-US';
+
+export function fractionDigits(currency: string): number {
+  return (
+    new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
+      .maximumFractionDigits ?? 2
+  );
+}
+
+/** 1234 minor units → "12.34" (usd), 1500 → "1500" (jpy). */
+export function toMajorString(minor: number, currency: string): string {
+  const digits = fractionDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+/** 1234 usd → "12.34 USD": the form messages and documents use. */
+export function moneyText(minor: number, currency: string): string {
+  return `${toMajorString(minor, currency)} ${currency.toUpperCase()}`;
+}
