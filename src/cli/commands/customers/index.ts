@@ -10,6 +10,12 @@ export function registerCustomerCommands(program: Command): void {
     .command('customers')
     .description("list, show, create, change and delete an organization's customers (Polar-compatible /v1/customers)");
 
+  customers
+    .command('export')
+    .description('write customers as CSV (id, external id, e-mail, name, tax id, billing address), oldest first')
+    .option('--org <id|slug>', 'only this organization')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(lazy(async () => (await import('./export.js')).run));
   withJson(
     customers
       .command('list')

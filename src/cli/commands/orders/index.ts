@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
+import { withExportOptions } from '../../export-options.js';
 
 export function registerOrderCommands(program: Command): void {
   const orders = program
@@ -18,4 +19,11 @@ export function registerOrderCommands(program: Command): void {
   withJson(orders.command('show').description('show one order').argument('<id>', 'order id')).action(
     lazy(async () => (await import('./show.js')).run),
   );
+  withExportOptions(
+    orders
+      .command('export')
+      .description("write orders as CSV (Polar's columns), oldest first; a progress bar on stderr at a terminal"),
+    'orders',
+    'email, created_at, product, net_amount, currency, status, invoice_number, customer_name, billing_name, billing_country, subtotal_amount, discount_amount, tax_amount, total_amount, refunded_amount, billing_reason',
+  ).action(lazy(async () => (await import('./export.js')).run));
 }

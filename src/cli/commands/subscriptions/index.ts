@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
+import { withExportOptions } from '../../export-options.js';
 
 export function registerSubscriptionCommands(program: Command): void {
   const subscriptions = program
@@ -18,6 +19,15 @@ export function registerSubscriptionCommands(program: Command): void {
   withJson(
     subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id'),
   ).action(lazy(async () => (await import('./show.js')).run));
+  withExportOptions(
+    subscriptions
+      .command('export')
+      .description(
+        "write subscriptions as CSV (Polar's columns), oldest first; a progress bar on stderr at a terminal",
+      ),
+    'subscriptions',
+    'email, started_at, product, amount, currency, status, recurring_interval, customer_name, billing_name, billing_country, net_amount, discount, seats, current_period_start, current_period_end, cancel_at_period_end, canceled_at, ends_at, ended_at, cancellation_reason, trial_start, trial_end',
+  ).action(lazy(async () => (await import('./export.js')).run));
   const reasons =
     'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
   withJson(
