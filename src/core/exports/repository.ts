@@ -88,13 +88,11 @@ export interface CustomerExportRow {
 
 function after(query: Knex.QueryBuilder, table: string, cursor: Cursor | null): void {
   if (!cursor) return;
-  query.where((next) =>
-    next
-      .where(`${table}.created_at`, '>', cursor.createdAt)
-      .orWhere((same) =>
-        same.where(`${table}.created_at`, '=', cursor.createdAt).andWhere(`${table}.id`, '>', cursor.id),
-      ),
-  );
+  query.where((next) => {
+    void next.where(`${table}.created_at`, '>', cursor.createdAt).orWhere((same) => {
+      void same.where(`${table}.created_at`, '=', cursor.createdAt).andWhere(`${table}.id`, '>', cursor.id);
+    });
+  });
 }
 
 function country(raw: unknown): string | null {
