@@ -41,6 +41,7 @@ import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createExportsService, type ExportsService } from './exports/service.js';
+import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
@@ -122,6 +123,8 @@ export interface CoreContext {
   orders: OrderService;
   /** /v1: CSV exports of orders, subscriptions and customers. */
   exports: ExportsService;
+  /** Invoices and receipts of orders (PDF behind signed links), for merchants and customers. */
+  orderDocuments: OrderDocumentsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
   subscriptions: SubscriptionService;
   /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
@@ -357,6 +360,13 @@ export function createCore(options: {
     webhooks,
     orders,
     exports: createExportsService({ db }),
+    orderDocuments: createOrderDocumentsService({
+      db,
+      clock,
+      baseUrl: config.baseUrl,
+      secret: config.secret,
+      readCache,
+    }),
     subscriptions,
     refunds,
     customerPortal,

@@ -6,6 +6,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { createRateLimiter } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { checkoutPagesRouter } from './pages/checkout/router.js';
+import { documentsRouter } from './pages/documents/router.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
 import { v1Router } from './routes/v1/index.js';
@@ -40,6 +41,7 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
   app.use(admin.routes());
   app.use(v1Router(core, cookies).routes());
   app.use(checkoutPagesRouter(core, logger).routes());
+  app.use(documentsRouter(core).routes());
   // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
   app.use(async (ctx) => {
     ctx.body = null;

@@ -184,6 +184,7 @@ export async function fulfilCheckout(
     billingName: checkout.customerBillingName ?? checkout.customerName,
     billingAddress: checkout.customerBillingAddress,
     invoiceNumber,
+    invoiceGeneratedAt: null,
     paymentProcessor: input.processor,
     paymentReference: input.charge?.processorReference ?? null,
     metadata: checkout.metadata,

@@ -1,6 +1,6 @@
 import type { Address } from '../customers/address.js';
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, toBool, toDate, toStringOrNull } from '../database/index.js';
+import { dialect, parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
@@ -42,6 +42,8 @@ export interface Order extends ResourceStamps {
   billingName: string | null;
   billingAddress: Address | null;
   invoiceNumber: string;
+  /** When the invoice document was generated (POST /v1/orders/{id}/invoice); null until then. */
+  invoiceGeneratedAt: Date | null;
   paymentProcessor: string;
   paymentReference: string | null;
   customFieldData: Record<string, string | number | boolean | null>;
@@ -70,6 +72,7 @@ function fromRow(row: Record<string, unknown>): Order {
     billingName: toStringOrNull(row.billing_name),
     billingAddress: parseJson<Address>(row.billing_address),
     invoiceNumber: String(row.invoice_number),
+    invoiceGeneratedAt: toDateOrNull(row.invoice_generated_at),
     paymentProcessor: String(row.payment_processor),
     paymentReference: toStringOrNull(row.payment_reference),
     customFieldData: parseJson<Order['customFieldData']>(row.custom_field_data) ?? {},

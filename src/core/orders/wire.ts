@@ -45,7 +45,7 @@ export function orderWire(order: Order, embeds: OrderEmbeds): OrderWire {
     billing_name: order.billingName,
     billing_address: order.billingAddress,
     invoice_number: order.invoiceNumber,
-    is_invoice_generated: false,
+    is_invoice_generated: order.invoiceGeneratedAt !== null,
     seats: null,
     customer_id: order.customerId,
     product_id: order.productId,

@@ -22,6 +22,7 @@ import { registerTaxRateRoutes } from './tax-rates.js';
 import { registerCheckoutRoutes } from './checkouts.js';
 import { registerWebhooksRoutes } from './webhooks.js';
 import { registerOrdersRoutes } from './orders.js';
+import { registerOrderDocumentsRoutes } from './order-documents.js';
 import { registerSubscriptionsRoutes } from './subscriptions.js';
 import { registerRefundsRoutes } from './refunds.js';
 import { registerCustomerPortalBillingRoutes } from './customer-portal-billing.js';
@@ -45,6 +46,7 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerCustomerSessionsRoutes(api, core);
   registerCustomerPortalRoutes(api, core);
   registerOrdersRoutes(api, core);
+  registerOrderDocumentsRoutes(api, core);
   registerSubscriptionsRoutes(api, core);
   registerRefundsRoutes(api, core);
   registerCustomerPortalBillingRoutes(api, core);
