@@ -50,7 +50,9 @@ export function operationsRepository(db: Db) {
       return queueState(
         await db('scheduled_jobs')
           .where('run_at', '<=', now)
-          .andWhere((free) => free.whereNull('claimed_until').orWhere('claimed_until', '<=', now))
+          .andWhere((free) => {
+            free.whereNull('claimed_until').orWhere('claimed_until', '<=', now);
+          })
           .count({ n: '*' })
           .min({ oldest: 'run_at' })
           .first(),
