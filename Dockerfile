@@ -24,11 +24,11 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data /files && chown node:node /data /files
 USER node
 VOLUME ["/data"]
 EXPOSE 4100
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.TILL_PORT || 4100) + '/api/auth/ok').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.TILL_PORT || 4100) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/till.js"]
 CMD ["daemon", "run"]

@@ -9,19 +9,20 @@ import * as files from './20261121060100_files.js';
 import * as benefitsAndCustomFields from './20261121060200_benefits_and_custom_fields.js';
 import * as products from './20261121060300_products.js';
 import * as discountsAndCheckoutLinks from './20261121060400_discounts_and_checkout_links.js';
+import * as merchantSettings from './20261121060500_merchant_settings.js';
 import * as customers from './20261121070000_customers.js';
 import * as paymentsAndTax from './20261121070100_payments_and_tax.js';
 import * as checkoutsOrdersSubscriptions from './20261121070200_checkouts_orders_subscriptions.js';
 import * as webhooks from './20261121080000_webhooks.js';
+import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
 import * as signInFailuresPerClient from './20261122000100_sign_in_failures_per_client.js';
 import * as paymentReconciliation from './20261122010000_payment_reconciliation.js';
 import * as paymentMethods from './20261201000000_payment_methods.js';
 import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
 import * as normalizedEmail from './20261202000000_normalized_email.js';
-import * as orderInvoices from './20261218000000_order_invoices.js';
 
-import * as merchantSettings from './20261121060500_merchant_settings.js';
-import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
+import * as requestIds from './20261215000000_request_ids.js';
+import * as orderInvoices from './20261218000000_order_invoices.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -63,5 +64,6 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261201000000_payment_methods', module: paymentMethods },
   { name: '20261201000100_scheduler_and_clock', module: schedulerAndClock },
   { name: '20261202000000_normalized_email', module: normalizedEmail },
+  { name: '20261215000000_request_ids', module: requestIds },
   { name: '20261218000000_order_invoices', module: orderInvoices },
 ];

@@ -16,6 +16,7 @@ import { registerLinkCommands } from './commands/links/index.js';
 import { registerMailCommands } from './commands/mail/index.js';
 import { registerClockCommands } from './commands/clock/index.js';
 import { registerMigrateCommand } from './commands/migrate/index.js';
+import { registerBackupCommands } from './commands/backup/index.js';
 import { tillVersion } from '../core/kernel/version.js';
 import { registerOrgCommands } from './commands/org/index.js';
 import { registerPasswordCommands } from './commands/password/index.js';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
 
   registerDaemonCommands(program);
   registerMigrateCommand(program);
+  registerBackupCommands(program);
   registerAuthCommands(program);
   registerSessionCommands(program);
   registerApiKeyCommands(program);

@@ -1,3 +1,4 @@
+import type Router from '@koa/router';
 import Koa from 'koa';
 import type { CoreContext } from '../core/context.js';
 import { createAuthCookies } from './auth/cookies.js';
@@ -12,9 +13,14 @@ import { authRouter } from './routes/auth/index.js';
 import { v1Router } from './routes/v1/index.js';
 import { createSessionAuth } from './auth/session-auth.js';
 import { createTrustedOrigins } from './auth/trusted-origins.js';
+import { requestId } from './middleware/request-id.js';
+import type { DaemonMetrics } from './ops/metrics.js';
 
-/** Builds the Koa application from a core context. Listening and shutdown are server.ts's business. */
-export function createApp(core: CoreContext, logger: Logger): Koa {
+/**
+ * Builds the Koa application from a core context. Listening and shutdown are server.ts's business; so are the
+ * operations routes and metrics (`ops`), which the daemon builds around its own state.
+ */
+export function createApp(core: CoreContext, logger: Logger, ops?: { router: Router; metrics: DaemonMetrics }): Koa {
   const app = new Koa({ proxy: core.config.trustProxy });
   const cookies = createAuthCookies(core.config);
   const sessionAuth = createSessionAuth(core, cookies);
@@ -33,8 +39,12 @@ export function createApp(core: CoreContext, logger: Logger): Koa {
       logger.debug('client went away', fields);
     else logger.error('response failed', fields);
   });
+  // Outermost: the request id covers every later log line, and the metrics see the final status.
+  app.use(requestId());
+  if (ops) app.use(ops.metrics.middleware);
   app.use(securityHeaders());
   app.use(errorMiddleware(logger));
+  if (ops) app.use(ops.router.routes());
   const auth = authRouter({ core, cookies, sessionAuth, trusted }, rateLimiter);
   const admin = adminRouter(core);
   app.use(auth.routes());

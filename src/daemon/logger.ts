@@ -1,4 +1,5 @@
 import type { LogLevel } from '../core/config/index.js';
+import { currentRequestId } from '../core/kernel/request-context.js';
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
@@ -9,7 +10,10 @@ export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON line per entry on stderr. Callers never pass secrets (tokens, passwords, cookies) as fields. */
+/**
+ * One JSON line per entry on stderr. Callers never pass secrets (tokens, passwords, cookies) as fields. A line written
+ * while handling a request, or a worker job a request caused, carries that request's id.
+ */
 export function createLogger(
   level: LogLevel,
   write: (line: string) => void = (line) => process.stderr.write(line),
@@ -18,7 +22,9 @@ export function createLogger(
     (entryLevel: LogLevel) =>
     (message: string, fields: Record<string, unknown> = {}) => {
       if (ORDER[entryLevel] > ORDER[level]) return;
-      write(`${JSON.stringify({ time: new Date().toISOString(), level: entryLevel, message, ...fields })}\n`);
+      const requestId = currentRequestId();
+      const entry = { time: new Date().toISOString(), level: entryLevel, message, ...(requestId ? { requestId } : {}) };
+      write(`${JSON.stringify({ ...entry, ...fields })}\n`);
     };
   return { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
 }

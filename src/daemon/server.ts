@@ -18,6 +18,16 @@ import { crashHookFromEnv } from './crash-hook.js';
 import { startSchedulerWorker } from './workers/scheduler.js';
 import { SimulatedClock } from '../core/scheduler/simulated-clock.js';
 import { systemClock } from '../core/kernel/clock.js';
+import { createOperations } from '../core/operations/service.js';
+import { createMetrics } from './ops/metrics.js';
+import { startMetricsListener } from './ops/metrics-listener.js';
+import { opsRouter, type OpsState } from './ops/routes.js';
+
+/**
+ * How long a shutdown waits for requests in flight before cutting their connections. Webhook deliveries in flight
+ * finish within the same span when TILL_WEBHOOK_TIMEOUT_MS is at most this (its default).
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningDaemon {
   url: string;
@@ -102,8 +112,24 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     await db.destroy();
     throw error;
   }
+  const operations = createOperations({ db, clock: core.clock });
+  const metrics = createMetrics(core, operations);
+  const metricsConfig = config.metrics ?? { mode: 'admin' };
+  const opsState: OpsState = { draining: false };
+  const router = opsRouter({ operations, metrics, metricsConfig, secret: config.secret, state: opsState });
+  let metricsServer: Server | null = null;
+  if (metricsConfig.mode === 'listen') {
+    try {
+      metricsServer = await startMetricsListener(metrics, metricsConfig, logger);
+    } catch (error) {
+      server.close();
+      await core.bus.close();
+      await db.destroy();
+      throw error;
+    }
+  }
   // Koa answers its own errors: the promise it returns never rejects.
-  const handleRequest = createApp(core, logger).callback();
+  const handleRequest = createApp(core, logger, { router, metrics }).callback();
   server.on('request', (request, response) => void handleRequest(request, response));
   const mailDelivery = startMailDelivery(core, logger);
   core.background.onFailure((error, what) => logger.error(`${what} failed`, { error: String(error) }));
@@ -135,17 +161,22 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     core,
     close() {
       closing ??= (async () => {
+        opsState.draining = true;
         clearInterval(sweeper);
         clearInterval(usageWriter);
-        // First: it ends the event streams, which would otherwise hold the server open.
-        await schedulerWorker.stop();
-        await webhookDelivery.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests still running get a moment to finish before their connections are cut.
-          setTimeout(() => server.closeAllConnections(), 5_000).unref();
-        });
+        // Stop accepting at once; requests in flight finish while the workers stop, all within SHUTDOWN_GRACE_MS.
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // A keep-alive connection whose request just finished would otherwise stay open until its idle timeout.
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        metricsServer?.close();
+        metricsServer?.closeAllConnections();
+        // The webhook worker's stop ends the event streams, which would otherwise hold the server open; it waits
+        // for deliveries in flight and gives back the claims it had not started. The scheduler gives back unrun jobs.
+        await Promise.all([schedulerWorker.stop(), webhookDelivery.stop(), serverClosed]);
+        clearInterval(idleSweep);
+        clearTimeout(cut);
         // Work that requests answered before the server closed still gets done.
         await core.background.settled();
         await core.apiKeys
@@ -153,6 +184,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
           .catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
         await mailDelivery.stop();
         await reconcilerWorker.stop();
+        metrics.close();
         await core.bus.close();
         await core.hasher.close();
         await db.destroy();

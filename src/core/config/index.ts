@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail.js';
 import { loadOAuthConfig, type OAuthConfig } from './oauth.js';
+import { loadMetricsConfig, type MetricsConfig } from './metrics.js';
 
 // The one entry point of configuration: mail.ts and oauth.ts are reached through here.
 export { ConfigError } from './errors.js';
@@ -15,6 +16,7 @@ export {
   type EmailFlowsConfig,
   type MailConfig,
 } from './mail.js';
+export type { MetricsConfig } from './metrics.js';
 export {
   CATALOGUED_PROVIDER_IDS,
   DEFAULT_OAUTH,
@@ -80,6 +82,8 @@ export interface TillConfig {
    * `POST /api/admin/clock`, and is shared by every daemon on it; for testing integrations, never for real sales).
    */
   clock: ClockMode;
+  /** TILL_METRICS (metrics.ts): where GET /metrics answers. Optional so hand-built configs get the default, admin. */
+  metrics?: MetricsConfig;
 }
 
 export type ClockMode = 'system' | 'simulated';
@@ -308,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       overrides.reconcileLeaseMs ??
       integer('TILL_RECONCILE_LEASE_MS', env.TILL_RECONCILE_LEASE_MS, 600_000, 0, 7 * 24 * 3_600_000),
     clock: overrides.clock ?? clockMode(env.TILL_CLOCK),
+    metrics: overrides.metrics ?? loadMetricsConfig(env.TILL_METRICS),
   };
 }
 

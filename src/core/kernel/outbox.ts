@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db, Deferred } from '../database/index.js';
 import { afterWriteOnlyCommit } from '../database/index.js';
 import { uuidv7 } from './ids.js';
+import { currentRequestId } from './request-context.js';
 
 export interface OutboxEvent {
   organizationId: string;
@@ -38,12 +39,15 @@ export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: str
   // Events often share one payload (order.created and order.paid): serialize each object once.
   const payloads = new Map<unknown, string>();
   const payloadOf = (data: unknown) => payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
+  const requestId = currentRequestId();
   const rows = events.map((event) => ({
     id: uuidv7(event.at.getTime()),
     organization_id: event.organizationId,
     type: event.type,
     payload: payloadOf(event.data),
     created_at: event.at,
+    // The request that caused it, so the webhook worker's log lines can name it.
+    request_id: requestId,
   }));
   const writes: Deferred[] = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)

@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
 import { dialect, toDate, toDateOrNull } from '../database/index.js';
+import { currentRequestId } from '../kernel/request-context.js';
 
 export type MailStatus = 'stored' | 'pending' | 'sending' | 'sent' | 'failed';
 
@@ -21,6 +22,8 @@ export interface MailRecord {
   sentAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The request that caused it (X-Request-Id), for the worker's log lines; written from the request context. */
+  requestId?: string | null;
 }
 
 type Row = Record<string, unknown>;
@@ -43,6 +46,7 @@ function fromRow(row: Row): MailRecord {
     sentAt: toDateOrNull(row.sent_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
+    requestId: (row.request_id as string | null | undefined) ?? null,
   };
 }
 
@@ -83,6 +87,7 @@ export function mailsRepository(db: Db) {
         sent_at: mail.sentAt,
         created_at: mail.createdAt,
         updated_at: mail.updatedAt,
+        request_id: mail.requestId ?? currentRequestId(),
       });
     },
 

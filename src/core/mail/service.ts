@@ -3,6 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { HOUR, MINUTE, SECOND } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
+import { withRequestId } from '../kernel/request-context.js';
 import type { MailConfig } from '../config/index.js';
 import type { SecretBox } from '../kernel/secret-box.js';
 import { mailsRepository, type MailRecord, type MailStatus } from './repository.js';
@@ -116,7 +117,9 @@ export function createMailService(deps: MailServiceDeps) {
       MAIL_RETRY.batchSize,
     );
     // A peer's refusal is recorded on the mail; what rejects here is recording it (the database went away).
-    const failed = (await Promise.allSettled(claimed.map(deliver))).find((result) => result.status === 'rejected');
+    const failed = (
+      await Promise.allSettled(claimed.map((mail) => withRequestId(mail.requestId, () => deliver(mail))))
+    ).find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     return claimed.length;
   }

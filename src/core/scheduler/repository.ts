@@ -1,6 +1,7 @@
 import type { Db, Deferred } from '../database/index.js';
 import { dialect, toDate, toDateOrNull, toStringOrNull } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
+import { currentRequestId } from '../kernel/request-context.js';
 
 export interface ScheduledJob {
   id: string;
@@ -13,6 +14,8 @@ export interface ScheduledJob {
   claimedBy: string | null;
   lastError: string | null;
   createdAt: Date;
+  /** The request that scheduled it (X-Request-Id), for the worker's log lines. */
+  requestId: string | null;
 }
 
 export interface JobRequest {
@@ -33,6 +36,7 @@ function fromRow(row: Record<string, unknown>): ScheduledJob {
     claimedBy: toStringOrNull(row.claimed_by),
     lastError: toStringOrNull(row.last_error),
     createdAt: toDate(row.created_at),
+    requestId: toStringOrNull(row.request_id ?? null),
   };
 }
 
@@ -56,6 +60,7 @@ export function scheduledJobsRepository(db: Db) {
           run_at: job.dueAt,
           attempts: 0,
           created_at: at,
+          request_id: currentRequestId(),
         })
         .onConflict(['kind', 'subject_id', 'due_at'])
         .ignore();
@@ -98,6 +103,15 @@ export function scheduledJobsRepository(db: Db) {
     /** The job is done: it goes with the transaction that did its work. */
     async complete(id: string, owner: string): Promise<void> {
       await db('scheduled_jobs').where({ id, claimed_by: owner }).del();
+    },
+
+    /** Claims given back unrun (a daemon shutting down): free at once, and the claim's attempt not counted. */
+    async release(ids: string[], owner: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db('scheduled_jobs')
+        .whereIn('id', ids)
+        .where({ claimed_by: owner })
+        .update({ claimed_until: null, claimed_by: null, attempts: db.raw('attempts - 1') });
     },
 
     /** A failed run: free again at `retryAt`, or kept with its error and never run again when that is null. */

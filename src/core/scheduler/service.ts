@@ -5,6 +5,7 @@ import type { Db, Transaction } from '../database/index.js';
 import { dialect, transaction } from '../database/index.js';
 import { scheduledJobsRepository, type ScheduledJob } from './repository.js';
 import { onScheduled } from './schedule.js';
+import { withRequestId } from '../kernel/request-context.js';
 
 /**
  * Does one job's work inside the transaction that also marks the job done, so its effects and its completion commit
@@ -69,7 +70,7 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     }
   }
 
-  async function runBatch(): Promise<number> {
+  async function runBatch(shouldStop: () => boolean = () => false): Promise<number> {
     const now = clock.now();
     const jobs = await scheduledJobsRepository(db).claimDue(
       now,
@@ -77,7 +78,17 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
       owner,
       SCHEDULER.batchSize,
     );
-    for (const job of jobs) await run(job);
+    for (const [index, job] of jobs.entries()) {
+      // A daemon shutting down gives back what it has not started, rather than holding it for a lease.
+      if (shouldStop()) {
+        await scheduledJobsRepository(db).release(
+          jobs.slice(index).map((unrun) => unrun.id),
+          owner,
+        );
+        break;
+      }
+      await withRequestId(job.requestId, () => run(job));
+    }
     return jobs.length;
   }
 
@@ -89,8 +100,8 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     },
 
     /** Claims one batch of due jobs and runs them in due order; answers how many it claimed. */
-    runDue(): Promise<number> {
-      const batch = runBatch();
+    runDue(shouldStop?: () => boolean): Promise<number> {
+      const batch = runBatch(shouldStop);
       running.add(batch);
       const forget = () => running.delete(batch);
       batch.then(forget, forget);
@@ -99,7 +110,7 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
 
     /** Everything due now, batch after batch, including jobs that runs scheduled for now. */
     async runAllDue(shouldStop: () => boolean = () => false): Promise<void> {
-      while (!shouldStop() && (await this.runDue()) > 0);
+      while (!shouldStop() && (await this.runDue(shouldStop)) > 0);
     },
 
     /**

@@ -4,7 +4,7 @@ import { CliError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import { daemonFiles, isAlive, isDaemonProcess, readPid, removePidFile, waitFor } from './process.js';
 
-// The daemon gives running requests 5 s before cutting connections, then closes the database.
+// The daemon gives running requests and webhook deliveries 10 s before cutting connections, then closes the database.
 const STOP_TIMEOUT_MS = 30_000;
 
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {

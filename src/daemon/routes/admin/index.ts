@@ -11,10 +11,11 @@ import { readBody } from '../../middleware/body.js';
 import { adminApiKeyRoutes } from './api-keys.js';
 import { adminMailRoutes } from './mails.js';
 import { adminClockRoutes } from './clock.js';
+import { adminBackupRoutes } from './backup.js';
 
 /**
  * Operator-only operations that Better Auth keeps server-side (set-password, API keys' server-only fields), the
- * daemon's mail and the simulated clock.
+ * daemon's mail, the simulated clock and SQLite backups.
  * Authenticated by the admin token derived from TILL_SECRET (`till admin token` prints it on the daemon's machine),
  * never by a user session.
  */
@@ -43,6 +44,7 @@ export function adminRouter(core: CoreContext): Router {
   adminApiKeyRoutes(router, core);
   adminMailRoutes(router, core);
   adminClockRoutes(router, core);
+  adminBackupRoutes(router, core);
   return router;
 }
 
