@@ -58,13 +58,21 @@ export function retryAfterMs(value: string | undefined, wallNow: number): number
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
-    const at = Date.parse(text);
-    // Only the IMF-fixdate and its two obsolete forms are dates here; Date.parse also reads "1" or "2030".
-    if (Number.isNaN(at) || !/[a-z]{3}/i.test(text)) return null;
+    const at = HTTP_DATES.some((form) => form.test(text))
+      ? Date.parse(/GMT$/.test(text) ? text : `${text} GMT`)
+      : Number.NaN;
+    if (Number.isNaN(at)) return null;
     ms = Math.max(0, at - wallNow);
   }
   return Math.min(ms, WEBHOOK_RETRY.maxBackoffMs);
 }
+
+// The IMF-fixdate and the two obsolete forms a recipient must accept (RFC 9110 §5.6.7); asctime's is GMT too.
+const HTTP_DATES = [
+  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
 
 export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
   const nominal = Math.min(WEBHOOK_RETRY.baseMs * 2 ** failedAttempts, WEBHOOK_RETRY.maxBackoffMs);
