@@ -1,6 +1,7 @@
 // Issue 20's webhook goals, one endpoint: `node bench/webhooks/run.js --one-endpoint [--quick] [--only sqlite,postgres]
 // [--pg-url url]`. See README.md ("One endpoint"). Events come from the daemon's own process (source-server.mjs);
 // the receiver here verifies every delivery, checks per-customer order, and a violation fails the run.
+import { readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ export async function runOneEndpoint(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--only') flags.only = argv[++i].split(',').filter(Boolean);
     else if (argv[i] === '--pg-url') flags.pgUrl = argv[++i];
+    else if (argv[i] === '--scenarios') flags.scenarios = argv[++i].split(',');
+    else if (argv[i] === '--cpu-prof') flags.cpuProf = argv[++i];
   }
   const warmupMs = flags.quick ? 1000 : 2000;
   const drainMs = 20_000;
@@ -97,7 +100,10 @@ export async function runOneEndpoint(argv) {
     };
     const child = h.startChild(`till on ${label} (source-server.mjs)`, join(HERE, 'source-server.mjs'), [], {
       env,
-      execArgv: [...h.EXIT_WITH_PARENT],
+      execArgv: [
+        ...h.EXIT_WITH_PARENT,
+        ...(flags.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(flags.cpuProf, label)] : []),
+      ],
     });
     const baseUrl = `http://127.0.0.1:${port}`;
     await h.waitUntilReady(child, baseUrl);
@@ -355,11 +361,20 @@ export async function runOneEndpoint(argv) {
       const server = await startTill(dbUrl, database);
       servers.push(server);
       await setUpMerchant(server, `${database}-${id}`.replaceAll('_', '-'));
-      for (const scenario of scenarios(flags.quick)) {
+      const chosen = scenarios(flags.quick).filter(
+        (scenario) => !flags.scenarios || flags.scenarios.some((name) => scenario.name.startsWith(name)),
+      );
+      for (const scenario of chosen) {
         h.log(`till on ${database}: ${scenario.name}`);
         results.push(await runScenario(server, scenario));
       }
       await h.stopChild(server.child);
+      if (flags.cpuProf) {
+        const { summarizeProfile } = await import('../auth/profile-summary.mjs');
+        const dir = join(flags.cpuProf, database);
+        for (const file of readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')))
+          process.stderr.write(`\nCPU profile (${database}): ${file}\n${summarizeProfile(join(dir, file), 30)}\n`);
+      }
     }
     load.after = loadavg();
     code = report(results, pgVersion, load);

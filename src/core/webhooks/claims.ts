@@ -87,9 +87,13 @@ export function claimsRepository(db: Db) {
       const notMine = (alias: string) =>
         postgres ? `${alias}.id <> ALL(?::uuid[])` : `NOT (${alias}.id IN (SELECT value FROM json_each(?)))`;
       const notBlocking = postgres ? 'x.id <> ALL(?::uuid[])' : 'NOT (x.id IN (SELECT value FROM json_each(?)))';
+      // The due test is kept off the index (`+` on SQLite, an expression on PostgreSQL): walked through the
+      // (endpoint_id, status, seq) index the scan stops after `perEndpoint` events; through the (status,
+      // next_attempt_at) index it would visit and check every due event of a backlog, then sort them.
+      const attemptAt = postgres ? "x.next_attempt_at + interval '0 seconds'" : '+x.next_attempt_at';
       const heads = `SELECT x.id${postgres ? ', x.seq' : ''} FROM webhook_events x
              WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine('x')}
-               AND x.next_attempt_at <= ? AND (x.claimed_until IS NULL OR x.claimed_until <= ?) AND ${notBlocking}
+               AND ${attemptAt} <= ? AND (x.claimed_until IS NULL OR x.claimed_until <= ?) AND ${notBlocking}
                AND (x.ordering_key IS NULL OR NOT EXISTS (
                  SELECT 1 FROM webhook_events y
                  WHERE y.endpoint_id = x.endpoint_id AND y.ordering_key = x.ordering_key AND y.status = 'pending'
