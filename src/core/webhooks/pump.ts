@@ -26,6 +26,12 @@ export const ROUND_GAP_MS = 5;
  */
 export const SPECULATIVE_CLAIM_MS = 500;
 
+/**
+ * Outbox batches (200 rows each) a round fans out: enough that one endpoint's dispatch keeps up with a few thousand
+ * commits a second at a round every 20-50 ms; on SQLite fewer, since the API waits for the one connection meanwhile.
+ */
+const DISPATCH_BATCHES = { sqlite: 2, postgres: 5 } as const;
+
 /** An endpoint whose queued events drop to this many asks for a claim, so that a backlog keeps it going. */
 const LOW_WATER = WEBHOOK_RETRY.perEndpoint / 2;
 
@@ -174,9 +180,9 @@ export function createDeliveryPump(deps: {
           taken = { successes: successes.splice(0), failures: failures.splice(0), releases: releases.splice(0) };
           const at = clock.now();
           if (dispatch) {
-            const fanned = await dispatcher.dispatchIn(trx, { locked: true });
+            const fanned = await dispatcher.dispatchIn(trx, { locked: true, batches: DISPATCH_BATCHES[dialect(db)] });
             dispatched = fanned.events;
-            // One batch a round keeps the connection's hold short; the rest goes in the next round.
+            // A few batches a round keep the connection's hold short; the rest goes in the next round.
             if (fanned.more) dispatchWanted = true;
           }
           const claims = claimsRepository(trx);
