@@ -271,9 +271,10 @@ describe.runIf(testDialect === 'postgres')('PostgreSQL: several daemons', () => 
     try {
       const merchant = await createMerchant(a);
       await createEndpoint(merchant, target.url, ['order.updated']);
-      const events = Array.from({ length: 400 }, (_, i) => order(`o${i}`, `cus_${i % 8}`));
-      for (let start = 0; start < events.length; start += 50)
-        await emitAll(a, merchant.organization.id, events.slice(start, start + 50));
+      // More than one claim takes of an endpoint (WEBHOOK_RETRY.perEndpoint) in one transaction: while one daemon
+      // holds the first claim's events, the other's claim meets the later events of the same customers.
+      const events = Array.from({ length: WEBHOOK_RETRY.perEndpoint * 3 }, (_, i) => order(`o${i}`, `cus_${i % 8}`));
+      await emitAll(a, merchant.organization.id, events);
       for (let round = 0; round < 10_000 && target.arrivals.length < events.length; round++)
         await Promise.all([a.core.webhooks.drain(), b.core.webhooks.drain()]);
       expect(target.arrivals).toHaveLength(events.length);
