@@ -133,7 +133,11 @@ async function commitLoad(spec) {
   };
 }
 
-if (process.argv[2] === '--commit-load') {
+if (process.argv.includes('--one-endpoint')) {
+  // Issue 20's one-endpoint goals, with their own event source and receiver (one-endpoint.mjs).
+  const { runOneEndpoint } = await import('./one-endpoint.mjs');
+  process.exit(await runOneEndpoint(process.argv.slice(2)));
+} else if (process.argv[2] === '--commit-load') {
   process.on('disconnect', () => process.exit(0));
   process.once('message', (message) => {
     commitLoad(message.spec).then(

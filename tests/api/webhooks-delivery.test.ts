@@ -192,10 +192,11 @@ describe('retries and failures', () => {
   it('disables the endpoint on 410 Gone and skips what was waiting for it', async () => {
     const merchant = await createMerchant(daemon);
     const target = await receiver(() => ({ status: 410 }));
-    const endpoint = await createEndpoint(merchant, target.url, ['product.created']);
+    const endpoint = await createEndpoint(merchant, target.url, ['order.created', 'product.created']);
+    // About one customer, so the second waits for the first's answer and is still waiting when the endpoint goes.
     await emitAll(daemon, merchant.organization.id, [
-      { type: 'product.created', data: { id: 'p3' } },
-      { type: 'product.created', data: { id: 'p4' } },
+      { type: 'order.created', data: { id: 'p3', customer_id: 'cus_gone' } },
+      { type: 'order.created', data: { id: 'p4', customer_id: 'cus_gone' } },
     ]);
     await drain();
     expect(target.received).toHaveLength(1);
@@ -247,18 +248,21 @@ describe('retries and failures', () => {
 });
 
 describe('ordering, redelivery, rotation, coalescing', () => {
-  it('keeps FIFO per endpoint: a later event waits while an earlier one is retried', async () => {
+  it("keeps a customer's order: a later event about them waits while an earlier one is retried", async () => {
     const merchant = await createMerchant(daemon);
     let failFirst = 3;
     const target = await receiver((delivery) =>
       delivery.json.data.id === 'first' && failFirst-- > 0 ? { status: 500 } : { status: 200 },
     );
-    await createEndpoint(merchant, target.url, ['product.created', 'product.updated']);
+    await createEndpoint(merchant, target.url, ['subscription.updated']);
     // One transaction, one millisecond: the outbox sequence still orders them.
     await emitAll(
       daemon,
       merchant.organization.id,
-      ['first', 'second', 'third'].map((id) => ({ type: 'product.updated', data: { id } })),
+      ['first', 'second', 'third'].map((id) => ({
+        type: 'subscription.updated',
+        data: { id, customer_id: 'cus_fifo' },
+      })),
     );
     await drain();
     expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first']);

@@ -30,6 +30,17 @@ async function emitProducts(daemon: TestDaemon, organizationId: string, count: n
   }
 }
 
+/** Orders about ten customers, in turns: `order-i` is about `cus-(i % 10)`. */
+async function emitOrders(daemon: TestDaemon, organizationId: string, count: number): Promise<void> {
+  for (let start = 0; start < count; start += 100) {
+    const batch = Array.from({ length: Math.min(100, count - start) }, (_, i) => ({
+      type: 'order.created',
+      data: { id: `order-${start + i}`, customer_id: `cus-${(start + i) % 10}` },
+    }));
+    await emitAll(daemon, organizationId, batch);
+  }
+}
+
 describe('webhook delivery under failure', () => {
   it('delivers 1,000 events to a receiver failing 30 % at random: none lost, duplicates only with the same webhook-id', async () => {
     const daemon = await startWebhookDaemon();
@@ -45,8 +56,8 @@ describe('webhook delivery under failure', () => {
     });
     try {
       const merchant = await createMerchant(daemon);
-      const endpoint = await createEndpoint(merchant, receiver.url, ['product.created']);
-      await emitProducts(daemon, merchant.organization.id, 1000);
+      const endpoint = await createEndpoint(merchant, receiver.url, ['order.created']);
+      await emitOrders(daemon, merchant.organization.id, 1000);
       await daemon.core.webhooks.drain();
       const delivered = () => new Set(receiver.received.map((delivery) => delivery.json.data.id)).size;
       for (let round = 0; round < 2000; round++) {
@@ -60,18 +71,24 @@ describe('webhook delivery under failure', () => {
       expect(delivered()).toBe(1000);
       const statuses = await daemon.core.db('webhook_events').where({ endpoint_id: endpoint.id }).select('status');
       expect(statuses.every((row: { status: string }) => row.status === 'succeeded')).toBe(true);
-      // Every product went out under one webhook-id, however often it was sent.
-      const idsByProduct = new Map<string, Set<string>>();
+      // Every order went out under one webhook-id, however often it was sent.
+      const idsByOrder = new Map<string, Set<string>>();
       for (const delivery of receiver.received) {
-        const product = String(delivery.json.data.id);
-        idsByProduct.set(product, (idsByProduct.get(product) ?? new Set()).add(delivery.id));
+        const order = String(delivery.json.data.id);
+        idsByOrder.set(order, (idsByOrder.get(order) ?? new Set()).add(delivery.id));
       }
-      expect([...idsByProduct.values()].every((ids) => ids.size === 1)).toBe(true);
-      // FIFO: the first arrival of each product follows the outbox order.
-      const firstSeen = [
-        ...new Map(receiver.received.map((delivery) => [delivery.json.data.id, delivery] as const)).keys(),
-      ];
-      expect(firstSeen).toEqual(Array.from({ length: 1000 }, (_, i) => `product-${i}`));
+      expect([...idsByOrder.values()].every((ids) => ids.size === 1)).toBe(true);
+      // Per customer, every arrival (retries included) follows the outbox order: an order is sent only after the one
+      // before it, about the same customer, was accepted.
+      const numberOf = (delivery: (typeof receiver.received)[number]) =>
+        Number(String(delivery.json.data.id).slice('order-'.length));
+      for (let customer = 0; customer < 10; customer++) {
+        const arrivals = receiver.received
+          .filter((delivery) => delivery.json.data.customer_id === `cus-${customer}`)
+          .map(numberOf);
+        expect(arrivals.every((n, i) => i === 0 || n >= arrivals[i - 1]!)).toBe(true);
+        expect([...new Set(arrivals)]).toEqual(Array.from({ length: 100 }, (_, i) => i * 10 + customer));
+      }
       expect(receiver.received.slice(0, 50).every((delivery) => signedFor(delivery, endpoint.secret).standard)).toBe(
         true,
       );
@@ -158,27 +175,28 @@ describe('webhook delivery under failure', () => {
           });
           expect(created.status).toBe(201);
         }
-        await until(() => receiver.hanging.length === 1);
-        expect(receiver.received).toHaveLength(1);
+        // Products are about no customer: the first hangs, the other four go out beside it.
+        await until(() => receiver.hanging.length === 1 && receiver.received.length === 5);
+        expect(receiver.received).toHaveLength(5);
+        const interrupted = receiver.received.find((delivery) => delivery.json.data.name === 'Product 0')!;
         child.kill('SIGKILL');
         await child;
         // The receiver did its work and answers 2xx, but the daemon is gone and never records it.
         receiver.hanging.shift()!.writeHead(200).end('ok');
 
         child = (await start()).process;
-        await until(() => receiver.received.length >= 6);
-        const ids = receiver.received.map((delivery) => delivery.id);
-        expect(ids).toHaveLength(6);
-        expect(new Set(ids).size).toBe(5);
-        expect(ids[1]).toBe(ids[0]);
-        expect(receiver.received.map((delivery) => delivery.json.data.name)).toEqual([
-          'Product 0',
-          'Product 0',
-          'Product 1',
-          'Product 2',
-          'Product 3',
-          'Product 4',
-        ]);
+        await until(() => receiver.received.filter((delivery) => delivery.id === interrupted.id).length === 2);
+        // The interrupted event came again under its webhook-id; the others at most once more (their success may
+        // not have been written before the kill), each under its own.
+        expect(receiver.received.filter((delivery) => delivery.id === interrupted.id)).toHaveLength(2);
+        const namesById = new Map<string, Set<unknown>>();
+        for (const delivery of receiver.received)
+          namesById.set(delivery.id, (namesById.get(delivery.id) ?? new Set()).add(delivery.json.data.name));
+        expect(namesById.size).toBe(5);
+        expect([...namesById.values()].every((names) => names.size === 1)).toBe(true);
+        expect(new Set(receiver.received.map((delivery) => delivery.json.data.name))).toEqual(
+          new Set(['Product 0', 'Product 1', 'Product 2', 'Product 3', 'Product 4']),
+        );
       } finally {
         child.kill('SIGTERM');
         await child;

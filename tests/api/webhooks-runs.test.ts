@@ -5,8 +5,9 @@ import type { TestDaemon } from '../helpers/daemon.js';
 import { createMerchant } from '../helpers/v1.js';
 import { advanceAndDrain, createEndpoint, emitAll, until, webhookSuite } from '../helpers/webhooks.js';
 
-// The worker claims a run of consecutive due events per endpoint and sends it in order; these pin down what a
-// failure in the middle of a run, and a requeue while an attempt is in flight, do to it.
+// The worker claims the due events of a customer (an ordering key) and sends them in order in that customer's lane;
+// these pin down what a failure in the middle of a lane, and a requeue while an attempt is in flight, do to it. The
+// events are about one customer (`order.updated` with a `customer_id`), so they keep their order.
 
 const suite = webhookSuite();
 const { receiver, drain } = suite;
@@ -26,6 +27,9 @@ async function eventsOf(endpointId: string) {
   );
 }
 
+/** An order event about the one customer these tests use, labelled by its `id`. */
+const about = (id: string) => ({ type: 'order.updated', data: { id, customer_id: 'cus_runs' } });
+
 describe('runs of events to one endpoint', () => {
   it('stops a run at a failed event: what follows is not sent before it succeeds, and waits unclaimed with no attempt counted', async () => {
     const merchant = await createMerchant(daemon);
@@ -33,13 +37,9 @@ describe('runs of events to one endpoint', () => {
     const target = await receiver((delivery) =>
       delivery.json.data.id === 'second' && failSecond-- > 0 ? { status: 503 } : { status: 200 },
     );
-    const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
+    const endpoint = await createEndpoint(merchant, target.url, ['order.updated']);
     // One transaction: the four events are due together and claimed as one run.
-    await emitAll(
-      daemon,
-      merchant.organization.id,
-      ['first', 'second', 'third', 'fourth'].map((id) => ({ type: 'product.updated', data: { id } })),
-    );
+    await emitAll(daemon, merchant.organization.id, ['first', 'second', 'third', 'fourth'].map(about));
     await drain();
     expect(target.received.map((delivery) => delivery.json.data.id)).toEqual(['first', 'second']);
     expect(await eventsOf(endpoint.id)).toEqual([
@@ -103,13 +103,9 @@ describe('runs of events to one endpoint', () => {
     const merchant = await createMerchant(daemon);
     const failing = await receiver(() => ({ status: 500 }));
     const healthy = await receiver();
-    await createEndpoint(merchant, failing.url, ['product.updated']);
-    await createEndpoint(merchant, healthy.url, ['product.updated']);
-    await emitAll(
-      daemon,
-      merchant.organization.id,
-      ['a', 'b', 'c'].map((id) => ({ type: 'product.updated', data: { id } })),
-    );
+    await createEndpoint(merchant, failing.url, ['order.updated']);
+    await createEndpoint(merchant, healthy.url, ['order.updated']);
+    await emitAll(daemon, merchant.organization.id, ['a', 'b', 'c'].map(about));
     await drain();
     expect(failing.received.map((delivery) => delivery.json.data.id)).toEqual(['a']);
     expect(healthy.received.map((delivery) => delivery.json.data.id)).toEqual(['a', 'b', 'c']);
@@ -121,15 +117,11 @@ describe('runs of events to one endpoint', () => {
     const target = await receiver((delivery) =>
       hang.delete(String(delivery.json.data.id)) ? 'hang' : { status: 200 },
     );
-    const endpoint = await createEndpoint(merchant, target.url, ['product.updated']);
+    const endpoint = await createEndpoint(merchant, target.url, ['order.updated']);
     const sendWhileFirstHangs = async (first: string, then: string[]) => {
-      await emitAll(daemon, merchant.organization.id, [{ type: 'product.updated', data: { id: first } }]);
+      await emitAll(daemon, merchant.organization.id, [about(first)]);
       await until(() => target.hanging.length === 1);
-      await emitAll(
-        daemon,
-        merchant.organization.id,
-        then.map((id) => ({ type: 'product.updated', data: { id } })),
-      );
+      await emitAll(daemon, merchant.organization.id, then.map(about));
       // Claimed by the worker's next round although the event before them is still in flight.
       await until(
         async () =>

@@ -39,6 +39,10 @@ describe('@polar-sh/sdk 0.47 webhook operations against Till', () => {
     expect(
       WebhookEndpoint$inboundSchema.parse((await api.get(`/v1/webhooks/endpoints/${created.id}`)).json).secret,
     ).toBe(created.secret);
+    // Till's max_concurrency is on the wire; the SDK parses the endpoint around it.
+    const widened = await api.call('PATCH', `/v1/webhooks/endpoints/${created.id}`, { body: { max_concurrency: 8 } });
+    expect(widened.json.max_concurrency).toBe(8);
+    expect(WebhookEndpoint$inboundSchema.parse(widened.json).id).toBe(created.id);
 
     const pages = await sdk.webhooks.listWebhookEndpoints({ organizationId: organization.id, limit: 10 });
     expect(pages.result.items.map((item) => item.id)).toEqual([created.id]);

@@ -50,54 +50,81 @@ export function claimsRepository(db: Db) {
 
   return {
     /**
-     * Claims, in one statement, a run of up to `runLength` events per endpoint: the endpoint's oldest pending events
-     * (found through the (endpoint_id, status, seq) index, so the cost follows the endpoints and the run length, not
-     * the backlog) up to the first one that is not due or is claimed. An endpoint whose head is retrying or in flight
-     * gives nothing (FIFO). `busy` endpoints have outcomes in this process not yet written and are left out whatever
-     * the clock says. `mine` are events this process holds claimed (queued or in flight, or sent and not yet written):
-     * they are passed over, neither claimed nor blocking, so an endpoint's next run is claimed while the run before it
-     * is still being sent, and is sent after it. At most `limit` events overall, the oldest first, which keeps every
-     * endpoint's part a prefix of its run. Each claim counts as an attempt, so a claim that dies with its daemon is
-     * retaken after its lease.
+     * Claims, in one statement, up to `perEndpoint` events per endpoint, the oldest first: each due event that no
+     * earlier pending event of the same ordering key holds back. An event holds back the later ones of its key while
+     * it is not due (retrying, or claimed by anyone: in flight here or in another daemon) or is `blocking` (its
+     * failure or give-back is still to be written by this process, whatever the clock says); it stops holding back
+     * once it succeeds or fails for good. Events without a key hold back nothing. `mine` are events this process
+     * holds claimed (queued or in flight, or sent and not yet written): they are passed over, neither claimed nor
+     * holding back, so the events after them are claimed too and queued behind them in their key's lane. `busy`
+     * endpoints have enough queued here and are left out. At most `limit` events overall, oldest first, which keeps
+     * each key's part a prefix of what is claimable for it. Each claim counts as an attempt, so a claim that dies with
+     * its daemon is retaken after its lease (with the key's later events, in order, by whoever retakes it).
      *
-     * On PostgreSQL claimers of all daemons take turns (a transaction-scoped advisory lock, CLAIM_LOCK, which the caller
-     * may hold already: `locked`), so a claim never sees
-     * another's half-committed run; the guard on the UPDATE still re-checks every row against concurrent writers,
-     * so no event is claimed twice. Row-level SKIP LOCKED is not used: skipping a locked row inside a run would let
-     * the events behind it go first.
+     * On PostgreSQL claimers of all daemons take turns (a transaction-scoped advisory lock, CLAIM_LOCK, which the
+     * caller may hold already: `locked`), so a claim never sees another's half-committed claim and no two daemons hold
+     * events of one key at once; the guard on the UPDATE still re-checks every row against concurrent writers, so no
+     * event is claimed twice. Row-level SKIP LOCKED is not used: skipping a locked row of a key would let the events
+     * behind it go first.
      */
-    async claimRuns(
+    async claimHeads(
       now: Date,
       leaseUntil: Date,
-      options: { runLength: number; limit: number; busy: string[]; mine?: string[]; locked?: boolean },
+      options: {
+        perEndpoint: number;
+        limit: number;
+        busy: string[];
+        mine?: string[];
+        blocking?: string[];
+        locked?: boolean;
+      },
     ): Promise<WebhookEventRecord[]> {
       if (postgres && !options.locked) await db.raw('SELECT pg_advisory_xact_lock(?)', [CLAIM_LOCK]);
       const busy = idIn(db, 'p.id', options.busy);
       const mine = idIn(db, 'x.id', options.mine ?? []);
+      const blocking = idIn(db, 'y.id', options.blocking ?? []);
       // `<> ALL`, not NOT (= ANY): the negated form PostgreSQL 15 can hash a long list for instead of scanning it per row.
-      const notMine = postgres ? 'x.id <> ALL(?::uuid[])' : `NOT (${mine.sql})`;
-      const firsts = postgres
-        ? `FROM webhook_endpoints p CROSS JOIN LATERAL (SELECT x.id, x.endpoint_id, x.seq, x.next_attempt_at, x.claimed_until FROM webhook_events x
-             WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine} ORDER BY x.seq LIMIT ?) e WHERE NOT (${busy.sql})`
-        : `FROM webhook_endpoints p JOIN webhook_events e ON e.id IN (SELECT x.id FROM webhook_events x
-             WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine} ORDER BY x.seq LIMIT ?) WHERE NOT (${busy.sql})`;
+      const notMine = (alias: string) =>
+        postgres ? `${alias}.id <> ALL(?::uuid[])` : `NOT (${alias}.id IN (SELECT value FROM json_each(?)))`;
+      const notBlocking = postgres ? 'x.id <> ALL(?::uuid[])' : 'NOT (x.id IN (SELECT value FROM json_each(?)))';
+      // The due test is kept off the index (`+` on SQLite, an expression on PostgreSQL): walked through the
+      // (endpoint_id, status, seq) index the scan stops after `perEndpoint` events; through the (status,
+      // next_attempt_at) index it would visit and check every due event of a backlog, then sort them.
+      const attemptAt = postgres ? "x.next_attempt_at + interval '0 seconds'" : '+x.next_attempt_at';
+      const heads = `SELECT x.id${postgres ? ', x.seq' : ''} FROM webhook_events x
+             WHERE x.endpoint_id = p.id AND x.status = 'pending' AND ${notMine('x')}
+               AND ${attemptAt} <= ? AND (x.claimed_until IS NULL OR x.claimed_until <= ?) AND ${notBlocking}
+               AND (x.ordering_key IS NULL OR NOT EXISTS (
+                 SELECT 1 FROM webhook_events y
+                 WHERE y.endpoint_id = x.endpoint_id AND y.ordering_key = x.ordering_key AND y.status = 'pending'
+                   AND y.seq < x.seq AND ${notMine('y')}
+                   AND (y.next_attempt_at > ? OR y.claimed_until > ? OR ${blocking.sql})))
+             ORDER BY x.seq LIMIT ?`;
+      const from = postgres
+        ? `FROM webhook_endpoints p CROSS JOIN LATERAL (${heads}) e WHERE NOT (${busy.sql})`
+        : `FROM webhook_endpoints p JOIN webhook_events e ON e.id IN (${heads}) WHERE NOT (${busy.sql})`;
       const rows = await db.raw(
         `UPDATE webhook_events SET claimed_until = ?, attempts = attempts + 1, modified_at = ?
-         WHERE id IN (
-           SELECT r.id FROM (
-             SELECT c.id, c.seq, c.due, MIN(CASE WHEN c.due = 1 THEN NULL ELSE c.seq END) OVER (PARTITION BY c.endpoint_id) AS blocker
-             FROM (
-               SELECT e.id, e.endpoint_id, e.seq,
-                 CASE WHEN e.next_attempt_at <= ? AND (e.claimed_until IS NULL OR e.claimed_until <= ?) THEN 1 ELSE 0 END AS due
-               ${firsts}
-             ) c
-           ) r
-           WHERE r.due = 1 AND (r.blocker IS NULL OR r.seq < r.blocker)
-           ORDER BY r.seq LIMIT ?
-         )
+         WHERE id IN (SELECT e.id ${from} ORDER BY e.seq LIMIT ?)
          AND status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
          RETURNING *`,
-        [leaseUntil, now, now, now, mine.binding, options.runLength, busy.binding, options.limit, now, now],
+        [
+          leaseUntil,
+          now,
+          mine.binding,
+          now,
+          now,
+          idIn(db, 'x.id', options.blocking ?? []).binding,
+          mine.binding,
+          now,
+          now,
+          blocking.binding,
+          options.perEndpoint,
+          busy.binding,
+          options.limit,
+          now,
+          now,
+        ],
       );
       const list = (postgres ? (rows as { rows: unknown[] }).rows : rows) as Array<Record<string, unknown>>;
       return list.map((row) => eventFromRow(row)).sort((a, b) => a.seq - b.seq);

@@ -15,21 +15,22 @@ import type { EndpointService } from './endpoints.js';
 import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
 import { eventsRepository, type WebhookEventRecord } from './events-repository.js';
 import { notifyEndpointDisabled } from './notices.js';
+import { MAX_CONCURRENCY_LIMIT } from './ordering.js';
 import { signatureHeader } from './signer.js';
 import { isPrivateAddress } from './url-guard.js';
 
 /**
  * Polar's policy: 10 attempts; after the n-th failure wait min(2 s·2ⁿ, 20 min), jittered to 50–100 %; an endpoint
- * whose last 10 finished events all failed is disabled. Leases outlast the longest attempt by a minute; a run (up to
- * `runLength` events of one endpoint, sent one after another) starts no attempt that could outlast its lease.
- * A claim takes at most `claimLimit` events over all endpoints.
+ * whose last 10 finished events all failed is disabled. Leases outlast the longest attempt by a minute; no attempt starts
+ * that could outlast its claim's lease. A claim takes up to `perEndpoint` events of each endpoint (what its lanes
+ * send until the next claims come) and at most `claimLimit` events over all endpoints.
  */
 export const WEBHOOK_RETRY = {
   maxAttempts: 10,
   baseMs: 2_000,
   maxBackoffMs: 20 * MINUTE,
-  runLength: 100,
-  claimLimit: 2000,
+  perEndpoint: 400,
+  claimLimit: 4000,
   leaseMarginMs: MINUTE,
   failureThreshold: 10,
 } as const;
@@ -45,6 +46,33 @@ export function deliveryDb(db: Db): Db {
   if (dialect(db) !== 'postgres') return db;
   return knexFactory({ ...(db.client as { config: Knex.Config }).config, pool: { min: 0, max: 2 } });
 }
+
+/**
+ * The wait a 429 or 503 asks for in `Retry-After` (delay-seconds or an HTTP-date, RFC 9110 §10.2.3), capped at the
+ * schedule's longest wait so a receiver cannot park an event for days; null when absent or unreadable. An HTTP-date
+ * is the receiver's wall clock, so it is compared with `wallNow`, not with the daemon's (possibly simulated) clock.
+ */
+export function retryAfterMs(value: string | undefined, wallNow: number): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const at = HTTP_DATES.some((form) => form.test(text))
+      ? Date.parse(/GMT$/.test(text) ? text : `${text} GMT`)
+      : Number.NaN;
+    if (Number.isNaN(at)) return null;
+    ms = Math.max(0, at - wallNow);
+  }
+  return Math.min(ms, WEBHOOK_RETRY.maxBackoffMs);
+}
+
+// The IMF-fixdate and the two obsolete forms a recipient must accept (RFC 9110 §5.6.7); asctime's is GMT too.
+const HTTP_DATES = [
+  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
 
 export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
   const nominal = Math.min(WEBHOOK_RETRY.baseMs * 2 ** failedAttempts, WEBHOOK_RETRY.maxBackoffMs);
@@ -145,10 +173,11 @@ export function createDeliverer(deps: {
   mail: MailService;
 }) {
   const { clock, signingClock, config, endpoints, mail } = deps;
-  // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers.
+  // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers. Per receiver origin
+  // as many connections as one endpoint may have deliveries in flight; they are opened only as they are needed.
   const agent = new Agent({
     keepAliveTimeout: 30_000,
-    connections: 16,
+    connections: MAX_CONCURRENCY_LIMIT,
     ...(config.allowPrivateUrls ? {} : { connect: { lookup: guardedLookup } }),
   });
 
@@ -156,7 +185,7 @@ export function createDeliverer(deps: {
     url: string,
     body: string,
     headers: Record<string, string>,
-  ): Promise<{ httpCode: number | null; response: string }> {
+  ): Promise<{ httpCode: number | null; response: string; retryAfter?: string }> {
     if (!config.allowPrivateUrls) {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && isPrivateAddress(host))
@@ -174,7 +203,12 @@ export function createDeliverer(deps: {
         headersTimeout: config.timeoutMs,
         bodyTimeout: config.timeoutMs,
       });
-      return { httpCode: answer.statusCode, response: await readPrefix(answer.body) };
+      const retryAfter = answer.headers['retry-after'];
+      return {
+        httpCode: answer.statusCode,
+        response: await readPrefix(answer.body),
+        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+      };
     } catch (error) {
       if (controller.signal.aborted) return { httpCode: null, response: `timed out after ${config.timeoutMs} ms` };
       const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
@@ -194,7 +228,7 @@ export function createDeliverer(deps: {
     secrets: string[] | null,
   ): Promise<AttemptOutcome> {
     const sentAt = clock.now();
-    let outcome: { httpCode: number | null; response: string };
+    let outcome: { httpCode: number | null; response: string; retryAfter?: string };
     let durationMs = 0;
     if (!endpoint || event.payload === null || !secrets) {
       outcome = { httpCode: null, response: endpoint ? 'the payload was archived' : 'the endpoint no longer exists' };
@@ -216,7 +250,11 @@ export function createDeliverer(deps: {
     const gone = outcome.httpCode === 410;
     const final = succeeded || gone || event.attempts >= WEBHOOK_RETRY.maxAttempts || !endpoint;
     const at = clock.now();
-    const retryAt = final ? null : new Date(at.getTime() + retryDelayMs(event.attempts));
+    const asked =
+      outcome.httpCode === 429 || outcome.httpCode === 503
+        ? retryAfterMs(outcome.retryAfter, signingClock.now().getTime())
+        : null;
+    const retryAt = final ? null : new Date(at.getTime() + (asked ?? retryDelayMs(event.attempts)));
     return {
       event,
       endpoint,

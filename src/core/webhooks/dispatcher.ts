@@ -5,6 +5,7 @@ import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { endpointsRepository } from './endpoints-repository.js';
 import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';
+import { orderingKeyOf } from './ordering.js';
 
 /** customer.state_changed events of one customer within this window are delivered once, with the latest state. */
 export const STATE_CHANGED_WINDOW_MS = SECOND;
@@ -54,6 +55,7 @@ export function createDispatcher(deps: { clock: Clock }) {
       if (targets.length === 0) continue;
       const body = envelope(row);
       const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
+      const orderingKey = orderingKeyOf(row.type, row.payload);
       for (const endpoint of targets) {
         if (key) {
           // The window is fixed from its first state, so a customer changing non-stop still gets one state per window.
@@ -79,6 +81,7 @@ export function createDispatcher(deps: { clock: Clock }) {
           seq: row.seq,
           type: row.type,
           coalesceKey: key,
+          orderingKey,
           payload: body,
           status: 'pending',
           attempts: 0,

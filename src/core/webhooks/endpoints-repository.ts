@@ -12,6 +12,8 @@ export interface EndpointRecord {
   format: 'raw' | 'discord' | 'slack';
   events: string[];
   enabled: boolean;
+  /** Deliveries in flight at once (Till's extension); null: DEFAULT_MAX_CONCURRENCY. */
+  maxConcurrency: number | null;
   /** Sealed (secret box); opened only by the service. */
   sealedSecret: string;
   sealedPreviousSecret: string | null;
@@ -29,6 +31,8 @@ function fromRow(row: Record<string, unknown>): EndpointRecord {
     format: String(row.format) as EndpointRecord['format'],
     events: parseJson<string[]>(row.events) ?? [],
     enabled: toBool(row.enabled),
+    maxConcurrency:
+      row.max_concurrency === null || row.max_concurrency === undefined ? null : Number(row.max_concurrency),
     sealedSecret: String(row.secret),
     sealedPreviousSecret: (row.previous_secret as string | null) ?? null,
     previousSecretExpiresAt: toDateOrNull(row.previous_secret_expires_at),
@@ -48,6 +52,7 @@ export function endpointsRepository(db: Db) {
         format: endpoint.format,
         events: JSON.stringify(endpoint.events),
         enabled: endpoint.enabled,
+        max_concurrency: endpoint.maxConcurrency,
         secret: endpoint.sealedSecret,
         previous_secret: endpoint.sealedPreviousSecret,
         previous_secret_expires_at: endpoint.previousSecretExpiresAt,
@@ -91,6 +96,7 @@ export function endpointsRepository(db: Db) {
           | 'format'
           | 'events'
           | 'enabled'
+          | 'maxConcurrency'
           | 'sealedSecret'
           | 'sealedPreviousSecret'
           | 'previousSecretExpiresAt'
@@ -103,6 +109,7 @@ export function endpointsRepository(db: Db) {
       if (changes.format !== undefined) row.format = changes.format;
       if (changes.events !== undefined) row.events = JSON.stringify(changes.events);
       if (changes.enabled !== undefined) row.enabled = changes.enabled;
+      if (changes.maxConcurrency !== undefined) row.max_concurrency = changes.maxConcurrency;
       if (changes.sealedSecret !== undefined) row.secret = changes.sealedSecret;
       if (changes.sealedPreviousSecret !== undefined) row.previous_secret = changes.sealedPreviousSecret;
       if (changes.previousSecretExpiresAt !== undefined)

@@ -15,6 +15,7 @@ import { eventsRepository } from './events-repository.js';
 import type { EndpointCreateInput, EndpointUpdateInput, WebhookEndpointWire } from './schemas.js';
 import { generateSecret } from './signer.js';
 import { checkEndpointUrl } from './url-guard.js';
+import { DEFAULT_MAX_CONCURRENCY } from './ordering.js';
 
 /** After a rotation the old secret keeps signing (a second signature) this long, so receivers can switch over. */
 export const SECRET_ROTATION_OVERLAP_MS = DAY;
@@ -45,6 +46,7 @@ export function createEndpointService(deps: EndpointDeps) {
       organization_id: endpoint.organizationId,
       events: endpoint.events as WebhookEndpointWire['events'],
       enabled: endpoint.enabled,
+      max_concurrency: endpoint.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     };
   }
 
@@ -85,6 +87,7 @@ export function createEndpointService(deps: EndpointDeps) {
         format: input.format,
         events: [...new Set(input.events)],
         enabled: true,
+        maxConcurrency: input.max_concurrency ?? null,
         sealedSecret: box.seal(generateSecret(), secretContext(id, 'secret')),
         sealedPreviousSecret: null,
         previousSecretExpiresAt: null,
@@ -121,6 +124,8 @@ export function createEndpointService(deps: EndpointDeps) {
       if (input.format) changes.format = input.format;
       if (input.events) changes.events = [...new Set(input.events)];
       if (input.enabled !== undefined && input.enabled !== null) changes.enabled = input.enabled;
+      // null sets it back to the default, as `name: null` clears the name.
+      if (input.max_concurrency !== undefined) changes.maxConcurrency = input.max_concurrency;
       await transaction(db, async (trx) => {
         await endpointsRepository(trx).update(id, changes);
         if (changes.enabled === false && endpoint.enabled) await eventsRepository(trx).skipPending(id, now);

@@ -21,6 +21,8 @@ export interface WebhookEventRecord {
   seq: number;
   type: string;
   coalesceKey: string | null;
+  /** The customer the event is about (see ordering.ts): events with the same key are sent one after another. */
+  orderingKey: string | null;
   payload: string | null;
   status: EventStatus;
   attempts: number;
@@ -71,6 +73,7 @@ export function eventFromRow(row: Record<string, unknown>, prefix = ''): Webhook
     seq: Number(get('seq')),
     type: String(get('type')),
     coalesceKey: (get('coalesce_key') as string | null) ?? null,
+    orderingKey: (get('ordering_key') as string | null) ?? null,
     payload: (get('payload') as string | null) ?? null,
     status: String(get('status')) as EventStatus,
     attempts: Number(get('attempts')),
@@ -107,6 +110,7 @@ const EVENT_COLUMNS: Columns = {
   seq: 'bigint',
   type: 'text',
   coalesce_key: 'text',
+  ordering_key: 'text',
   payload: 'text',
   status: 'text',
   attempts: 'integer',
@@ -127,6 +131,7 @@ function eventRow(event: WebhookEventRecord): Record<string, unknown> {
     seq: event.seq,
     type: event.type,
     coalesce_key: event.coalesceKey,
+    ordering_key: event.orderingKey,
     payload: event.payload,
     status: event.status,
     attempts: event.attempts,

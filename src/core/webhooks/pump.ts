@@ -9,6 +9,7 @@ import { resultOf, WEBHOOK_RETRY, type AttemptOutcome, type AttemptResult, type 
 import { DISPATCH_LOCK, type createDispatcher } from './dispatcher.js';
 import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
 import type { WebhookEventRecord } from './events-repository.js';
+import { createOutlets, laneOf } from './outlets.js';
 
 /**
  * While work keeps arriving, a round starts no sooner than this after the last one ended: each commit and each
@@ -25,8 +26,14 @@ export const ROUND_GAP_MS = 5;
  */
 export const SPECULATIVE_CLAIM_MS = 500;
 
-/** A sender whose queue drops to this many events asks for a claim, so that a backlog keeps it going. */
-const LOW_WATER = WEBHOOK_RETRY.runLength / 2;
+/**
+ * Outbox batches (200 rows each) a round fans out: enough that one endpoint's dispatch keeps up with a few thousand
+ * commits a second at a round every 20-50 ms; on SQLite fewer, since the API waits for the one connection meanwhile.
+ */
+const DISPATCH_BATCHES = { sqlite: 2, postgres: 5 } as const;
+
+/** An endpoint whose queued events drop to this many asks for a claim, so that a backlog keeps it going. */
+const LOW_WATER = WEBHOOK_RETRY.perEndpoint / 2;
 
 export interface RoundStats {
   dispatched: number;
@@ -44,13 +51,6 @@ interface Taken {
 
 const recordedOf = (taken: Taken) => taken.successes.length + taken.failures.length + taken.releases.length;
 
-interface Sender {
-  /** Claimed and not yet sent, in order; each event with the endpoint and lease of its claim. */
-  queue: Array<{ event: WebhookEventRecord; endpoint: EndpointRecord | undefined; leaseUntil: Date }>;
-  sending: WebhookEventRecord | null;
-  done: Promise<void>;
-}
-
 interface Waiter {
   resolve(stats: RoundStats): void;
   reject(error: unknown): void;
@@ -58,13 +58,13 @@ interface Waiter {
 
 /**
  * The delivery pipeline of one daemon. A round is one transaction: fan new outbox rows out, record the outcomes the
- * runs have sent back (and give back what a failed run did not send), and claim the next runs; it never waits for
- * a delivery. Each endpoint with claimed events has a sender of its own, which sends them one after another and stops
- * at the first failure, so an endpoint's order holds while the others keep going. A round also claims for endpoints
- * whose sender is still busy (what follows its queue), so a busy endpoint does not idle between runs while a round
- * records and claims (on PostgreSQL under API load, 20-50 ms between runs of a few events each, which left a single
- * endpoint's deliveries behind its commits). Rounds are serialized and coalesced: a request during a round gets the
- * next one, and no round starts within ROUND_GAP_MS of the last unless a caller is waiting on it (drain).
+ * lanes have sent back (and give back what a stopped lane did not send), and claim the next events; it never waits for
+ * a delivery. Claimed events go out through `outlets.ts`: one lane per endpoint and customer, sent in order and stopped
+ * at the first failure, and up to the endpoint's `max_concurrency` lanes at once, so one customer's order holds while
+ * other customers, and other endpoints, keep going. A round also claims what follows the events still queued here, so
+ * a busy endpoint does not idle while a round records and claims. Rounds are serialized and coalesced: a request
+ * during a round gets the next one, and no round starts within ROUND_GAP_MS of the last unless a caller is waiting on
+ * it (drain).
  */
 export function createDeliveryPump(deps: {
   db: Db;
@@ -77,15 +77,27 @@ export function createDeliveryPump(deps: {
 }) {
   const { db, clock, config, dispatcher, deliverer } = deps;
   const sharesConnection = dialect(db) === 'sqlite';
-  const senders = new Map<string, Sender>();
-  // How often each endpoint's sender stopped short (a failure, a lease, closing): a claim taken meanwhile is given back.
-  const stops = new Map<string, number>();
+  // Lanes that stopped short while a claim was under way: what that claim took of them waits behind their stop.
+  let stoppedDuringClaim: Set<string> | null = null;
   const successes: AttemptOutcome[] = [];
   const failures: AttemptOutcome[] = [];
   const releases: WebhookEventRecord[] = [];
   let dispatchWanted = true;
   let claimWanted = true;
   let closed = false;
+  const outlets = createOutlets({
+    clock,
+    config,
+    deliverer,
+    closed: () => closed,
+    lowWater: LOW_WATER,
+    onSuccess: (outcome) => successes.push(outcome),
+    onFailure: (outcome) => failures.push(outcome),
+    onRelease: (events) => releases.push(...events),
+    onStopped: (laneId) => stoppedDuringClaim?.add(laneId),
+    onRoom: (broken) => (broken ? kick() : kick({ claim: true })),
+    onError: (error) => deps.onError(error),
+  });
 
   let waiters: Waiter[] = [];
   let urgent = false;
@@ -142,77 +154,6 @@ export function createDeliveryPump(deps: {
     request(options).catch(deps.onError);
   }
 
-  /**
-   * Queues a claimed run behind what the endpoint's sender still has to send, or starts a sender for it. An endpoint
-   * is claimed again while its sender is busy (see the claim in `round`), so a busy endpoint sends without waiting a
-   * round between runs; its queue stays in claim order, which is its FIFO order.
-   */
-  function enqueue(
-    endpointId: string,
-    endpoint: EndpointRecord | undefined,
-    events: WebhookEventRecord[],
-    leaseUntil: Date,
-  ): void {
-    const items = events.map((event) => ({ event, endpoint, leaseUntil }));
-    const sender = senders.get(endpointId);
-    if (sender) {
-      sender.queue.push(...items);
-      return;
-    }
-    const started: Sender = { queue: items, sending: null, done: Promise.resolve() };
-    senders.set(endpointId, started);
-    started.done = send(endpointId, started);
-  }
-
-  /** One endpoint's events, one after another, until its queue is empty or an attempt fails. */
-  async function send(endpointId: string, sender: Sender): Promise<void> {
-    let short = false;
-    let broken = false;
-    let secretsOf: EndpointRecord | undefined | null = null;
-    let secrets: string[] | null = null;
-    try {
-      while (sender.queue.length > 0) {
-        const { event, endpoint, leaseUntil } = sender.queue[0]!;
-        // No attempt that could outlast the claim's lease: past it another daemon may take the event.
-        if (closed || clock.now().getTime() + config.timeoutMs > leaseUntil.getTime()) {
-          short = true;
-          break;
-        }
-        // Each claim brings the endpoint as it was then; its secrets are opened once per claim, not per event.
-        if (endpoint !== secretsOf) {
-          secrets = endpoint ? deliverer.secretsFor(endpoint) : null;
-          secretsOf = endpoint;
-        }
-        sender.queue.shift();
-        sender.sending = event;
-        const outcome = await deliverer.send(event, endpoint, secrets);
-        sender.sending = null;
-        if (!outcome.succeeded) {
-          failures.push(outcome);
-          short = true;
-          break;
-        }
-        successes.push(outcome);
-        // Claim more before the queue runs dry, so a backlog does not wait a round at each run's end.
-        if (sender.queue.length === LOW_WATER) kick({ claim: true });
-      }
-    } catch (error) {
-      broken = true;
-      short = true;
-      deps.onError(error);
-    }
-    // From here on synchronous, so no claim can join the queue after it was given back. What was not sent waits again
-    // behind the event before it (released in the same transaction that records that event's outcome); a claim still
-    // under way when this sender stopped short is given back too (see `stops`).
-    releases.push(...(sender.sending ? [sender.sending] : []), ...sender.queue.map((item) => item.event));
-    sender.queue = [];
-    senders.delete(endpointId);
-    if (short) stops.set(endpointId, (stops.get(endpointId) ?? 0) + 1);
-    // A sender that broke (its endpoint's secret cannot be opened, say) is retried by the poll, not at once.
-    if (broken) kick();
-    else kick({ claim: true });
-  }
-
   async function round(): Promise<RoundStats> {
     const dispatch = dispatchWanted && !closed;
     const claimRequested = claimWanted;
@@ -226,7 +167,6 @@ export function createDeliveryPump(deps: {
     let leaseUntil = clock.now();
     let endpoints = new Map<string, EndpointRecord>();
     let heldMs = 0;
-    let stopsAtClaim = new Map<string, number>();
     const results: AttemptResult[] = [];
     try {
       // On PostgreSQL the round holds its locks from its first statement (see the `relaxed` transaction option): rounds of all
@@ -240,9 +180,9 @@ export function createDeliveryPump(deps: {
           taken = { successes: successes.splice(0), failures: failures.splice(0), releases: releases.splice(0) };
           const at = clock.now();
           if (dispatch) {
-            const fanned = await dispatcher.dispatchIn(trx, { locked: true });
+            const fanned = await dispatcher.dispatchIn(trx, { locked: true, batches: DISPATCH_BATCHES[dialect(db)] });
             dispatched = fanned.events;
-            // One batch a round keeps the connection's hold short; the rest goes in the next round.
+            // A few batches a round keep the connection's hold short; the rest goes in the next round.
             if (fanned.more) dispatchWanted = true;
           }
           const claims = claimsRepository(trx);
@@ -260,26 +200,18 @@ export function createDeliveryPump(deps: {
             // Read after dispatching, so the events just created are due.
             const now = clock.now();
             leaseUntil = new Date(now.getTime() + config.timeoutMs + WEBHOOK_RETRY.leaseMarginMs);
-            // An endpoint whose failure or give-back is not yet written is left out even if the clock has passed its
-            // lease: only this process can finish it in order. One whose sender is busy is claimed again, after what
-            // this process holds of it (`mine`: claimed, not yet written), unless its sender has a run's worth queued.
-            const active = [...senders.values()];
-            const busy = new Set([...failures.map(endpointOf), ...releases.map((event) => event.endpointId)]);
-            for (const [endpointId, sender] of senders)
-              if (sender.queue.length >= WEBHOOK_RETRY.runLength) busy.add(endpointId);
-            const mine = [
-              ...active.flatMap((sender) => [
-                ...(sender.sending ? [sender.sending.id] : []),
-                ...sender.queue.map((item) => item.event.id),
-              ]),
-              ...successes.map((outcome) => outcome.event.id),
-            ];
-            stopsAtClaim = new Map(stops);
-            claimed = await claims.claimRuns(now, leaseUntil, {
-              runLength: WEBHOOK_RETRY.runLength,
+            // An event whose failure or give-back is not yet written holds back its customer's later events even if
+            // the clock has passed its lease: only this process can finish it in order. Events this process holds
+            // (`mine`: claimed, not yet written) are passed over, and what follows them is claimed to queue behind.
+            const blocking = [...failures.map((outcome) => outcome.event.id), ...releases.map((event) => event.id)];
+            const mine = [...outlets.held(), ...successes.map((outcome) => outcome.event.id)];
+            stoppedDuringClaim = new Set();
+            claimed = await claims.claimHeads(now, leaseUntil, {
+              perEndpoint: WEBHOOK_RETRY.perEndpoint,
               limit: WEBHOOK_RETRY.claimLimit,
-              busy: [...busy],
+              busy: outlets.fullerThan(WEBHOOK_RETRY.perEndpoint),
               mine,
+              blocking,
               locked: true,
             });
             if (claimed.length > 0) {
@@ -294,6 +226,7 @@ export function createDeliveryPump(deps: {
         { relaxed: { advisoryLocks: dispatch ? [DISPATCH_LOCK, CLAIM_LOCK] : [CLAIM_LOCK] } },
       );
     } catch (error) {
+      stoppedDuringClaim = null;
       if (dispatch) dispatchWanted = true;
       if (taken) await recordOneByOne(taken);
       throw error;
@@ -301,15 +234,22 @@ export function createDeliveryPump(deps: {
     const done = taken as Taken | null;
     for (const success of done?.successes ?? []) results.push(resultOf(success));
     for (const result of results) deps.onResult(result);
+    const stopped = stoppedDuringClaim ?? new Set<string>();
+    stoppedDuringClaim = null;
     const byEndpoint = new Map<string, WebhookEventRecord[]>();
-    for (const event of claimed) byEndpoint.set(event.endpointId, [...(byEndpoint.get(event.endpointId) ?? []), event]);
-    for (const [endpointId, events] of byEndpoint) {
-      // Its sender stopped short while this claim was under way: what follows the failure waits for it.
-      if ((stops.get(endpointId) ?? 0) !== (stopsAtClaim.get(endpointId) ?? 0)) {
-        releases.push(...events);
-        kick();
-      } else enqueue(endpointId, endpoints.get(endpointId), events, leaseUntil);
+    for (const event of claimed) {
+      // Its lane stopped short while this claim was under way: what follows the failure waits for it.
+      if (stopped.has(laneOf(event))) {
+        releases.push(event);
+        continue;
+      }
+      const list = byEndpoint.get(event.endpointId);
+      if (list) list.push(event);
+      else byEndpoint.set(event.endpointId, [event]);
     }
+    if (claimed.length > 0 && stopped.size > 0) kick();
+    for (const [endpointId, events] of byEndpoint)
+      outlets.enqueue(endpointId, endpoints.get(endpointId), events, leaseUntil);
     if (dispatchWanted) kick();
     return { dispatched, recorded: done ? recordedOf(done) : 0, claimed: claimed.length, heldMs };
   }
@@ -331,8 +271,7 @@ export function createDeliveryPump(deps: {
   }
 
   async function idle(): Promise<void> {
-    while (senders.size > 0 || current)
-      await Promise.allSettled([...[...senders.values()].map((sender) => sender.done), current]);
+    while (outlets.size > 0 || current) await Promise.allSettled([outlets.idle(), current]);
   }
 
   return {
@@ -359,7 +298,7 @@ export function createDeliveryPump(deps: {
       for (;;) {
         await idle();
         const stats = await request({ dispatch: true, claim: true, urgent: true });
-        if (stats.dispatched + stats.recorded + stats.claimed === 0 && senders.size === 0 && queued() === 0) return;
+        if (stats.dispatched + stats.recorded + stats.claimed === 0 && outlets.size === 0 && queued() === 0) return;
       }
     },
 
@@ -372,10 +311,6 @@ export function createDeliveryPump(deps: {
       timer = null;
     },
   };
-}
-
-function endpointOf(outcome: AttemptOutcome): string {
-  return outcome.event.endpointId;
 }
 
 function successRecord(outcome: AttemptOutcome): SuccessRecord {

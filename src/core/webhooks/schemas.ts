@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { repeated, uuidFilter } from '../kernel/pagination.js';
 import { pageQuery } from '../kernel/pagination.js';
 import { datetime, listResource } from '../polar-api/schemas.js';
+import { MAX_CONCURRENCY_LIMIT } from './ordering.js';
 
 /** Polar's WebhookEventType (2026-04): spec §4's types plus seats, members, discounts, benefits and grants. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -68,8 +69,19 @@ export const webhookEndpointSchema = z
     organization_id: z.string(),
     events: z.array(webhookEventTypeSchema),
     enabled: z.boolean(),
+    // Till's addition (Polar's SDK ignores it): deliveries in flight at once, over events about different customers.
+    max_concurrency: z.number().int(),
   })
   .meta({ id: 'WebhookEndpoint' });
+
+const maxConcurrency = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CONCURRENCY_LIMIT)
+  .describe(
+    'Till extension: how many deliveries to this endpoint may be in flight at once (events about one customer always go one at a time, in order). Null or absent: 32.',
+  );
 
 export const webhookEndpointCreateSchema = z
   .strictObject({
@@ -78,6 +90,7 @@ export const webhookEndpointCreateSchema = z
     format: webhookFormatSchema,
     events: z.array(webhookEventTypeSchema).max(WEBHOOK_EVENT_TYPES.length),
     organization_id: z.string().min(1).max(64).nullable().optional(),
+    max_concurrency: maxConcurrency.nullable().optional(),
   })
   .meta({ id: 'WebhookEndpointCreate' });
 
@@ -88,6 +101,7 @@ export const webhookEndpointUpdateSchema = z
     format: webhookFormatSchema.nullable().optional(),
     events: z.array(webhookEventTypeSchema).max(WEBHOOK_EVENT_TYPES.length).nullable().optional(),
     enabled: z.boolean().nullable().optional(),
+    max_concurrency: maxConcurrency.nullable().optional(),
   })
   .meta({ id: 'WebhookEndpointUpdate' });
 
