@@ -59,18 +59,16 @@ step() {
 
 # 1. The organization. --if-not-exists matches on the slug among the organizations the signed-in user belongs to; a
 #    slug taken by someone else's organization is an error (ORGANIZATION_SLUG_ALREADY_TAKEN), not a match.
-step "organization $ORG_SLUG" org create --name "$ORG_NAME" --slug "$ORG_SLUG" --if-not-exists
+#    --keep-active: the session's active organization is the user's choice, not this script's; every step below
+#    names the organization with --org instead.
+step "organization $ORG_SLUG" org create --name "$ORG_NAME" --slug "$ORG_SLUG" --if-not-exists --keep-active
 
-# 2. Make it the active organization of this session, for whatever the job runs next. The steps below still name it
-#    with --org, so they never depend on what another job sharing the token made active.
-"$TILL" org use "$ORG_SLUG" >/dev/null
-
-# 3. Teams, matched by name within the organization.
+# 2. Teams, matched by name within the organization.
 for team in "${TEAMS[@]}"; do
   step "team $team" team create "$team" --org "$ORG_SLUG" --if-not-exists
 done
 
-# 4. Invitations. Each carries its role and teams: the invitee joins them on accepting (`till org accept <id>`).
+# 3. Invitations. Each carries its role and teams: the invitee joins them on accepting (`till org accept <id>`).
 for entry in "${INVITATIONS[@]}"; do
   IFS='|' read -r email role teams <<<"$entry"
   team_args=()

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { ApiError, CliError, EXIT, NotSignedInError } from './errors.js';
+import { ApiError, CliError, EXIT, NotSignedInError, UnreachableError } from './errors.js';
 import type { Target } from './target.js';
 
 /**
@@ -41,8 +41,19 @@ function describeNetworkError(error: unknown): string {
 }
 
 export function bearer(target: Target): string {
-  if (!target.token) throw new NotSignedInError();
+  if (!target.token) throw new NotSignedInError(undefined, target.url);
   return target.token;
+}
+
+/** Why the daemon at url cannot be reached, or null when something answers there (whatever it answers). */
+export async function unreachable(url: string): Promise<string | null> {
+  try {
+    const response = await request(`${url}/api/auth/ok`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
+    await response.body.dump();
+    return null;
+  } catch (error) {
+    return describeNetworkError(error);
+  }
 }
 
 /**
@@ -76,7 +87,7 @@ export async function call<T>(
       bodyTimeout: timeout,
     });
   } catch (error) {
-    throw new CliError(`cannot reach the Till daemon at ${target.url}: ${describeNetworkError(error)}`);
+    throw new UnreachableError(target.url, describeNetworkError(error));
   }
   const text = await response.body.text();
   let json: unknown = undefined;
@@ -100,7 +111,7 @@ export async function call<T>(
         code && API_KEY_REFUSALS.has(code)
           ? message
           : `${message}: the session has expired or was revoked; run \`till login\``;
-      throw new ApiError(401, code, explained, EXIT.notSignedIn);
+      throw new ApiError(401, code, explained, EXIT.notSignedIn, error.detail);
     }
     if (response.statusCode === 401 && auth.kind === 'admin') {
       throw new ApiError(
@@ -108,9 +119,10 @@ export async function call<T>(
         code,
         `${message}: the daemon refused the admin token (see \`till admin token --help\`)`,
         EXIT.notSignedIn,
+        error.detail,
       );
     }
-    throw new ApiError(response.statusCode, code, message, EXIT.failure);
+    throw new ApiError(response.statusCode, code, message, EXIT.failure, error.detail);
   }
   // /v1 deletions answer 204 without a body.
   if (json === undefined && response.statusCode === 204) return null as T;

@@ -6,6 +6,9 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, notSignedIn: 4 } as const;
 
 /** An error the CLI expects and explains in one line; index.ts prints the message and exits with the code. */
 export class CliError extends Error {
+  /** The machine-readable code of the error in --json mode. */
+  errorCode = 'failed';
+
   constructor(
     message: string,
     readonly exitCode: number = EXIT.failure,
@@ -16,6 +19,8 @@ export class CliError extends Error {
 }
 
 export class UsageError extends CliError {
+  override errorCode = 'usage';
+
   constructor(message: string) {
     super(message, EXIT.usage);
     this.name = 'UsageError';
@@ -23,9 +28,27 @@ export class UsageError extends CliError {
 }
 
 export class NotSignedInError extends CliError {
-  constructor(message = 'not signed in; run `till login` first') {
+  override errorCode = 'not_signed_in';
+
+  /**
+   * `url` is the daemon the missing session was for: before saying "sign in", index.ts checks that daemon answers
+   * at all, since no sign-in helps against a daemon that is not there.
+   */
+  constructor(
+    message = 'not signed in; run `till login` first',
+    readonly url?: string,
+  ) {
     super(message, EXIT.notSignedIn);
     this.name = 'NotSignedInError';
+  }
+}
+
+export class UnreachableError extends CliError {
+  override errorCode = 'unreachable';
+
+  constructor(url: string, reason: string) {
+    super(`cannot reach the Till daemon at ${url}: ${reason}`, EXIT.failure);
+    this.name = 'UnreachableError';
   }
 }
 
@@ -36,8 +59,29 @@ export class ApiError extends CliError {
     readonly code: string | undefined,
     readonly serverMessage: string,
     exitCode: number,
+    /** The answer's `detail` as sent (a /v1 422 lists its issues there), for --json errors. */
+    readonly detail: unknown = null,
   ) {
     super(code ? `${serverMessage || `HTTP ${status}`} (${code})` : serverMessage || `HTTP ${status}`, exitCode);
     this.name = 'ApiError';
   }
+}
+
+export interface ErrorJson {
+  error: { code: string; message: string; status: number | null; detail: unknown };
+}
+
+/** An error as --json prints it: the daemon's code, status and detail when it answered, the CLI's own otherwise. */
+export function errorJson(error: CliError): ErrorJson {
+  if (error instanceof ApiError) {
+    return {
+      error: {
+        code: error.code ?? `http_${error.status}`,
+        message: error.serverMessage || `HTTP ${error.status}`,
+        status: error.status,
+        detail: error.detail ?? null,
+      },
+    };
+  }
+  return { error: { code: error.errorCode, message: error.message, status: null, detail: null } };
 }

@@ -32,7 +32,7 @@ import { registerCheckoutCommands } from './commands/checkouts/index.js';
 import { registerOrderCommands } from './commands/orders/index.js';
 import { registerSubscriptionCommands } from './commands/subscriptions/index.js';
 import { registerRefundCommands } from './commands/refunds/index.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, NotSignedInError, UnreachableError, UsageError, errorJson } from './errors.js';
 
 // This module registers commands and nothing else: every implementation is imported inside its action, so
 // `till --help` loads commander and these few files, never undici, Knex, Koa, React or Ink.
@@ -48,13 +48,18 @@ Environment:
 Exit codes:
   0  ok    1  failure (including errors from the daemon)    2  usage error    4  not signed in
 
-Data goes to stdout (as JSON with --json); messages and errors go to stderr.`;
+Data goes to stdout (as JSON with --json); messages and errors go to stderr. With --json an error is one JSON
+object on stderr, {"error": {"code", "message", "status", "detail"}} (status and detail are the daemon's when it
+answered, else null), with the same exit code.
+
+Lists print a table with a header row and aligned columns at a terminal; piped, each row is one line of
+tab-separated fields without a header, for cut and awk (TILL_FORCE_TTY=1 forces the table).`;
 
 function version(): string {
   return tillVersion();
 }
 
-export function buildProgram(): Command {
+export function buildProgram(jsonMode = false): Command {
   const program = new Command('till')
     .description('Till, the self-hosted selling platform: run the daemon and drive it over HTTP.')
     .version(version(), '-V, --version')
@@ -62,7 +67,9 @@ export function buildProgram(): Command {
     .option('--profile <name>', 'config profile to use (overrides TILL_PROFILE)')
     // Set before any subcommand exists: subcommands copy these settings from their parent when created.
     .exitOverride()
-    .showHelpAfterError('(add --help for usage)')
+    .showHelpAfterError(jsonMode ? false : '(add --help for usage)')
+    // With --json, commander's own parse errors are reported as JSON by report(), not written as text here.
+    .configureOutput(jsonMode ? { writeErr: () => undefined } : {})
     .addHelpText('after', HELP_FOOTER);
 
   registerDaemonCommands(program);
@@ -99,34 +106,53 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Maps whatever ended the command to an exit code, saying why on stderr. */
-function report(error: unknown): number {
-  if (error instanceof CommanderError) {
-    // Commander has already printed the help, version or parse error itself.
-    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+/** Whether --json was given as an option (not after `--`, where it would be an argument). */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * Whatever ended the command as a CliError. "Not signed in" is only true of a daemon that answers: one that does
+ * not is reported as unreachable (exit 1) whatever the profile holds, since signing in would not help.
+ */
+async function explain(error: unknown): Promise<CliError> {
+  if (error instanceof NotSignedInError && error.url) {
+    const { unreachable } = await import('./client.js');
+    const reason = await unreachable(error.url);
+    return reason === null ? error : new UnreachableError(error.url, reason);
   }
-  if (error instanceof CliError) {
-    process.stderr.write(`till: ${error.message}\n`);
-    return error.exitCode;
-  }
-  const name = (error as Error | undefined)?.name;
+  if (error instanceof CliError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // Named, not imported: importing core's error classes here would load them for `till --help` too.
-  if (name === 'ConfigError') {
-    process.stderr.write(`till: invalid configuration: ${message}\n`);
-    return EXIT.usage;
-  }
-  process.stderr.write(`till: ${message}\n`);
+  if ((error as Error | undefined)?.name === 'ConfigError') return new UsageError(`invalid configuration: ${message}`);
   if (process.env.TILL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  return EXIT.failure;
+  return new CliError(message);
+}
+
+/** Maps whatever ended the command to an exit code, saying why on stderr (as one JSON object with --json). */
+async function report(error: unknown, json: boolean): Promise<number> {
+  if (error instanceof CommanderError) {
+    const ok = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
+    // Commander has printed the help, version or (without --json) the parse error itself.
+    if (json && !ok) {
+      const message = error.message.replace(/^error: /, '');
+      process.stderr.write(`${JSON.stringify(errorJson(new UsageError(message)))}\n`);
+    }
+    return ok ? EXIT.ok : EXIT.usage;
+  }
+  const explained = await explain(error);
+  process.stderr.write(json ? `${JSON.stringify(errorJson(explained))}\n` : `till: ${explained.message}\n`);
+  return explained.exitCode;
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
+  const json = wantsJson(argv);
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(json).parseAsync(argv);
     return Number(process.exitCode ?? EXIT.ok);
   } catch (error) {
-    return report(error);
+    return report(error, json);
   }
 }
 

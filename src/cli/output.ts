@@ -13,12 +13,17 @@ export function info(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+/** Whether stdout is read by a person; TILL_FORCE_TTY=1 says so when it is not (for tests and `| less -S`). */
+export function stdoutIsTerminal(env: NodeJS.ProcessEnv = process.env): boolean {
+  return process.stdout.isTTY === true || env.TILL_FORCE_TTY === '1';
+}
+
 /**
- * A table for people on a terminal; piped, it becomes tab-separated rows without a header (as gh does), which
- * `cut` and `awk` read without guessing at column widths.
+ * The one table every list prints: for people on a terminal, a header row and aligned columns; piped, tab-separated
+ * rows without a header (as gh does), which `cut` and `awk` read without guessing at column widths.
  */
 export function printTable(headers: string[], rows: string[][]): void {
-  if (!process.stdout.isTTY) {
+  if (!stdoutIsTerminal()) {
     for (const row of rows) printLine(row.join('\t'));
     return;
   }

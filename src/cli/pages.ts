@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { paginationSchema } from '../core/polar-api/schemas.js';
-import { call, orgFilter, signedIn, type GlobalOptions, type Target } from './context.js';
+import { call, orgFilter, signedIn, type GlobalOptions, type OrgChoice, type Target } from './context.js';
 import { UsageError } from './errors.js';
 
 /** One page of a /v1 list, as the daemon answers it. */
@@ -40,10 +40,9 @@ export function pageParams(params: URLSearchParams, opts: { page?: string; limit
 }
 
 /** The filters of a catalog list whose items have types (benefits, custom fields), and the page wanted. */
-export interface TypedListOptions {
+export interface TypedListOptions extends OrgChoice {
   type?: string[];
   query?: string;
-  org?: string;
   page?: string;
   limit?: string;
 }
@@ -55,7 +54,7 @@ export async function typedListPage<T>(globals: GlobalOptions, path: string, opt
   if (opts.query !== undefined) params.set('query', opts.query);
   pageParams(params, opts);
   const target = signedIn(globals);
-  await orgFilter(target, params, opts.org);
+  await orgFilter(target, params, opts);
   const query = params.toString() ? `?${params}` : '';
   return call<Page<T>>(target, 'GET', `${path}${query}`);
 }

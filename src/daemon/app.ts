@@ -28,16 +28,16 @@ export function createApp(core: CoreContext, logger: Logger, ops?: { router: Rou
   const rateLimiter = core.config.rateLimit ? createRateLimiter(core.clock) : null;
 
   // Koa's own handler would print errors it sees after an answer started (a failing stream) to stderr unformatted.
+  // A client that goes away (Ctrl-C on `till listen`, a closed tab) ends its stream early: nothing failed, so
+  // nothing is logged.
   app.on('error', (error: unknown, ctx?: { method?: string; path?: string }) => {
     const code = (error as { code?: unknown } | null)?.code;
-    const fields = {
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    logger.error('response failed', {
       method: ctx?.method,
       path: ctx?.path,
       error: error instanceof Error ? error.stack : String(error),
-    };
-    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE')
-      logger.debug('client went away', fields);
-    else logger.error('response failed', fields);
+    });
   });
   // Outermost: the request id covers every later log line, and the metrics see the final status.
   app.use(requestId());

@@ -158,8 +158,11 @@ describe('token and URL precedence', () => {
     );
     expect(viaFlag.exitCode, viaFlag.stderr).toBe(0);
     expect(viaFlag.json.url).toBe(daemon.url);
-    // The stored session belongs to the flag's URL, and is not sent to TILL_URL's.
-    expect((await cli.run(['whoami'])).exitCode).toBe(4);
+    // The stored session belongs to the flag's URL, and is not sent to TILL_URL's; nothing answers there, which is
+    // what is said (exit 1), not "sign in" (issue 21 #2).
+    const elsewhere = await cli.run(['whoami']);
+    expect(elsewhere.exitCode).toBe(1);
+    expect(elsewhere.stderr).toContain(`cannot reach the Till daemon at http://127.0.0.1:${port}`);
     expect((await cli.run(['whoami', '--url', daemon.url])).exitCode).toBe(0);
   });
 });

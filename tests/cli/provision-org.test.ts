@@ -80,6 +80,9 @@ describe('examples/provision-org.sh', () => {
     const ownerEmail = uniqueEmail('owner');
     const owner = await signedIn(ownerEmail);
     const { bin, till } = installTill(owner);
+    // The owner's own active organization, which the script must leave active (issue 21 #3).
+    const home = await owner.run(['org', 'create', '--name', 'Home', '--slug', 'home', '--json']);
+    expect(home.exitCode, home.stderr).toBe(0);
 
     // First run: TILL names the binary.
     const first = await provision(owner, { TILL: till });
@@ -94,7 +97,8 @@ describe('examples/provision-org.sh', () => {
       'provision-org: 6 changed, 0 unchanged',
     ]);
     const before = await state(owner);
-    expect(before.orgs).toEqual([[expect.any(String), 'acme']]);
+    expect(before.orgs.map(([, slug]: string[]) => slug).sort()).toEqual(['acme', 'home']);
+    const acmeId = before.orgs.find(([, slug]: string[]) => slug === 'acme')[0];
     // The default team named after the organization, and the script's two (the test clock stands still, so rows
     // made in one run share a timestamp and come back in id order: names are compared sorted).
     expect(before.teams.map(([, name]: string[]) => name).sort()).toEqual(['Acme', 'Engineering', 'Support']);
@@ -112,8 +116,9 @@ describe('examples/provision-org.sh', () => {
       ['grace@acme.example', 'member', `${teamId.Engineering},${teamId.Support}`, 'pending'],
       ['linus@acme.example', 'member', teamId.Support, 'pending'],
     ]);
-    // The organization is the session's active one: commands without --org land in it.
-    expect((await owner.run(['org', 'show', '--json'])).json).toMatchObject({ id: before.orgs[0][0], slug: 'acme' });
+    // The session's active organization is still the owner's own: the script named acme with --org throughout.
+    expect((await owner.run(['org', 'show', '--json'])).json).toMatchObject({ id: home.json.id, slug: 'home' });
+    expect((await owner.run(['org', 'show', 'acme', '--json'])).json).toMatchObject({ id: acmeId });
 
     // Between runs, Ada accepts: she is now a member, and the script must not invite her again.
     const ada = await signedIn('ada@acme.example');

@@ -49,7 +49,7 @@ export function registerBenefitCommands(program: Command): void {
         .command('create')
         .description('create a benefit and print its id')
         .requiredOption('--type <type>', TYPES)
-        .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+        .option('--org <id|slug>', 'organization (default: the active one)'),
     ),
   )
     .addHelpText(
@@ -71,7 +71,8 @@ Without --json only the id goes to stdout, so \`ID=$(till benefits create ...)\`
       .description('list benefits, newest first')
       .option('--type <type>', `only this type (repeatable): ${TYPES}`, collect)
       .option('--query <text>', 'only benefits whose description contains the text')
-      .option('--org <id|slug>', 'only this organization (default: all of yours)')
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours')
       .option('--page <n>', 'page number (default 1)')
       .option('--limit <n>', 'benefits per page (default 10, at most 100)'),
   ).action(lazy(async () => (await import('./list.js')).run));

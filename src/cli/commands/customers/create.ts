@@ -1,6 +1,6 @@
 import type { CustomerWire } from '../../../core/customers/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, signedIn } from '../../context.js';
 import { parseMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
 
@@ -20,7 +20,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.externalId !== undefined) body.external_id = opts.externalId;
   const metadata = parseMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
-  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   const customer = await call<CustomerWire>(target, 'POST', '/v1/customers/', { body });
   if (opts.json) {
     printJson(customer);

@@ -27,7 +27,8 @@ export function registerCustomerCommands(program: Command): void {
         'only those whose metadata has this value (repeatable; all must match)',
         collect,
       )
-      .option('--org <id|slug>', 'only this organization'),
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(

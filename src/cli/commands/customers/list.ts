@@ -21,7 +21,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.query) query.set('query', opts.query);
   for (const [key, value] of Object.entries(parseMetadata(opts.metadata) ?? {}))
     query.append(`metadata[${key}]`, value);
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const customers = await fetchAll<CustomerWire>(target, '/v1/customers/', query);
   if (opts.json) {
     printJson(customers);

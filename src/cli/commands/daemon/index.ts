@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
 const SETTINGS_HELP = `
@@ -13,10 +13,13 @@ export function registerDaemonCommands(program: Command): void {
   daemon
     .command('run')
     .description('run the daemon in the foreground until SIGINT or SIGTERM')
+    // Set by `till daemon start`: a failure to start is then a log entry in daemon.log, not free text.
+    .addOption(new Option('--detached').hideHelp())
     .addHelpText(
       'after',
       `${SETTINGS_HELP}
-Exits 1 when the SQLite database is already used by another daemon, 2 when the settings are invalid.`,
+The daemon logs one JSON line per entry on stderr. Exits 1 when the SQLite database is already used by another
+daemon, 2 when the settings are invalid.`,
     )
     .action(lazy(async () => (await import('./run.js')).run));
 
@@ -24,8 +27,10 @@ Exits 1 when the SQLite database is already used by another daemon, 2 when the s
     .addHelpText(
       'after',
       `${SETTINGS_HELP}
-The process id is kept in <data dir>/daemon.pid and its output in <data dir>/daemon.log. Starting a daemon that
-is already running succeeds and changes nothing.`,
+The process id is kept in <data dir>/daemon.pid, its address in <data dir>/daemon.json and its log (JSON lines) in
+<data dir>/daemon.log. One daemon per data dir: starting it again at the same address succeeds and changes
+nothing; at another address (TILL_HOST, TILL_PORT) it exits 1 naming where it runs. A daemon with another
+TILL_DATA_DIR (and port) is a second daemon and starts.`,
     )
     .action(lazy(async () => (await import('./start.js')).run));
 
@@ -37,8 +42,9 @@ is already running succeeds and changes nothing.`,
     .addHelpText(
       'after',
       `
-Exits 0 when the daemon is running and 1 when it is stopped (as \`gh auth status\` does), also with --json, so
-scripts can write \`till daemon status >/dev/null || till daemon start\`.`,
+Exits 0 when the daemon is running and answers at the address it was started on, and 1 when it is stopped or
+not answering (as \`gh auth status\` does), also with --json, so scripts can write
+\`till daemon status >/dev/null || till daemon start\`.`,
     )
     .action(lazy(async () => (await import('./status.js')).run));
 }

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
@@ -8,10 +8,32 @@ export interface DaemonFiles {
   dataDir: string;
   pidFile: string;
   logFile: string;
+  /** Where the daemon of the pid file listens, as `{pid, url}`: the settings of a later command may differ. */
+  stateFile: string;
 }
 
 export function daemonFiles(dataDir: string): DaemonFiles {
-  return { dataDir, pidFile: join(dataDir, 'daemon.pid'), logFile: join(dataDir, 'daemon.log') };
+  return {
+    dataDir,
+    pidFile: join(dataDir, 'daemon.pid'),
+    logFile: join(dataDir, 'daemon.log'),
+    stateFile: join(dataDir, 'daemon.json'),
+  };
+}
+
+export function writeState(files: DaemonFiles, pid: number, url: string): void {
+  writeFileSync(files.pidFile, `${pid}\n`, { mode: 0o600 });
+  writeFileSync(files.stateFile, `${JSON.stringify({ pid, url })}\n`, { mode: 0o600 });
+}
+
+/** The URL the daemon with this pid was started on, if its state file says so. */
+export function readStateUrl(files: DaemonFiles, pid: number): string | null {
+  try {
+    const state = JSON.parse(readFileSync(files.stateFile, 'utf8')) as { pid?: unknown; url?: unknown };
+    return state.pid === pid && typeof state.url === 'string' ? state.url : null;
+  } catch {
+    return null;
+  }
 }
 
 export function readPid(pidFile: string): number | null {
@@ -23,8 +45,9 @@ export function readPid(pidFile: string): number | null {
   }
 }
 
-export function removePidFile(pidFile: string): void {
-  rmSync(pidFile, { force: true });
+export function removePidFile(files: DaemonFiles): void {
+  rmSync(files.pidFile, { force: true });
+  rmSync(files.stateFile, { force: true });
 }
 
 /**

@@ -12,7 +12,7 @@ export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<voi
   const pid = readPid(files.pidFile);
   if (!pid || !isDaemonProcess(pid)) {
     // Stopping what is not running is not an error: the wanted state holds. A stale pid file is cleaned up.
-    removePidFile(files.pidFile);
+    removePidFile(files);
     if (opts.json) printJson({ stopped: false, wasRunning: false });
     else info('not running');
     return;
@@ -23,7 +23,7 @@ export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<voi
       `the daemon (pid ${pid}) has not exited ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; see ${files.logFile}, or end it with kill -KILL ${pid}`,
     );
   }
-  removePidFile(files.pidFile);
+  removePidFile(files);
   if (opts.json) printJson({ stopped: true, wasRunning: true, pid });
   else info(`stopped (pid ${pid})`);
 }

@@ -1,6 +1,6 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, signedIn } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
 import { describeDiscount, discountBody, missingFlags, type DiscountDraft } from './shared.js';
@@ -26,7 +26,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   const body = discountBody(draft);
   const target = signedIn(globals);
-  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   const created = await call<DiscountWire>(target, 'POST', '/v1/discounts/', { body });
   if (opts.json) {
     printJson(created);

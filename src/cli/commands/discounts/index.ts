@@ -54,7 +54,8 @@ missing is asked for; in scripts a missing flag is a usage error (exit 2). Examp
       .command('list')
       .description('list discounts (every page)')
       .option('--query <text>', 'only those whose name or code contains this text')
-      .option('--org <id|slug>', 'only this organization'),
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(

@@ -12,7 +12,7 @@ export async function run({
   const target = signedIn(globals);
   const query = new URLSearchParams();
   if (opts.query) query.set('query', opts.query);
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const discounts = await fetchAll<DiscountWire>(target, '/v1/discounts/', query);
   if (opts.json) {
     printJson(discounts);

@@ -1,6 +1,6 @@
 import type { CustomFieldWire } from '../../../core/custom-fields/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
@@ -22,7 +22,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const metadata = parseTypedMetadata(opts.metadata);
   if (metadata) body.metadata = metadata;
   const target = signedIn(globals);
-  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   const created = await call<CustomFieldWire>(target, 'POST', '/v1/custom-fields/', { body });
   if (opts.json) {
     printJson(created);

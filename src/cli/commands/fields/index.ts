@@ -39,7 +39,7 @@ export function registerFieldCommands(program: Command): void {
         .command('create')
         .description('create a custom field and print its id')
         .requiredOption('--type <type>', TYPES)
-        .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+        .option('--org <id|slug>', 'organization (default: the active one)'),
     ),
   )
     .addHelpText(
@@ -60,7 +60,8 @@ Without --json only the id goes to stdout, so \`ID=$(till fields create ...)\` c
       .description('list custom fields by slug')
       .option('--type <type>', `only this type (repeatable): ${TYPES}`, collect)
       .option('--query <text>', 'only fields whose name or slug contains the text')
-      .option('--org <id|slug>', 'only this organization (default: all of yours)')
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours')
       .option('--page <n>', 'page number (default 1)')
       .option('--limit <n>', 'fields per page (default 10, at most 100)'),
   ).action(lazy(async () => (await import('./list.js')).run));

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { bearer, type Target } from '../../context.js';
-import { ApiError, CliError, EXIT } from '../../errors.js';
+import { ApiError, CliError, EXIT, UnreachableError } from '../../errors.js';
 
 /** Polar's error body: `detail` is a message, or FastAPI's list of field issues on a 422. */
 function describeV1Error(status: number, json: unknown): { code: string | undefined; message: string } {
@@ -33,7 +33,7 @@ export async function v1<T>(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new CliError(`cannot reach the Till daemon at ${target.url}: ${(error as Error).message || String(error)}`);
+    throw new UnreachableError(target.url, (error as Error).message || String(error));
   }
   const text = await response.body.text();
   let json: unknown = undefined;

@@ -19,7 +19,7 @@ export function registerFilesCommands(program: Command): void {
       .option('--name <name>', 'name shown to customers (default: the file name)')
       .option('--mime-type <type>', 'MIME type (default: guessed from the extension)')
       .option('--file-version <version>', "the file's version label, e.g. 1.2")
-      .option('--org <id>', 'organization id (default: the active one, or the token’s)'),
+      .option('--org <id|slug>', 'organization (default: the active one, or the token’s)'),
   )
     .addHelpText(
       'after',
@@ -30,7 +30,11 @@ bar is drawn on stderr when it is a terminal. Without --json only the new file's
     .action(lazy(async () => (await import('./upload.js')).run));
 
   withJson(
-    files.command('list').description('list uploaded files').option('--org <id>', 'only this organization’s files'),
+    files
+      .command('list')
+      .description('list uploaded files')
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(

@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { request } from 'undici';
 import type { FileReadWire, FileUploadWire } from '../../../core/files/schemas.js';
 import type { Invocation } from '../../action.js';
-import { signedIn } from '../../context.js';
+import { actingOrg, signedIn } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { printJson, printLine } from '../../output.js';
 import { describeV1Error, v1 } from './api.js';
@@ -158,9 +158,10 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   const name = opts.name ?? basename(path);
   const mimeType = opts.mimeType ?? MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 
+  const org = await actingOrg(target, opts);
   const { sha256, parts } = await checksums(path, size);
   const upload = await v1<FileUploadWire>(target, 'POST', '/v1/files/', {
-    ...(opts.org ? { organization_id: opts.org } : {}),
+    ...(org ? { organization_id: org.id } : {}),
     service: opts.service,
     name,
     mime_type: mimeType,

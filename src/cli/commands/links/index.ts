@@ -28,6 +28,8 @@ export function registerLinkCommands(program: Command): void {
     links
       .command('list')
       .description('list checkout links (every page)')
-      .option('--product <id>', 'only links selling this product (repeatable)', collect),
+      .option('--product <id>', 'only links selling this product (repeatable)', collect)
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 }

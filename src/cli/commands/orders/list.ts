@@ -21,7 +21,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.product) query.set('product_id', opts.product);
   if (opts.subscription) query.set('subscription_id', opts.subscription);
   if (opts.status) query.set('status', opts.status);
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const orders = await fetchAll<OrderWire>(target, '/v1/orders/', query);
   if (opts.json) {
     printJson(orders);

@@ -8,6 +8,7 @@ interface Options {
   slug: string;
   logo?: string;
   ifNotExists?: boolean;
+  keepActive?: boolean;
   json?: boolean;
 }
 
@@ -27,11 +28,16 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   const body: Record<string, unknown> = { name: opts.name, slug: opts.slug };
   if (opts.logo !== undefined) body.logo = opts.logo;
+  if (opts.keepActive) body.keepCurrentActiveOrganization = true;
   const created = await call<OrganizationWire>(target, 'POST', '/api/auth/organization/create', { body });
   if (opts.json) {
     printJson({ ...created, created: true });
     return;
   }
   printLine(created.id);
-  info(`Created organization "${created.name}" (${created.slug}); it is now the active organization.`);
+  info(
+    opts.keepActive
+      ? `Created organization "${created.name}" (${created.slug}); the active organization is unchanged.`
+      : `Created organization "${created.name}" (${created.slug}); it is now the active organization.`,
+  );
 }

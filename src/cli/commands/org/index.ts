@@ -9,11 +9,12 @@ export function registerOrgCommands(program: Command): void {
   withJson(
     org
       .command('create')
-      .description('create an organization (it becomes the active one) and print its id')
+      .description('create an organization (it becomes the active one unless --keep-active) and print its id')
       .requiredOption('--name <name>', 'display name')
       .requiredOption('--slug <slug>', 'unique slug used in URLs and commands')
       .option('--logo <url>', 'logo URL')
-      .option('--if-not-exists', 'succeed without changes when one of your organizations already has this slug'),
+      .option('--if-not-exists', 'succeed without changes when one of your organizations already has this slug')
+      .option('--keep-active', 'leave the active organization as it is (for scripts that share a session)'),
   ).action(lazy(async () => (await import('./create.js')).run));
   withJson(org.command('list').description('list your organizations')).action(
     lazy(async () => (await import('./list.js')).run),

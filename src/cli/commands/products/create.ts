@@ -1,6 +1,6 @@
 import type { ProductWire } from '../../../core/products/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
@@ -61,7 +61,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   if (metadata) body.metadata = metadata;
   if (opts.media) body.medias = opts.media;
-  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   let product = await call<ProductWire>(target, 'POST', '/v1/products/', { body });
   if (opts.benefit?.length) {
     product = await call<ProductWire>(target, 'POST', `/v1/products/${encodeURIComponent(product.id)}/benefits`, {

@@ -48,7 +48,7 @@ export function registerProductCommands(program: Command): void {
           'a subscription billed every day, week, month or year (default: a one-time purchase)',
         )
         .option('--interval-count <n>', 'with --recurring: bill every n intervals, e.g. 3 with month for quarterly')
-        .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+        .option('--org <id|slug>', 'organization (default: the active one)'),
     ),
   )
     .addHelpText(
@@ -70,7 +70,8 @@ asked and the command exits 2 naming what is missing. Without --json only the id
     products
       .command('list')
       .description('list products, newest first')
-      .option('--org <id|slug>', 'only this organization (default: all of yours)')
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours')
       .option('--query <text>', 'only products whose name contains the text')
       .option('--archived', 'only archived products')
       .option('--no-archived', 'only products on sale')

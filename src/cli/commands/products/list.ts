@@ -33,7 +33,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     params.append(`metadata[${key}]`, String(value));
   for (const sort of opts.sort ?? []) params.append('sorting', sort);
   const target = signedIn(globals);
-  await orgFilter(target, params, opts.org);
+  await orgFilter(target, params, opts);
 
   const items: ProductWire[] = [];
   let page = Number(opts.page ?? 1);

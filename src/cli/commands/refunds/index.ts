@@ -29,6 +29,7 @@ export function registerRefundCommands(program: Command): void {
       .description('list refunds, newest first (every page)')
       .option('--order <id>', 'only refunds of this order')
       .option('--customer <id>', 'only refunds to this customer')
-      .option('--org <id|slug>', 'only this organization'),
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 }

@@ -13,7 +13,7 @@ export async function run({
   const query = new URLSearchParams();
   if (opts.order) query.set('order_id', opts.order);
   if (opts.customer) query.set('customer_id', opts.customer);
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const refunds = await fetchAll<RefundWire>(target, '/v1/refunds/', query);
   if (opts.json) printJson(refunds);
   else

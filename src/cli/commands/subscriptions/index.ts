@@ -14,7 +14,8 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--product <id>', 'only subscriptions of this product')
       .option('--status <status>', 'only this status: active, trialing, past_due, canceled, …')
       .option('--active', 'only active or trialing ones')
-      .option('--org <id|slug>', 'only this organization'),
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
   withJson(
     subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id'),

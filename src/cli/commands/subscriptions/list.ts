@@ -35,7 +35,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.product) query.set('product_id', opts.product);
   if (opts.status) query.set('status', opts.status);
   if (opts.active) query.set('active', 'true');
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const subscriptions = await fetchAll<SubscriptionWire>(target, '/v1/subscriptions/', query);
   if (opts.json) printJson(subscriptions);
   else printTable(['ID', 'STATUS', 'PRODUCT', 'AMOUNT', 'CUSTOMER', 'PERIOD END'], subscriptions.map(subscriptionRow));

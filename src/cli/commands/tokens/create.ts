@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { organizationAccessTokenCreateResponseSchema } from '../../../core/access-tokens/schemas.js';
 import { SCOPES } from '../../../core/polar-api/scopes.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine } from '../../output.js';
 
@@ -32,7 +32,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.expiresIn !== undefined)
     body.expires_in = /^\d+$/.test(opts.expiresIn) ? Number(opts.expiresIn) : opts.expiresIn;
   const target = signedIn(globals);
-  if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   const created = await call<z.output<typeof organizationAccessTokenCreateResponseSchema>>(
     target,
     'POST',

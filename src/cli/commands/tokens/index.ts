@@ -18,7 +18,7 @@ export function registerTokenCommands(program: Command): void {
       .option('--scope <scope>', 'a scope the token holds, e.g. products:read (repeatable)', collect)
       .option('--scopes <list>', 'scopes as one comma-separated list, e.g. products:read,products:write')
       .option('--expires-in <duration>', 'ISO 8601 duration such as P30D or PT12H, or seconds (default: never)')
-      .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+      .option('--org <id|slug>', 'organization (default: the active one)'),
   )
     .addHelpText(
       'after',
@@ -33,7 +33,8 @@ The daemon keeps only a digest: a lost token cannot be shown again, only revoked
     tokens
       .command('list')
       .description('list organization access tokens (never the tokens themselves)')
-      .option('--org <id|slug>', 'only this organization (default: all of yours)'),
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(

@@ -7,7 +7,7 @@ import { fetchAll } from '../../pages.js';
 export async function run({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
   const query = new URLSearchParams();
-  await orgFilter(target, query, opts.org);
+  await orgFilter(target, query, opts);
   const tokens = await fetchAll<OrganizationAccessTokenWire>(target, '/v1/organization-access-tokens/', query);
   if (opts.json) {
     printJson(tokens);

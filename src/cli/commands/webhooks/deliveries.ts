@@ -1,11 +1,11 @@
-import type { WebhookDeliveryWire } from '../../../core/webhooks/schemas.js';
+import type { WebhookDeliveryWire, WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, signedIn } from '../../context.js';
+import { call, orgFilter, signedIn, type OrgChoice, type Target } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson, printTable } from '../../output.js';
-import type { Page } from '../../pages.js';
+import { fetchAll, type Page } from '../../pages.js';
 
-interface Options {
+interface Options extends OrgChoice {
   endpoint?: string[];
   eventType?: string[];
   failed?: boolean;
@@ -17,6 +17,20 @@ interface Options {
   json?: boolean;
 }
 
+/**
+ * Deliveries have no organization filter (nor in Polar): without --endpoint, the acting organization's endpoints are
+ * the filter. False when that organization has no endpoint, so no delivery can be its.
+ */
+async function scopeToOrg(target: Target, query: URLSearchParams, opts: Options): Promise<boolean> {
+  if (opts.endpoint?.length) return true;
+  const scope = new URLSearchParams();
+  await orgFilter(target, scope, opts);
+  if (!scope.has('organization_id')) return true;
+  const endpoints = await fetchAll<WebhookEndpointWire>(target, '/v1/webhooks/endpoints', scope);
+  for (const endpoint of endpoints) query.append('endpoint_id', endpoint.id);
+  return endpoints.length > 0;
+}
+
 export async function list({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.failed && opts.succeeded) throw new UsageError('give --failed or --succeeded, not both');
   const query = new URLSearchParams({ page: opts.page, limit: opts.limit });
@@ -26,7 +40,10 @@ export async function list({ opts, globals }: Invocation<Options>): Promise<void
   if (opts.succeeded) query.set('succeeded', 'true');
   if (opts.since) query.set('start_timestamp', opts.since);
   if (opts.until) query.set('end_timestamp', opts.until);
-  const page = await call<Page<WebhookDeliveryWire>>(signedIn(globals), 'GET', `/v1/webhooks/deliveries?${query}`);
+  const target = signedIn(globals);
+  const page = (await scopeToOrg(target, query, opts))
+    ? await call<Page<WebhookDeliveryWire>>(target, 'GET', `/v1/webhooks/deliveries?${query}`)
+    : { items: [], pagination: { total_count: 0, max_page: 0 } };
   if (opts.json) {
     printJson(page);
     return;

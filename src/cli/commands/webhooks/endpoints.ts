@@ -1,6 +1,6 @@
 import type { WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
-import { call, resolveOrg, signedIn } from '../../context.js';
+import { call, createIn, orgFilter, signedIn, type OrgChoice } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { info, printJson, printLine, printTable } from '../../output.js';
 import type { Page } from '../../pages.js';
@@ -22,7 +22,7 @@ export async function create({
   const target = signedIn(globals);
   const body: Record<string, unknown> = { url: String(args[0]), format: 'raw', events: opts.event ?? [] };
   if (opts.name) body.name = opts.name;
-  if (opts.org) body.organization_id = (await resolveOrg(target, opts.org)).id;
+  await createIn(target, body, opts);
   const endpoint = await call<WebhookEndpointWire>(target, 'POST', '/v1/webhooks/endpoints', { body });
   if (opts.json) {
     printJson(endpoint);
@@ -33,10 +33,10 @@ export async function create({
   info(`Created webhook endpoint ${endpoint.id} for ${endpoint.url} (${endpoint.events.length} event types).`);
 }
 
-export async function list({ opts, globals }: Invocation<{ org?: string; json?: boolean }>): Promise<void> {
+export async function list({ opts, globals }: Invocation<OrgChoice>): Promise<void> {
   const target = signedIn(globals);
   const query = new URLSearchParams({ limit: '100' });
-  if (opts.org) query.set('organization_id', (await resolveOrg(target, opts.org)).id);
+  await orgFilter(target, query, opts);
   const page = await call<Page<WebhookEndpointWire>>(target, 'GET', `/v1/webhooks/endpoints?${query}`);
   if (opts.json) {
     printJson(page.items);

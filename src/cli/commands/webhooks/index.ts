@@ -17,10 +17,14 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<url>', 'where events are POSTed')
       .option('--event <type>', 'an event type to send, e.g. order.paid (repeatable)', collect)
       .option('--name <name>', 'a name to tell endpoints apart')
-      .option('--org <id-or-slug>', 'organization (default: the active one)'),
+      .option('--org <id|slug>', 'organization (default: the active one)'),
   ).action(lazy(async () => (await endpointsModule()).create));
   withJson(
-    endpoints.command('list').description('list endpoints').option('--org <id-or-slug>', 'only this organization'),
+    endpoints
+      .command('list')
+      .description('list endpoints')
+      .option('--org <id|slug>', 'only this organization (default: the active one)')
+      .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await endpointsModule()).list));
   withJson(
     endpoints
@@ -48,6 +52,8 @@ export function registerWebhookCommands(program: Command): void {
       .command('deliveries')
       .description('the delivery log: every attempt, newest first')
       .option('--endpoint <id>', 'only this endpoint (repeatable)', collect)
+      .option('--org <id|slug>', "only this organization's endpoints (default: the active one's)")
+      .option('--all-orgs', 'every organization of yours')
       .option('--event-type <type>', 'only this event type (repeatable)', collect)
       .option('--failed', 'only failed attempts')
       .option('--succeeded', 'only successful attempts')
