@@ -9,6 +9,7 @@ export interface ExportOptions {
   timezone?: string;
   columns?: string;
   org?: string;
+  allOrgs?: boolean;
   output?: string;
 }
 
@@ -20,7 +21,8 @@ export function withExportOptions(command: Command, what: string, columns: strin
     .option('--before <ISO time>', `only ${what} from before this time`)
     .option('--timezone <zone>', 'write times in this IANA time zone (default UTC)')
     .option('--columns <list>', `comma-separated columns, in order: ${columns}`)
-    .option('--org <id|slug>', 'only this organization')
+    .option('--org <id|slug>', 'this organization instead of the active one')
+    .option('--all-orgs', 'every organization of yours')
     .option('-o, --output <file>', 'write to this file instead of standard output');
 }
 

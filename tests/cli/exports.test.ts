@@ -30,8 +30,8 @@ describe('till orders|subscriptions|customers export', () => {
       'purchase,12.50',
       'subscription_create,9.00',
     ]);
-    // Piped, stderr carries no progress bar.
-    expect(orders.stderr).toBe('');
+    // Piped, stderr says which organization and carries no progress bar.
+    expect(orders.stderr.trim()).toBe(`Organization: ${merchant.organization.slug}`);
 
     const file = join(cli.root, 'subscriptions.csv');
     const subscriptions = await cli.run(['subscriptions', 'export', '--columns', 'amount,status', '-o', file]);

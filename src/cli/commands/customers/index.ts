@@ -13,7 +13,8 @@ export function registerCustomerCommands(program: Command): void {
   customers
     .command('export')
     .description('write customers as CSV (id, external id, e-mail, name, tax id, billing address), oldest first')
-    .option('--org <id|slug>', 'only this organization')
+    .option('--org <id|slug>', 'this organization instead of the active one')
+    .option('--all-orgs', 'every organization of yours')
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action(lazy(async () => (await import('./export.js')).run));
   withJson(
