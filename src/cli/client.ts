@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ApiError, CliError, EXIT, NotSignedInError } from './errors.js';
+import { notFoundMessage } from './not-found.js';
 import type { Target } from './target.js';
 
 /**
@@ -110,7 +111,8 @@ export async function call<T>(
         EXIT.notSignedIn,
       );
     }
-    throw new ApiError(response.statusCode, code, message, EXIT.failure);
+    const missing = response.statusCode === 404 && message === 'Not found' ? notFoundMessage(path) : undefined;
+    throw new ApiError(response.statusCode, code, missing ?? message, EXIT.failure);
   }
   // /v1 deletions answer 204 without a body.
   if (json === undefined && response.statusCode === 204) return null as T;

@@ -75,7 +75,7 @@ describe('till discounts', () => {
     expect(fixed.exitCode, fixed.stderr).toBe(0);
     const fixedId = fixed.stdout.trim();
     expect(fixedId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fixed.stderr).toContain('Created discount "Loyal": 500 eur (minor units) off, for 3 months.');
+    expect(fixed.stderr).toContain('Created discount "Loyal": 5.00 EUR off, for 3 months.');
     const shown = await merchant.api.get(`/v1/discounts/${fixedId}`);
     expect(shown.json).toMatchObject({
       amount: 500,

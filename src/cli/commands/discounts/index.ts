@@ -58,6 +58,13 @@ missing is asked for; in scripts a missing flag is a usage error (exit 2). Examp
   ).action(lazy(async () => (await import('./list.js')).run));
 
   withJson(
+    discounts
+      .command('show')
+      .description('show one discount: its value, code, limits, dates and products')
+      .argument('<id>', 'discount id from `till discounts list`'),
+  ).action(lazy(async () => (await import('./show.js')).run));
+
+  withJson(
     withDiscountFlags(
       discounts
         .command('update')

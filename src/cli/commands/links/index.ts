@@ -26,6 +26,28 @@ export function registerLinkCommands(program: Command): void {
 
   withJson(
     links
+      .command('update')
+      .description('change a checkout link; its URL stays the same')
+      .argument('<id>', 'checkout link id from `till links list`')
+      .option('--product <id>', 'replace the products the link sells (repeatable)', collect)
+      .option('--discount <id>', 'discount applied to checkouts from the link; "none" removes it')
+      .option('--discount-codes', 'let customers type a discount code')
+      .option('--no-discount-codes', 'do not let customers type a discount code')
+      .option('--require-billing-address', 'ask for the full billing address')
+      .option('--no-require-billing-address', 'ask only for the country (and what its tax needs)')
+      .option('--success-url <url>', 'where customers land after paying; "none" removes it')
+      .option('--label <text>', 'a label to tell links apart; "none" removes it'),
+  ).action(lazy(async () => (await import('./update.js')).run));
+
+  withJson(
+    links
+      .command('delete')
+      .description('delete a checkout link: its URL stops working; checkouts it started are kept')
+      .argument('<id>', 'checkout link id from `till links list`'),
+  ).action(lazy(async () => (await import('./delete.js')).run));
+
+  withJson(
+    links
       .command('list')
       .description('list checkout links (every page)')
       .option('--product <id>', 'only links selling this product (repeatable)', collect),

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
 import {
+  attachedFields,
   billing,
   currencyOf,
   priceBody,
@@ -23,6 +24,7 @@ interface Options extends PriceOptions {
   metadata?: string[];
   benefit?: string[];
   media?: string[];
+  field?: string[];
   org?: string;
   json?: boolean;
 }
@@ -32,6 +34,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const currency = currencyOf(opts);
   const recurring = recurringOf(opts.recurring);
   const metadata = parseTypedMetadata(opts.metadata);
+  const fields = attachedFields(opts.field);
   let name = opts.name;
   let price: PriceChoice | null = priceChoice(opts);
   if (opts.intervalCount !== undefined && !/^[1-9]\d*$/.test(opts.intervalCount))
@@ -61,6 +64,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   if (metadata) body.metadata = metadata;
   if (opts.media) body.medias = opts.media;
+  if (fields.length > 0) body.attached_custom_fields = fields;
   if (opts.org !== undefined) body.organization_id = (await resolveOrg(target, opts.org)).id;
   let product = await call<ProductWire>(target, 'POST', '/v1/products/', { body });
   if (opts.benefit?.length) {

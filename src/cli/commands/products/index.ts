@@ -29,6 +29,11 @@ function withPriceFlags(command: Command): Command {
       '--media <file-id>',
       'an uploaded product image from `till files upload --service product_media` (repeatable, in order)',
       collect,
+    )
+    .option(
+      '--field <id[:required]>',
+      'a custom field the checkout asks for, from `till fields list`; add :required to make it mandatory (repeatable, in order; update replaces the set)',
+      collect,
     );
 }
 
@@ -59,6 +64,7 @@ Examples:
   till products create --name "Pro" --recurring month --price 2900 --currency eur --benefit <id>
   till products create --name "Tip jar" --custom-price 100,10000,500 --metadata sku=TIP
   till products create --name "Sampler" --free --json
+  till products create --name "Workshop" --price 9900 --field <seats-field-id>:required --field <note-field-id>
 
 At a terminal, a missing --name or price is asked for; in scripts (stdin or stdout not a terminal) nothing is
 asked and the command exits 2 naming what is missing. Without --json only the id goes to stdout, so
@@ -103,6 +109,7 @@ asked and the command exits 2 naming what is missing. Without --json only the id
         .argument('<id>', 'product id from `till products list`')
         .option('--name <name>', 'new name (3-64 characters)')
         .option('--no-benefits', 'remove every benefit')
+        .option('--no-fields', 'detach every custom field')
         .option('--unarchive', 'put an archived product back on sale'),
     ),
   ).action(lazy(async () => (await import('./update.js')).run));
