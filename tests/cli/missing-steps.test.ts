@@ -1,4 +1,7 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { createSandboxProcessor } from '../../src/core/payments/sandbox.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/schemas.js';
 import { createDiscount, createProduct } from '../helpers/catalog.js';
@@ -243,5 +246,56 @@ describe('till webhooks endpoints create and refunds, as issue 21 asks', () => {
     const tooMuch = await cli.run(['refunds', 'create', '--order', order.id, '--amount', '700', '--yes']);
     expect(tooMuch.exitCode).toBe(1);
     expect(tooMuch.stderr).toContain('Refund amount exceeds the refundable amount of the order (6.25 USD)');
+  });
+});
+
+describe('till open and -q', () => {
+  it('prints a checkout page and a fresh portal link, and opens one with --browser', async () => {
+    const { cli } = await merchantCli();
+    const product = await cli.run(['products', 'create', '--name', 'Guide', '--price', '1500', '-q']);
+    expect(product.exitCode, product.stderr).toBe(0);
+    expect(product.stdout).toMatch(/^[0-9a-f-]{36}$/);
+    expect(product.stderr).toBe('');
+    const checkout = await cli.run(['checkouts', 'create', '--product', product.stdout, '--json']);
+    const page = await cli.run(['open', 'checkout', checkout.json.id]);
+    expect(page.exitCode, page.stderr).toBe(0);
+    expect(page.stdout).toBe(checkout.json.url);
+
+    const customer = await cli.run(['customers', 'create', '--email', 'ada@example.com', '-q']);
+    expect(customer.stderr).toBe('');
+    const portal = await cli.run(['open', 'portal', customer.stdout, '--json']);
+    expect(portal.exitCode, portal.stderr).toBe(0);
+    expect(portal.json).toMatchObject({ page: 'portal', id: customer.stdout });
+    expect(portal.json.url).toMatch(/^http/);
+
+    // A stand-in xdg-open on PATH records what it was asked to open.
+    const bin = join(cli.root, 'bin');
+    mkdirSync(bin);
+    const opened = join(cli.root, 'opened.txt');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > "${opened}"\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const browser = await cli.run(['open', 'checkout', checkout.json.id, '--browser'], {
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(browser.exitCode, browser.stderr).toBe(0);
+    expect(browser.stdout).toBe('');
+    await eventually(async () => existsSync(opened) && readFileSync(opened, 'utf8').trim(), checkout.json.url);
+
+    const link = await cli.run(['links', 'create', '--product', product.stdout, '-q']);
+    expect(link.stdout).toMatch(/^[0-9a-f-]{36}$/);
+    const discount = await cli.run([
+      'discounts',
+      'create',
+      '--name',
+      'Ten',
+      '--percent',
+      '10',
+      '--duration',
+      'once',
+      '-q',
+    ]);
+    expect(discount.stdout).toMatch(/^[0-9a-f-]{36}$/);
+    expect(discount.stderr).toBe('');
+    expect((await cli.run(['open', 'invoice', 'x'])).exitCode).toBe(2);
   });
 });

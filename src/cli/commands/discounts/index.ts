@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -29,15 +29,17 @@ export function registerDiscountCommands(program: Command): void {
     .command('discounts')
     .description('create, list, change and delete discounts and their codes (Polar-compatible /v1/discounts)');
 
-  withJson(
-    withDiscountFlags(
-      discounts
-        .command('create')
-        .description('create a discount and print its id (asks for missing fields at a terminal)'),
-      false,
-    )
-      .option('--duration <duration>', 'once (first payment), forever, or repeating (with --months)')
-      .option('--org <id|slug>', 'organization (default: the active one)'),
+  withQuiet(
+    withJson(
+      withDiscountFlags(
+        discounts
+          .command('create')
+          .description('create a discount and print its id (asks for missing fields at a terminal)'),
+        false,
+      )
+        .option('--duration <duration>', 'once (first payment), forever, or repeating (with --months)')
+        .option('--org <id|slug>', 'organization (default: the active one)'),
+    ),
   )
     .addHelpText(
       'after',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -12,16 +12,21 @@ export function registerLinkCommands(program: Command): void {
       'checkout links: shareable URLs that start a checkout for products (Polar-compatible /v1/checkout-links)',
     );
 
-  withJson(
-    links
-      .command('create')
-      .description('create a checkout link and print its URL')
-      .requiredOption('--product <id>', 'product the link sells (repeatable: the customer picks one)', collect)
-      .option('--discount <id>', 'discount applied to checkouts from the link')
-      .option('--no-discount-codes', 'do not let customers type a discount code')
-      .option('--require-billing-address', 'ask for the full billing address, not just the country')
-      .option('--success-url <url>', 'where customers land after paying; {CHECKOUT_ID} is replaced by the checkout id')
-      .option('--label <text>', 'a label to tell links apart (only you see it)'),
+  withQuiet(
+    withJson(
+      links
+        .command('create')
+        .description('create a checkout link and print its URL')
+        .requiredOption('--product <id>', 'product the link sells (repeatable: the customer picks one)', collect)
+        .option('--discount <id>', 'discount applied to checkouts from the link')
+        .option('--no-discount-codes', 'do not let customers type a discount code')
+        .option('--require-billing-address', 'ask for the full billing address, not just the country')
+        .option(
+          '--success-url <url>',
+          'where customers land after paying; {CHECKOUT_ID} is replaced by the checkout id',
+        )
+        .option('--label <text>', 'a label to tell links apart (only you see it)'),
+    ),
   ).action(lazy(async () => (await import('./create.js')).run));
 
   withJson(

@@ -26,6 +26,7 @@ interface Options extends PriceOptions {
   media?: string[];
   field?: string[];
   org?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -77,5 +78,6 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(product.id);
+  if (opts.quiet) return;
   info(`Created product "${product.name}" (${billing(product)}, ${priceSummary(product)}).`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -42,18 +42,20 @@ export function registerProductCommands(program: Command): void {
     .command('products')
     .description('create, list, show, update and archive products and their prices (/v1/products)');
 
-  withJson(
-    withPriceFlags(
-      products
-        .command('create')
-        .description('create a product with one price and print its id')
-        .option('--name <name>', 'product name (3-64 characters)')
-        .option(
-          '--recurring <interval>',
-          'a subscription billed every day, week, month or year (default: a one-time purchase)',
-        )
-        .option('--interval-count <n>', 'with --recurring: bill every n intervals, e.g. 3 with month for quarterly')
-        .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+  withQuiet(
+    withJson(
+      withPriceFlags(
+        products
+          .command('create')
+          .description('create a product with one price and print its id')
+          .option('--name <name>', 'product name (3-64 characters)')
+          .option(
+            '--recurring <interval>',
+            'a subscription billed every day, week, month or year (default: a one-time purchase)',
+          )
+          .option('--interval-count <n>', 'with --recurring: bill every n intervals, e.g. 3 with month for quarterly')
+          .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+      ),
     ),
   )
     .addHelpText(
