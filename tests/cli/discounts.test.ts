@@ -116,7 +116,7 @@ describe('till discounts', () => {
     expect(deleted.json).toEqual({ deleted: true, id: fixedId });
     const again = await cli.run(['discounts', 'delete', fixedId]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain('Not found (ResourceNotFound)');
+    expect(again.stderr).toContain(`discount ${fixedId} not found (ResourceNotFound)`);
     expect((await cli.run(['discounts', 'list', '--json'])).json).toHaveLength(1);
   });
 
