@@ -68,7 +68,7 @@ module.exports = {
       name: 'cli-imports-only-schemas-and-types-from-core',
       comment:
         'The CLI talks to the daemon over HTTP: from core it may import schemas.ts/types.ts modules, types ' +
-        '(import type) and the few pure helpers it shares with the daemon (the version, webhook signing, token ' +
+        '(import type) and the few pure helpers it shares with the daemon (the version, money formatting, webhook signing, the sandbox test cards, token ' +
         'scopes and key shapes, hashing); never services, repositories, loaders or the database.',
       severity: 'error',
       from: {
@@ -80,8 +80,9 @@ module.exports = {
         path: '^src/core/',
         pathNot: [
           '/(schemas|types)\\.ts$',
-          '^src/core/kernel/(version|crypto)\\.ts$',
+          '^src/core/kernel/(version|crypto|money)\\.ts$',
           '^src/core/webhooks/signer\\.ts$',
+          '^src/core/payments/test-cards\\.ts$',
           '^src/core/polar-api/scopes\\.ts$',
           '^src/core/api-keys/keys\\.ts$',
         ],

@@ -21,8 +21,9 @@ import * as paymentMethods from './20261201000000_payment_methods.js';
 import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
 import * as normalizedEmail from './20261202000000_normalized_email.js';
 import * as webhookOrdering from './20261214000000_webhook_ordering.js';
-
 import * as requestIds from './20261215000000_request_ids.js';
+
+import * as webhookReplayBase from './20261217000000_webhook_replay_base.js';
 import * as orderInvoices from './20261218000000_order_invoices.js';
 
 /**
@@ -67,5 +68,6 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261202000000_normalized_email', module: normalizedEmail },
   { name: '20261214000000_webhook_ordering', module: webhookOrdering },
   { name: '20261215000000_request_ids', module: requestIds },
+  { name: '20261217000000_webhook_replay_base', module: webhookReplayBase },
   { name: '20261218000000_order_invoices', module: orderInvoices },
 ];

@@ -35,3 +35,8 @@ export function lazy(load: () => Promise<Run>) {
 export function withJson(command: Command): Command {
   return command.option('--json', 'print machine-readable JSON on stdout');
 }
+
+/** Create commands take -q: only the new id on stdout and nothing on stderr, for `id=$(till … create … -q)`. */
+export function withQuiet(command: Command): Command {
+  return command.option('-q, --quiet', 'print only the id of what was created, nothing else (for scripts)');
+}

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ApiError, CliError, EXIT, NotSignedInError, UnreachableError } from './errors.js';
+import { notFoundMessage } from './not-found.js';
 import type { Target } from './target.js';
 
 /**
@@ -122,7 +123,8 @@ export async function call<T>(
         error.detail,
       );
     }
-    throw new ApiError(response.statusCode, code, message, EXIT.failure, error.detail);
+    const missing = response.statusCode === 404 && message === 'Not found' ? notFoundMessage(path) : undefined;
+    throw new ApiError(response.statusCode, code, missing ?? message, EXIT.failure, error.detail);
   }
   // /v1 deletions answer 204 without a body.
   if (json === undefined && response.statusCode === 204) return null as T;

@@ -29,6 +29,7 @@ import { registerUserCommands } from './commands/user/index.js';
 import { registerWebhookCommands } from './commands/webhooks/index.js';
 import { registerListenCommand } from './commands/listen/index.js';
 import { registerCheckoutCommands } from './commands/checkouts/index.js';
+import { registerOpenCommand } from './commands/open/index.js';
 import { registerOrderCommands } from './commands/orders/index.js';
 import { registerSubscriptionCommands } from './commands/subscriptions/index.js';
 import { registerRefundCommands } from './commands/refunds/index.js';
@@ -94,6 +95,7 @@ export function buildProgram(jsonMode = false): Command {
   registerProductCommands(program);
   registerCustomerCommands(program);
   registerCheckoutCommands(program);
+  registerOpenCommand(program);
   registerOrderCommands(program);
   registerSubscriptionCommands(program);
   registerRefundCommands(program);

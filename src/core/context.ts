@@ -248,7 +248,7 @@ export function createCore(options: {
     activeSubscriptionsOf,
     defaultPaymentMethods: paymentMethods.defaults,
   });
-  const checkoutUrls = { baseUrl: config.baseUrl, readCache };
+  const checkoutUrls = { baseUrl: config.baseUrl, readCache, processor: paymentProcessor.name };
   const checkouts = createCheckoutService({ db, clock, urls: checkoutUrls });
   const settlement = createCheckoutSettlement({
     db,

@@ -198,7 +198,7 @@ describe('GET /checkout/{client_secret}', () => {
       payFields(1500, '4242424242424242', { amount: '2.00', cf_seats: '3' }),
     );
     expect(low.status).toBe(422);
-    expect(low.text).toMatch(/id="amount-error">Amount must be at least 500/);
+    expect(low.text).toMatch(/id="amount-error">Amount must be at least 5\.00 USD/);
     expect(tag(low.text, 'amount')).toContain('value="2.00"');
     const missing = await submit(
       checkout.client_secret,

@@ -159,7 +159,7 @@ describe('endpoint URLs pointing into the private network', () => {
       expect(response.status, url).toBe(422);
       expect(response.json.detail[0]).toMatchObject({
         loc: ['body', 'url'],
-        msg: 'URL must not point at a loopback, private or link-local address',
+        msg: 'URL must not point at a loopback, private or link-local address (TILL_WEBHOOK_ALLOW_PRIVATE_URLS=true on the daemon allows it, for development)',
       });
     }
     const publicAddress = await merchant.api.post('/v1/webhooks/endpoints', {

@@ -94,7 +94,8 @@ describe('runs of events to one endpoint', () => {
 
     // The first answer belonged to the claim the requeue replaced: not recorded as the event's success.
     expect(target.received.map((delivery) => delivery.id)).toEqual([id, id]);
-    expect(await eventsOf(endpoint.id)).toEqual([{ id: 'requeued', status: 'succeeded', attempts: 1, claimed: false }]);
+    // Attempts go on counting across the requeue: the resend is attempt 2.
+    expect(await eventsOf(endpoint.id)).toEqual([{ id: 'requeued', status: 'succeeded', attempts: 2, claimed: false }]);
     const log = await merchant.api.get('/v1/webhooks/deliveries', { query: { endpoint_id: endpoint.id } });
     expect(log.json.items).toHaveLength(2);
   });

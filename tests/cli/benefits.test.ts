@@ -204,7 +204,7 @@ describe('till benefits', () => {
     expect(deleted.stderr).toContain(`Deleted benefit ${customId}`);
     const again = await cli.run(['benefits', 'delete', customId]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain('Not found');
+    expect(again.stderr).toContain(`benefit ${customId} not found`);
   });
 
   it('exits 2 on usage errors, 1 on the daemon’s refusals and 4 when not signed in', async () => {

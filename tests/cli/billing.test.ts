@@ -138,7 +138,7 @@ describe('till checkouts, orders, subscriptions and refunds', () => {
     expect(partial.json).toMatchObject({ status: 'succeeded', amount: 300, reason: 'duplicate' });
     const tooMuch = await cli.run(['refunds', 'create', '--order', order.id, '--amount', '800', '--yes']);
     expect(tooMuch.exitCode).toBe(1);
-    expect(tooMuch.stderr).toContain('exceeds the refundable amount');
+    expect(tooMuch.stderr).toContain('Refund amount exceeds the refundable amount of the order (7.00 USD)');
 
     // At a terminal (a pseudo-terminal from script(1)), "n" refuses and "y" refunds what is left.
     const atTerminal = (answer: string) =>

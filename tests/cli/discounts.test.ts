@@ -75,7 +75,7 @@ describe('till discounts', () => {
     expect(fixed.exitCode, fixed.stderr).toBe(0);
     const fixedId = fixed.stdout.trim();
     expect(fixedId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fixed.stderr).toContain('Created discount "Loyal": 500 eur (minor units) off, for 3 months.');
+    expect(fixed.stderr).toContain('Created discount "Loyal": 5.00 EUR off, for 3 months.');
     const shown = await merchant.api.get(`/v1/discounts/${fixedId}`);
     expect(shown.json).toMatchObject({
       amount: 500,
@@ -116,7 +116,7 @@ describe('till discounts', () => {
     expect(deleted.json).toEqual({ deleted: true, id: fixedId });
     const again = await cli.run(['discounts', 'delete', fixedId]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain('Not found (ResourceNotFound)');
+    expect(again.stderr).toContain(`discount ${fixedId} not found (ResourceNotFound)`);
     expect((await cli.run(['discounts', 'list', '--json'])).json).toHaveLength(1);
   });
 

@@ -78,7 +78,7 @@ describe('till files', () => {
     expect((await cli.run(['files', 'list', '--json'])).json.map((file: { id: string }) => file.id)).toEqual([imageId]);
     const again = await cli.run(['files', 'delete', id]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain('Not found (ResourceNotFound)');
+    expect(again.stderr).toContain(`file ${id} not found (ResourceNotFound)`);
   });
 
   it('reports refusals, usage errors and a missing sign-in with the right exit codes', async () => {

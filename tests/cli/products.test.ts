@@ -210,7 +210,7 @@ describe('till products', () => {
     expect((await cli.run(['products', 'update', '0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41'])).exitCode).toBe(2);
     const missing = await cli.run(['products', 'show', '0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41']);
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toContain('Not found');
+    expect(missing.stderr).toContain('product 0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41 not found');
     expect((await sandbox().run(['products', 'list'])).exitCode).toBe(4);
   });
 

@@ -82,7 +82,7 @@ describe('till tokens', () => {
 
     const again = await cli.run(['tokens', 'revoke', id]);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toMatch(/Not found/);
+    expect(again.stderr).toContain(`access token ${id} not found`);
   });
 
   it('takes --scopes as a list, prints the whole answer with --json, and uses the only organization without --org', async () => {

@@ -121,7 +121,7 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
     // Newest first, and the failed attempt's event waits for its retry.
     const rows = f.split('\n').filter((line) => line.includes('product.created'));
     expect(rows[0]).toMatch(/✗ 500\s+\d+ ms\s+attempt 1\s+product\.created\s+retry at \d\d:\d\d:\d\d/);
-    expect(rows[1]).toMatch(/✓ 200\s+\d+ ms\s+attempt 1\s+product\.created\s+succeeded after 1/);
+    expect(rows[1]).toMatch(/✓ 200\s+\d+ ms\s+attempt 1\s+product\.created\s+delivered/);
     expect(ui.selected()).toContain('✗ 500');
 
     // Live: the retry, made by the daemon while the screen is open, shows up without a key press on top, and the
@@ -132,7 +132,9 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
       .frame()
       .split('\n')
       .filter((line) => line.includes('product.created'));
-    expect(after[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 2\s+product\.created\s+succeeded after 2/);
+    expect(after[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 2\s+product\.created\s+delivered/);
+    // The failed attempt is labelled with where its event ended up, as the event's, never as "succeeded" itself.
+    expect(after[1]).toMatch(/✗ 500\s+\d+ ms\s+attempt 1\s+product\.created\s+event succeeded at attempt 2/);
     expect(ui.frame()).toMatch(/67% ok \(2\/3\)\s+last 200 at/);
     expect(ui.selected()).toMatch(/✗ 500\s+\d+ ms\s+attempt 1/);
   });
@@ -166,9 +168,9 @@ describe('till webhooks dashboard (Ink screen against a real daemon)', () => {
       .frame()
       .split('\n')
       .filter((line) => line.includes('product.created'));
-    // A replay starts the event's attempts afresh; the attempt it replaced now shows where its event ended up.
-    expect(rows[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 1\s+product\.created\s+succeeded after 1/);
-    expect(ui.selected()).toMatch(/✗ 500\s+\d+ ms\s+attempt 1\s+product\.created\s+succeeded after 1/);
+    // A replay is the event's next attempt; the failed attempt before it shows where its event ended up.
+    expect(rows[0]).toMatch(/✓ 200\s+\d+ ms\s+attempt 2\s+product\.created\s+delivered/);
+    expect(ui.selected()).toMatch(/✗ 500\s+\d+ ms\s+attempt 1\s+product\.created\s+event succeeded at attempt 2/);
     expect(ui.frame()).toMatch(/67% ok \(2\/3\)\s+last 200 at/);
   });
 

@@ -43,6 +43,18 @@ describe('till webhooks replay --failed', () => {
     const resent = receiver.received.slice(before);
     expect(resent.map((delivery) => delivery.id).sort()).toEqual([...failedIds].sort());
 
+    // The replay is the event's next attempt (11 after the 10 the daemon made), and the failed ones stay failed.
+    const log = await cli.run(['webhooks', 'deliveries', '--event-type', 'product.created', '--json']);
+    expect(log.json.items.map((d: { attempt: number; succeeded: boolean }) => [d.attempt, d.succeeded])).toEqual([
+      [11, true],
+      ...Array.from({ length: 10 }, (_, index) => [10 - index, false]),
+    ]);
+    const table = await cli.run(['webhooks', 'deliveries', '--event-type', 'product.created', '--limit', '2']);
+    expect(table.stdout.split('\n').map((line) => line.split('\t').slice(3, 5))).toEqual([
+      ['11', 'yes'],
+      ['10', 'no'],
+    ]);
+
     // Now that both succeeded, there is nothing left to replay.
     const again = await cli.run(['webhooks', 'replay', '--failed', '--since', since, '--json']);
     expect(again.json.replayed).toEqual([]);

@@ -12,6 +12,8 @@ import { checkoutPublicWire, checkoutWire, type CheckoutEmbeds } from './wire.js
 export interface CheckoutUrls extends EmbedOptions {
   /** Where the hosted checkout page lives: `${baseUrl}/checkout/{client_secret}`. */
   baseUrl: string;
+  /** The payment processor's name, stated in the wire's `payment_processor_metadata`. */
+  processor?: string;
   /**
    * Discounts as one step of a request read them (its redemption count moves, so never across steps or requests):
    * a fulfilment renders the same discount for the order, the subscription, the checkout and the answer.
@@ -53,7 +55,7 @@ async function loadEmbeds(db: Db, checkout: Checkout, urls: CheckoutUrls): Promi
 }
 
 export async function loadCheckoutWire(db: Db, checkout: Checkout, urls: CheckoutUrls): Promise<CheckoutWire> {
-  return checkoutWire(checkout, await loadEmbeds(db, checkout, urls), urls.baseUrl);
+  return checkoutWire(checkout, await loadEmbeds(db, checkout, urls), urls);
 }
 
 /** A page of checkouts: products, archived prices and discounts each read once for the whole page. */
@@ -90,7 +92,7 @@ export async function loadCheckoutWires(
     const { ordered, product, livePrice } = parts[index]!;
     const price = livePrice ?? archived.get(checkout.productPriceId) ?? null;
     const discount = checkout.discountId ? (discounts.get(checkout.discountId) ?? null) : null;
-    return checkoutWire(checkout, { products: ordered, product, price, discount }, urls.baseUrl);
+    return checkoutWire(checkout, { products: ordered, product, price, discount }, urls);
   });
 }
 
@@ -101,5 +103,5 @@ export async function loadCheckoutPublicWire(
   urls: CheckoutUrls,
 ): Promise<CheckoutPublicWire> {
   const organization = (await organizationsRepository(db, urls.readCache).findMerchantView(checkout.organizationId))!;
-  return checkoutPublicWire(checkout, await loadEmbeds(db, checkout, urls), urls.baseUrl, organization);
+  return checkoutPublicWire(checkout, await loadEmbeds(db, checkout, urls), urls, organization);
 }

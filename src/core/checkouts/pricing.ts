@@ -2,7 +2,7 @@ import { fieldError } from '../polar-api/errors.js';
 import type { Discount } from '../discounts/repository.js';
 import { isRedeemable } from '../discounts/redemption.js';
 import type { CartTotals, DiscountRule } from '../kernel/money.js';
-import { priceCart } from '../kernel/money.js';
+import { formatAmount, priceCart } from '../kernel/money.js';
 import type { ProductPrice } from '../products/read.js';
 
 /**
@@ -32,9 +32,18 @@ export function checkCustomAmount(
   if (amount === null || amount === undefined || price.amountType !== 'custom') return;
   // Polar lets a buyer choose 0 (pay nothing) on a custom price whose minimum is 0.
   const minimum = price.minimumAmount ?? 0;
-  if (amount < minimum) throw fieldError(loc, `Amount must be at least ${minimum}.`, 'greater_than_equal');
+  if (amount < minimum)
+    throw fieldError(
+      loc,
+      `Amount must be at least ${formatAmount(minimum, price.priceCurrency)}.`,
+      'greater_than_equal',
+    );
   if (price.maximumAmount !== null && amount > price.maximumAmount)
-    throw fieldError(loc, `Amount must be at most ${price.maximumAmount}.`, 'less_than_equal');
+    throw fieldError(
+      loc,
+      `Amount must be at most ${formatAmount(price.maximumAmount, price.priceCurrency)}.`,
+      'less_than_equal',
+    );
 }
 
 /** Whether a discount can be used with this product and price now (dates, limit, product restriction, currency). */

@@ -7,6 +7,12 @@ import type { Checkout } from './repository.js';
 import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
 
 /** What a checkout embeds, read by loaders.ts: its products in the checkout's order, the chosen one and price, the discount. */
+/** What every checkout wire states about the daemon: its public URL and the name of its payment processor. */
+export interface WireBase {
+  baseUrl: string;
+  processor?: string;
+}
+
 export interface CheckoutEmbeds {
   products: ProductWire[];
   product: ProductWire | null;
@@ -49,7 +55,8 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
 }
 
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
-function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string): SharedWire {
+function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase): SharedWire {
+  const { baseUrl } = base;
   const { products: ordered, product, price, discount } = embeds;
   const amountType = price?.amount_type ?? 'free';
   const isFree = amountType === 'free';
@@ -108,7 +115,9 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string)
     customer_billing_address: checkout.customerBillingAddress,
     customer_tax_id: checkout.customerTaxId,
     locale: null,
-    payment_processor_metadata: {},
+    // Which processor really serves the checkout (Polar's field holds a processor's own client settings): a client
+    // such as `till checkouts pay` tells the sandbox, which takes test cards, from a processor that moves money.
+    payment_processor_metadata: base.processor ? { processor: base.processor } : {},
     billing_address_fields: billingAddressFields(checkout),
     products: ordered,
     product,
@@ -119,9 +128,9 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string)
   };
 }
 
-export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl: string): CheckoutWire {
+export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase): CheckoutWire {
   return {
-    ...sharedWire(checkout, embeds, baseUrl),
+    ...sharedWire(checkout, embeds, base),
     trial_interval: null,
     trial_interval_count: null,
     metadata: checkout.metadata,
@@ -135,7 +144,7 @@ export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, baseUrl
 export function checkoutPublicWire(
   checkout: Checkout,
   embeds: CheckoutEmbeds,
-  baseUrl: string,
+  base: WireBase,
   organization: MerchantOrganization,
 ): CheckoutPublicWire {
   const settings = organization.subscriptionSettings as {
@@ -143,7 +152,7 @@ export function checkoutPublicWire(
     allow_customer_updates?: boolean;
   };
   return {
-    ...sharedWire(checkout, embeds, baseUrl),
+    ...sharedWire(checkout, embeds, base),
     payment_method_type: null,
     organization: {
       created_at: iso(organization.createdAt),

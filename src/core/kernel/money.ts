@@ -138,3 +138,28 @@ export function proportion(amount: number, numerator: number, denominator: numbe
   const rounded = (magnitude * 2n + whole) / (whole * 2n);
   return Number(signed < 0n ? -rounded : rounded);
 }
+
+/** How many minor-unit digits a currency has (2 for usd, 0 for jpy, 3 for kwd), as Intl knows it. */
+export function currencyDigits(currency: string): number {
+  try {
+    return (
+      new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
+        .maximumFractionDigits ?? 2
+    );
+  } catch {
+    // A code Intl does not know (the API accepts any three letters) is shown with cents, the common case.
+    return 2;
+  }
+}
+
+/**
+ * An amount for a message a person reads: 625 usd → "6.25 USD", -625 → "-6.25 USD", 1500 jpy → "1500 JPY".
+ * Built from the integer's digits, never through a float, so it is exact at any size.
+ */
+export function formatAmount(amount: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  const sign = amount < 0 ? '-' : '';
+  const text = String(Math.abs(amount)).padStart(digits + 1, '0');
+  const units = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+  return `${sign}${units} ${currency.toUpperCase()}`;
+}

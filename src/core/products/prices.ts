@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FieldIssue } from '../polar-api/errors.js';
 import { toBool, toDate, toDateOrNull } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
+import { formatAmount } from '../kernel/money.js';
 import type { AmountType, ProductPriceCreate, ProductPriceWire } from './price-schemas.js';
 import type { PRICE_SOURCES, TAX_BEHAVIORS } from './price-schemas.js';
 
@@ -203,7 +204,7 @@ export function priceAmountIssues(input: ProductPriceCreate, loc: Array<string |
   const tooSmall = (field: string) =>
     issues.push({
       loc: [...loc, field],
-      msg: `Amount must be 0 or at least ${min} (the smallest charge in ${input.price_currency})`,
+      msg: `Amount must be 0 or at least ${formatAmount(min, input.price_currency)} (the smallest charge)`,
       type: 'greater_than_equal',
     });
   if (input.amount_type === 'fixed' && belowMinimum(input.price_amount, input.price_currency)) tooSmall('price_amount');

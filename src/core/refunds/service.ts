@@ -5,7 +5,7 @@ import { fieldError } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
-import { proportion } from '../kernel/money.js';
+import { formatAmount, proportion } from '../kernel/money.js';
 import { recordEvent } from '../kernel/outbox.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -63,7 +63,7 @@ export function createRefundService(deps: {
       if (input.amount > refundable) {
         throw fieldError(
           ['body', 'amount'],
-          `Refund amount exceeds the refundable amount of the order (${Math.max(refundable, 0)}).`,
+          `Refund amount exceeds the refundable amount of the order (${formatAmount(Math.max(refundable, 0), order.currency)}).`,
           'value_error',
         );
       }

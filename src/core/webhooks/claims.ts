@@ -132,15 +132,18 @@ export function claimsRepository(db: Db) {
 
     /** Gives claimed events back unsent (their attempt not counted), so they wait behind the event before them. */
     async release(events: WebhookEventRecord[], at: Date): Promise<void> {
-      for (const [attempts, group] of groupBy(events, (event) => String(event.attempts))) {
+      // A claim is its (attempts, replay_base) pair: a replay since the claim moved replay_base, and the event is no
+      // longer this claim's to give back.
+      for (const group of groupBy(events, (event) => `${event.attempts}:${event.replayBase}`).values()) {
         const ids = idIn(
           db,
           'id',
           group.map((event) => event.id),
         );
+        const { attempts, replayBase } = group[0]!;
         await db.raw(
-          `UPDATE webhook_events SET claimed_until = NULL, attempts = ?, modified_at = ? WHERE ${ids.sql} AND status = 'pending' AND attempts = ?`,
-          [Number(attempts) - 1, at, ids.binding, Number(attempts)],
+          `UPDATE webhook_events SET claimed_until = NULL, attempts = ?, modified_at = ? WHERE ${ids.sql} AND status = 'pending' AND attempts = ? AND replay_base = ?`,
+          [attempts - 1, at, ids.binding, attempts, replayBase],
         );
       }
     },
@@ -168,7 +171,10 @@ export function claimsRepository(db: Db) {
           created_at: success.sentAt,
         })),
       );
-      for (const group of groupBy(successes, (success) => `${success.event.attempts}:${success.httpCode}`).values()) {
+      for (const group of groupBy(
+        successes,
+        (success) => `${success.event.attempts}:${success.event.replayBase}:${success.httpCode}`,
+      ).values()) {
         const ids = idIn(
           db,
           'id',
@@ -176,8 +182,8 @@ export function claimsRepository(db: Db) {
         );
         await db.raw(
           `UPDATE webhook_events SET status = 'succeeded', succeeded = ?, last_http_code = ?, next_attempt_at = NULL, claimed_until = NULL, modified_at = ?
-           WHERE ${ids.sql} AND status = 'pending' AND attempts = ?`,
-          [true, group[0]!.httpCode, at, ids.binding, group[0]!.event.attempts],
+           WHERE ${ids.sql} AND status = 'pending' AND attempts = ? AND replay_base = ?`,
+          [true, group[0]!.httpCode, at, ids.binding, group[0]!.event.attempts, group[0]!.event.replayBase],
         );
       }
     },

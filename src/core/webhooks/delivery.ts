@@ -248,13 +248,15 @@ export function createDeliverer(deps: {
     // Redirects are failures: a receiver that moved must be updated, not followed (Standard Webhooks).
     const succeeded = outcome.httpCode !== null && outcome.httpCode >= 200 && outcome.httpCode < 300;
     const gone = outcome.httpCode === 410;
-    const final = succeeded || gone || event.attempts >= WEBHOOK_RETRY.maxAttempts || !endpoint;
+    // The budget counts from the latest replay (a replay gets the full schedule again); `attempts` never resets.
+    const sinceReplay = event.attempts - event.replayBase;
+    const final = succeeded || gone || sinceReplay >= WEBHOOK_RETRY.maxAttempts || !endpoint;
     const at = clock.now();
     const asked =
       outcome.httpCode === 429 || outcome.httpCode === 503
         ? retryAfterMs(outcome.retryAfter, signingClock.now().getTime())
         : null;
-    const retryAt = final ? null : new Date(at.getTime() + (asked ?? retryDelayMs(event.attempts)));
+    const retryAt = final ? null : new Date(at.getTime() + (asked ?? retryDelayMs(sinceReplay)));
     return {
       event,
       endpoint,

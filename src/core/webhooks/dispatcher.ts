@@ -85,6 +85,7 @@ export function createDispatcher(deps: { clock: Clock }) {
           payload: body,
           status: 'pending',
           attempts: 0,
+          replayBase: 0,
           nextAttemptAt: windowEnd !== undefined ? new Date(windowEnd) : now,
           claimedUntil: null,
           lastHttpCode: null,

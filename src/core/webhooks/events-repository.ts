@@ -25,7 +25,10 @@ export interface WebhookEventRecord {
   orderingKey: string | null;
   payload: string | null;
   status: EventStatus;
+  /** Every attempt ever made, across replays: the delivery log numbers attempts with it. */
   attempts: number;
+  /** `attempts` when the event was last replayed; the retry budget counts attempts after it. */
+  replayBase: number;
   nextAttemptAt: Date | null;
   claimedUntil: Date | null;
   lastHttpCode: number | null;
@@ -77,6 +80,7 @@ export function eventFromRow(row: Record<string, unknown>, prefix = ''): Webhook
     payload: (get('payload') as string | null) ?? null,
     status: String(get('status')) as EventStatus,
     attempts: Number(get('attempts')),
+    replayBase: Number(get('replay_base') ?? 0),
     nextAttemptAt: toDateOrNull(get('next_attempt_at')),
     claimedUntil: toDateOrNull(get('claimed_until')),
     lastHttpCode:
@@ -210,7 +214,7 @@ export function eventsRepository(db: Db) {
       },
     ): Promise<boolean> {
       const changed = await db('webhook_events')
-        .where({ id: event.id, status: 'pending', attempts: event.attempts })
+        .where({ id: event.id, status: 'pending', attempts: event.attempts, replay_base: event.replayBase })
         .update({
           status: outcome.status,
           succeeded: outcome.succeeded,
@@ -274,11 +278,21 @@ export function eventsRepository(db: Db) {
       return row ? eventFromRow(row) : null;
     },
 
-    /** Sends the event again with the same webhook-id and a fresh attempt budget, even if it succeeded. */
+    /**
+     * Sends the event again with the same webhook-id and a fresh attempt budget, even if it succeeded. Attempts go on
+     * counting (the log shows the replay as the next attempt); its outcome is unknown again until it is sent.
+     */
     async requeue(id: string, at: Date): Promise<void> {
       await db('webhook_events')
         .where({ id })
-        .update({ status: 'pending', attempts: 0, next_attempt_at: at, claimed_until: null, modified_at: at });
+        .update({
+          status: 'pending',
+          replay_base: db.raw('attempts'),
+          succeeded: null,
+          next_attempt_at: at,
+          claimed_until: null,
+          modified_at: at,
+        });
     },
 
     /** Payloads older than the cutoff are archived; outbox rows too, except each table's newest (it keeps the order). */

@@ -42,6 +42,9 @@ export function isPrivateAddress(address: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
 }
 
+/** The daemon setting that lets endpoints reach private addresses (src/core/config). */
+const PRIVATE_URLS_SETTING = 'TILL_WEBHOOK_ALLOW_PRIVATE_URLS=true';
+
 /** Parses and checks an endpoint URL; throws a 422 at `loc` when it is unusable. */
 export async function checkEndpointUrl(
   raw: string,
@@ -66,7 +69,11 @@ export async function checkEndpointUrl(
     throw fieldError(loc, `The host ${host} does not resolve`);
   }
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
-    throw fieldError(loc, 'URL must not point at a loopback, private or link-local address');
+    // The refusal names the setting that lifts it, so a developer pointing at localhost knows what to change.
+    throw fieldError(
+      loc,
+      `URL must not point at a loopback, private or link-local address (${PRIVATE_URLS_SETTING} on the daemon allows it, for development)`,
+    );
   }
   return url.toString();
 }

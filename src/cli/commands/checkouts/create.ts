@@ -1,7 +1,8 @@
 import type { CheckoutWire } from '../../../core/checkouts/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, signedIn } from '../../context.js';
-import { printJson, printLine } from '../../output.js';
+import { money } from '../../money.js';
+import { info, printJson, printLine } from '../../output.js';
 
 interface Options {
   product: string[];
@@ -9,6 +10,7 @@ interface Options {
   discount?: string;
   email?: string;
   successUrl?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -20,5 +22,13 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.successUrl) body.success_url = opts.successUrl;
   const checkout = await call<CheckoutWire>(signedIn(globals), 'POST', '/v1/checkouts/', { body });
   if (opts.json) printJson(checkout);
-  else printLine(checkout.url);
+  else if (opts.quiet) printLine(checkout.id);
+  else {
+    // The URL is what gets sent to a buyer, so it stays alone on stdout (URL=$(till checkouts create ...)); the id,
+    // which `checkouts show|pay` and `open` take, goes with the summary.
+    printLine(checkout.url);
+    info(
+      `Created checkout ${checkout.id} (${money(checkout.total_amount, checkout.currency)}), open until ${checkout.expires_at}.`,
+    );
+  }
 }

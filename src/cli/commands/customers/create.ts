@@ -10,6 +10,7 @@ interface Options {
   externalId?: string;
   metadata?: string[];
   org?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -27,5 +28,6 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(customer.id);
+  if (opts.quiet) return;
   info(`Created customer ${customer.email}.`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -48,15 +48,17 @@ export function registerCustomerCommands(program: Command): void {
       .option('--external-id <id>', 'find the customer by your own id instead'),
   ).action(lazy(async () => (await import('./state.js')).run));
 
-  withJson(
-    customers
-      .command('create')
-      .description('create a customer and print its id')
-      .requiredOption('--email <email>', 'e-mail address (unique in the organization)')
-      .option('--name <name>', 'name')
-      .option('--external-id <id>', 'your own id for the customer (unique in the organization; cannot change later)')
-      .option('--metadata <key=value>', 'a metadata entry (repeatable)', collect)
-      .option('--org <id|slug>', 'organization (default: the active one)'),
+  withQuiet(
+    withJson(
+      customers
+        .command('create')
+        .description('create a customer and print its id')
+        .requiredOption('--email <email>', 'e-mail address (unique in the organization)')
+        .option('--name <name>', 'name')
+        .option('--external-id <id>', 'your own id for the customer (unique in the organization; cannot change later)')
+        .option('--metadata <key=value>', 'a metadata entry (repeatable)', collect)
+        .option('--org <id|slug>', 'organization (default: the active one)'),
+    ),
   ).action(lazy(async () => (await import('./create.js')).run));
 
   withJson(

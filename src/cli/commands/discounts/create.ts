@@ -7,6 +7,7 @@ import { describeDiscount, discountBody, missingFlags, type DiscountDraft } from
 
 interface Options extends DiscountDraft {
   org?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -33,6 +34,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(created.id);
+  if (opts.quiet) return;
   info(
     `Created discount "${created.name}"${created.code ? ` (code ${created.code})` : ''}: ${describeDiscount(created)}.`,
   );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -29,15 +29,17 @@ export function registerDiscountCommands(program: Command): void {
     .command('discounts')
     .description('create, list, change and delete discounts and their codes (Polar-compatible /v1/discounts)');
 
-  withJson(
-    withDiscountFlags(
-      discounts
-        .command('create')
-        .description('create a discount and print its id (asks for missing fields at a terminal)'),
-      false,
-    )
-      .option('--duration <duration>', 'once (first payment), forever, or repeating (with --months)')
-      .option('--org <id|slug>', 'organization (default: the active one)'),
+  withQuiet(
+    withJson(
+      withDiscountFlags(
+        discounts
+          .command('create')
+          .description('create a discount and print its id (asks for missing fields at a terminal)'),
+        false,
+      )
+        .option('--duration <duration>', 'once (first payment), forever, or repeating (with --months)')
+        .option('--org <id|slug>', 'organization (default: the active one)'),
+    ),
   )
     .addHelpText(
       'after',
@@ -57,6 +59,13 @@ missing is asked for; in scripts a missing flag is a usage error (exit 2). Examp
       .option('--org <id|slug>', 'only this organization (default: the active one)')
       .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
+
+  withJson(
+    discounts
+      .command('show')
+      .description('show one discount: its value, code, limits, dates and products')
+      .argument('<id>', 'discount id from `till discounts list`'),
+  ).action(lazy(async () => (await import('./show.js')).run));
 
   withJson(
     withDiscountFlags(

@@ -1,5 +1,6 @@
 import type { DiscountWire } from '../../../core/discounts/schemas.js';
 import { UsageError } from '../../errors.js';
+import { money } from '../../money.js';
 
 /**
  * A discount as typed on the command line or into the form: text until it is checked, so both paths read and
@@ -121,9 +122,7 @@ export function discountBody(draft: DiscountDraft, options: { partial?: boolean 
 /** "25% off once" or "$5.00 off for 3 months": what a person reads back after creating one. */
 export function describeDiscount(discount: DiscountWire): string {
   const value =
-    discount.type === 'percentage'
-      ? `${discount.basis_points / 100}%`
-      : `${discount.amount} ${discount.currency} (minor units)`;
+    discount.type === 'percentage' ? `${discount.basis_points / 100}%` : money(discount.amount, discount.currency);
   const duration = discount.duration === 'repeating' ? `for ${discount.duration_in_months} months` : discount.duration;
   return `${value} off, ${duration}`;
 }

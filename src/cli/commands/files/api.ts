@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { bearer, type Target } from '../../context.js';
 import { ApiError, CliError, EXIT, UnreachableError } from '../../errors.js';
+import { notFoundMessage } from '../../not-found.js';
 
 /** Polar's error body: `detail` is a message, or FastAPI's list of field issues on a 422. */
 function describeV1Error(status: number, json: unknown): { code: string | undefined; message: string } {
@@ -51,7 +52,8 @@ export async function v1<T>(
         `${message}: the token was refused; run \`till login\` or check TILL_TOKEN`,
         EXIT.notSignedIn,
       );
-    throw new ApiError(response.statusCode, code, message, EXIT.failure);
+    const missing = response.statusCode === 404 && message === 'Not found' ? notFoundMessage(path) : undefined;
+    throw new ApiError(response.statusCode, code, missing ?? message, EXIT.failure);
   }
   if (response.statusCode === 204) return undefined as T;
   if (json === undefined)

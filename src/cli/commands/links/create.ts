@@ -10,6 +10,7 @@ interface Options {
   requireBillingAddress?: boolean;
   successUrl?: string;
   label?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -28,6 +29,10 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const link = await call<CheckoutLinkWire>(signedIn(globals), 'POST', '/v1/checkout-links/', { body });
   if (opts.json) {
     printJson(link);
+    return;
+  }
+  if (opts.quiet) {
+    printLine(link.id);
     return;
   }
   printLine(link.url);

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson, printLine } from '../../output.js';
 import {
+  attachedFields,
   billing,
   currencyOf,
   priceBody,
@@ -23,7 +24,9 @@ interface Options extends PriceOptions {
   metadata?: string[];
   benefit?: string[];
   media?: string[];
+  field?: string[];
   org?: string;
+  quiet?: boolean;
   json?: boolean;
 }
 
@@ -32,6 +35,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const currency = currencyOf(opts);
   const recurring = recurringOf(opts.recurring);
   const metadata = parseTypedMetadata(opts.metadata);
+  const fields = attachedFields(opts.field);
   let name = opts.name;
   let price: PriceChoice | null = priceChoice(opts);
   if (opts.intervalCount !== undefined && !/^[1-9]\d*$/.test(opts.intervalCount))
@@ -61,6 +65,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   }
   if (metadata) body.metadata = metadata;
   if (opts.media) body.medias = opts.media;
+  if (fields.length > 0) body.attached_custom_fields = fields;
   await createIn(target, body, opts);
   let product = await call<ProductWire>(target, 'POST', '/v1/products/', { body });
   if (opts.benefit?.length) {
@@ -73,5 +78,6 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     return;
   }
   printLine(product.id);
+  if (opts.quiet) return;
   info(`Created product "${product.name}" (${billing(product)}, ${priceSummary(product)}).`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazy, withJson } from '../../action.js';
+import { lazy, withJson, withQuiet } from '../../action.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -29,6 +29,11 @@ function withPriceFlags(command: Command): Command {
       '--media <file-id>',
       'an uploaded product image from `till files upload --service product_media` (repeatable, in order)',
       collect,
+    )
+    .option(
+      '--field <id[:required]>',
+      'a custom field the checkout asks for, from `till fields list`; add :required to make it mandatory (repeatable, in order; update replaces the set)',
+      collect,
     );
 }
 
@@ -37,18 +42,20 @@ export function registerProductCommands(program: Command): void {
     .command('products')
     .description('create, list, show, update and archive products and their prices (/v1/products)');
 
-  withJson(
-    withPriceFlags(
-      products
-        .command('create')
-        .description('create a product with one price and print its id')
-        .option('--name <name>', 'product name (3-64 characters)')
-        .option(
-          '--recurring <interval>',
-          'a subscription billed every day, week, month or year (default: a one-time purchase)',
-        )
-        .option('--interval-count <n>', 'with --recurring: bill every n intervals, e.g. 3 with month for quarterly')
-        .option('--org <id|slug>', 'organization (default: the active one)'),
+  withQuiet(
+    withJson(
+      withPriceFlags(
+        products
+          .command('create')
+          .description('create a product with one price and print its id')
+          .option('--name <name>', 'product name (3-64 characters)')
+          .option(
+            '--recurring <interval>',
+            'a subscription billed every day, week, month or year (default: a one-time purchase)',
+          )
+          .option('--interval-count <n>', 'with --recurring: bill every n intervals, e.g. 3 with month for quarterly')
+          .option('--org <id|slug>', 'organization (default: the active one, or your only one)'),
+      ),
     ),
   )
     .addHelpText(
@@ -59,6 +66,7 @@ Examples:
   till products create --name "Pro" --recurring month --price 2900 --currency eur --benefit <id>
   till products create --name "Tip jar" --custom-price 100,10000,500 --metadata sku=TIP
   till products create --name "Sampler" --free --json
+  till products create --name "Workshop" --price 9900 --field <seats-field-id>:required --field <note-field-id>
 
 At a terminal, a missing --name or price is asked for; in scripts (stdin or stdout not a terminal) nothing is
 asked and the command exits 2 naming what is missing. Without --json only the id goes to stdout, so
@@ -104,6 +112,7 @@ asked and the command exits 2 naming what is missing. Without --json only the id
         .argument('<id>', 'product id from `till products list`')
         .option('--name <name>', 'new name (3-64 characters)')
         .option('--no-benefits', 'remove every benefit')
+        .option('--no-fields', 'detach every custom field')
         .option('--unarchive', 'put an archived product back on sale'),
     ),
   ).action(lazy(async () => (await import('./update.js')).run));

@@ -105,3 +105,15 @@ export function billing(product: ProductWire): string {
 export function priceSummary(product: ProductWire): string {
   return product.prices.map(describePrice).join(' + ') || 'no price';
 }
+
+/** `--field <id>[:required]` as Polar's attached custom fields, in the order given (the checkout asks in that order). */
+export function attachedFields(values: string[] | undefined): Array<{ custom_field_id: string; required: boolean }> {
+  return (values ?? []).map((value) => {
+    const [id, mode, ...rest] = value.split(':');
+    if (!id || rest.length > 0 || (mode !== undefined && mode !== 'required' && mode !== 'optional'))
+      throw new UsageError(
+        `--field takes a custom field id from \`till fields list\`, optionally followed by :required (got "${value}")`,
+      );
+    return { custom_field_id: id, required: mode === 'required' };
+  });
+}

@@ -4,7 +4,15 @@ import { call, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseTypedMetadata } from '../../metadata.js';
 import { info, printJson } from '../../output.js';
-import { billing, currencyOf, priceBody, priceChoice, priceSummary, type PriceOptions } from './shared.js';
+import {
+  attachedFields,
+  billing,
+  currencyOf,
+  priceBody,
+  priceChoice,
+  priceSummary,
+  type PriceOptions,
+} from './shared.js';
 
 interface Options extends PriceOptions {
   name?: string;
@@ -13,6 +21,8 @@ interface Options extends PriceOptions {
   benefit?: string[];
   benefits?: boolean;
   media?: string[];
+  field?: string[];
+  fields?: boolean;
   unarchive?: boolean;
   json?: boolean;
 }
@@ -29,12 +39,14 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
   if (price) body.prices = [priceBody(price, currencyOf(opts))];
   else if (opts.currency !== undefined) throw new UsageError('--currency goes with --price, --custom-price or --free');
   if (opts.media) body.medias = opts.media;
+  if (opts.field && opts.fields === false) throw new UsageError('give --field or --no-fields, not both');
+  if (opts.field || opts.fields === false) body.attached_custom_fields = attachedFields(opts.field);
   if (opts.unarchive) body.is_archived = false;
   if (opts.benefit && opts.benefits === false) throw new UsageError('give --benefit or --no-benefits, not both');
   const benefits = opts.benefits === false ? [] : opts.benefit;
   if (Object.keys(body).length === 0 && !benefits) {
     throw new UsageError(
-      'nothing to change: give --name, --description, --metadata, a price, --media, --benefit, --no-benefits or --unarchive',
+      'nothing to change: give --name, --description, --metadata, a price, --media, --field, --no-fields, --benefit, --no-benefits or --unarchive',
     );
   }
   const target = signedIn(globals);

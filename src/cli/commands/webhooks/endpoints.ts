@@ -1,4 +1,4 @@
-import type { WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEndpointWire } from '../../../core/webhooks/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, createIn, orgFilter, signedIn, type OrgChoice } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -20,7 +20,14 @@ export async function create({
   globals,
 }: Invocation<{ event?: string[]; name?: string; org?: string; json?: boolean }>): Promise<void> {
   const target = signedIn(globals);
-  const body: Record<string, unknown> = { url: String(args[0]), format: 'raw', events: opts.event ?? [] };
+  // No --event means every type, as Stripe's CLI defaults to `*`: an endpoint subscribed to nothing would never
+  // receive a delivery, which nobody creating one wants.
+  const all = !opts.event?.length;
+  const body: Record<string, unknown> = {
+    url: String(args[0]),
+    format: 'raw',
+    events: opts.event ?? WEBHOOK_EVENT_TYPES,
+  };
   if (opts.name) body.name = opts.name;
   await createIn(target, body, opts);
   const endpoint = await call<WebhookEndpointWire>(target, 'POST', '/v1/webhooks/endpoints', { body });
@@ -30,7 +37,10 @@ export async function create({
   }
   // Only the secret on stdout, so SECRET=$(till webhooks endpoints create ...) captures it.
   printLine(endpoint.secret);
-  info(`Created webhook endpoint ${endpoint.id} for ${endpoint.url} (${endpoint.events.length} event types).`);
+  const subscribed = all
+    ? `all ${endpoint.events.length} event types, since no --event was given`
+    : `${endpoint.events.length} event types`;
+  info(`Created webhook endpoint ${endpoint.id} for ${endpoint.url} (${subscribed}).`);
 }
 
 export async function list({ opts, globals }: Invocation<OrgChoice>): Promise<void> {

@@ -15,10 +15,21 @@ export function registerWebhookCommands(program: Command): void {
       .command('create')
       .description('create an endpoint and print its signing secret (whsec_...)')
       .argument('<url>', 'where events are POSTed')
-      .option('--event <type>', 'an event type to send, e.g. order.paid (repeatable)', collect)
+      .option(
+        '--event <type>',
+        'an event type to send, e.g. order.paid (repeatable; default: every event type)',
+        collect,
+      )
       .option('--name <name>', 'a name to tell endpoints apart')
       .option('--org <id|slug>', 'organization (default: the active one)'),
-  ).action(lazy(async () => (await endpointsModule()).create));
+  )
+    .addHelpText(
+      'after',
+      `
+Without --event the endpoint is subscribed to every event type (like Stripe's CLI defaulting to "*"), and the
+command says so; \`till webhooks endpoints update <id> --event ...\` narrows it later.`,
+    )
+    .action(lazy(async () => (await endpointsModule()).create));
   withJson(
     endpoints
       .command('list')

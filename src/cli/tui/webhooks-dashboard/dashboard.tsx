@@ -35,11 +35,15 @@ function endpointRows(snapshot: Snapshot): Row[] {
   }));
 }
 
-/** Where the event stands now, which may differ from this one attempt: a later retry may have gone through. */
+/**
+ * Where the event stands now, which may differ from this one attempt (a later retry or replay may have gone
+ * through): worded as the event's, so a failed attempt is never read as "succeeded".
+ */
 function eventState(delivery: WebhookDeliveryWire): string {
   const event = delivery.webhook_event;
   if (event.status === 'pending') return event.next_attempt_at ? `retry at ${clock(event.next_attempt_at)}` : 'queued';
-  return `${event.status} after ${event.attempts}`;
+  if (event.attempts === delivery.attempt) return event.status === 'succeeded' ? 'delivered' : `event ${event.status}`;
+  return `event ${event.status} at attempt ${event.attempts}`;
 }
 
 function deliveryRows(snapshot: Snapshot): Row[] {
