@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('benefit_grants', (t) => {
     t.uuid('id').primary();
-    t.uuid('organization_id').notNullable();
+    t.string('organization_id', 32).notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.uuid('customer_id').notNullable();
     t.uuid('benefit_id').notNullable();
     t.uuid('subscription_id').nullable();
@@ -31,7 +31,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('license_keys', (t) => {
     t.uuid('id').primary();
-    t.uuid('organization_id').notNullable();
+    t.string('organization_id', 32).notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.uuid('customer_id').notNullable();
     t.uuid('benefit_id').notNullable();
     // The key is looked up by its SHA-256 and read back sealed (SECURITY.md).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { benefitGrantListSchema, benefitGrantSchema } from '../benefits/schemas.js';
 import { customerPortalCustomerSchema } from '../customers/schemas.js';
-import { pageQuery, uuidFilter } from '../kernel/pagination.js';
+import { pageQuery, repeated, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 
 export { benefitGrantListSchema, benefitGrantSchema };
@@ -10,7 +10,7 @@ const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 't
 
 /** `GET /v1/benefit-grants/` (Polar's filters). */
 export const benefitGrantListQuery = z.object({
-  organization_id: uuidFilter().optional(),
+  organization_id: repeated(z.string().max(64)).optional(),
   customer_id: uuidFilter().optional(),
   benefit_id: uuidFilter().optional(),
   is_granted: queryBoolean.optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { customerSchema } from '../customers/schemas.js';
-import { pageQuery, uuidFilter } from '../kernel/pagination.js';
+import { pageQuery, repeated, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource } from '../polar-api/schemas.js';
 import { LICENSE_KEY_STATUSES } from './repository.js';
 
@@ -62,7 +62,7 @@ export const licenseKeyActivationReadSchema = z
 export const licenseKeyListSchema = listResource(licenseKeyReadSchema, 'ListResource_LicenseKeyRead_');
 
 export const licenseKeyListQuery = z.object({
-  organization_id: uuidFilter().optional(),
+  organization_id: repeated(z.string().max(64)).optional(),
   benefit_id: uuidFilter().optional(),
   ...pageQuery,
 });
@@ -85,7 +85,7 @@ export const licenseKeyUpdateSchema = z
 export const licenseKeyValidateSchema = z
   .strictObject({
     key: keyInput,
-    organization_id: z.uuid(),
+    organization_id: z.string().min(1).max(64),
     activation_id: z.uuid().nullable().optional(),
     benefit_id: z.uuid().nullable().optional(),
     customer_id: z.uuid().nullable().optional(),
@@ -97,7 +97,7 @@ export const licenseKeyValidateSchema = z
 export const licenseKeyActivateSchema = z
   .strictObject({
     key: keyInput,
-    organization_id: z.uuid(),
+    organization_id: z.string().min(1).max(64),
     label: z.string().max(256),
     conditions: activationValues.optional(),
     meta: activationValues.optional(),
@@ -105,7 +105,7 @@ export const licenseKeyActivateSchema = z
   .meta({ id: 'LicenseKeyActivate' });
 
 export const licenseKeyDeactivateSchema = z
-  .strictObject({ key: keyInput, organization_id: z.uuid(), activation_id: z.uuid() })
+  .strictObject({ key: keyInput, organization_id: z.string().min(1).max(64), activation_id: z.uuid() })
   .meta({ id: 'LicenseKeyDeactivate' });
 
 export const activationParams = z.object({ id: z.string().min(1).max(64), activation_id: z.string().min(1).max(64) });
