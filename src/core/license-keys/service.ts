@@ -35,7 +35,9 @@ const MAX_BUCKETS = 100_000;
 
 function tooManyRequests(retryAfterSeconds: number): DomainError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new DomainError(429, 'TooManyRequests', 'Rate limit exceeded', { headers: { 'Retry-After': String(seconds) } });
+  return new DomainError(429, 'TooManyRequests', 'Rate limit exceeded', {
+    headers: { 'Retry-After': String(seconds) },
+  });
 }
 
 /** Conditions compare as Polar compares dicts: same keys, same values, in any order. */
@@ -90,10 +92,14 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
     return key;
   }
 
-  /** The key a public call names; an unknown key (or organization) is Polar's plain 404. */
-  async function presented(on: Db, organizationId: string, plain: string): Promise<LicenseKey> {
+  /**
+   * The key a call names; an unknown key (or organization) is Polar's plain 404. `actor` is the merchant for the
+   * authenticated calls; without one the call is public and counts against the key's rate limit.
+   */
+  async function presented(on: Db, organizationId: string, plain: string, actor?: MerchantActor): Promise<LicenseKey> {
     const digest = keyDigest(plain);
-    hit(digest);
+    if (actor) authorize(actor, organizationId, 'write');
+    else hit(digest);
     const key = await licenseKeysRepository(on).findByDigest(organizationId, digest);
     if (!key) throw resourceNotFound();
     return key;
@@ -137,19 +143,18 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
       return { ...activationWire(activation), license_key: (await wires(db, [key]))[0]! };
     },
 
-    async listForCustomer(
-      actor: CustomerActor,
-      query: CustomerLicenseKeyListQuery,
-    ): Promise<Page<LicenseKeyReadWire>> {
+    async listForCustomer(actor: CustomerActor, query: CustomerLicenseKeyListQuery): Promise<Page<LicenseKeyReadWire>> {
+      // An id that cannot be a benefit matches no key (PostgreSQL would refuse it as a uuid).
+      if (query.benefit_id && !isUuid(query.benefit_id))
+        return { items: [], pagination: { total_count: 0, max_page: 0 } };
       const page = await licenseKeysRepository(db).list(
         {
           organizationIds: [actor.customer.organizationId],
           customerIds: [actor.customer.id],
-          benefitIds: query.benefit_id && isUuid(query.benefit_id) ? [query.benefit_id] : undefined,
+          benefitIds: query.benefit_id ? [query.benefit_id] : undefined,
         },
         { ...query, sorting: ['-created_at'] },
       );
-      if (query.benefit_id && !isUuid(query.benefit_id)) return { items: [], pagination: { total_count: 0, max_page: 0 } };
       return { items: await wires(db, page.items), pagination: page.pagination };
     },
 
@@ -160,9 +165,9 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
     },
 
     /** Polar's validate: the checks in its order, then the validation counted and the usage added atomically. */
-    async validate(input: LicenseKeyValidateInput): Promise<ValidatedLicenseKeyWire> {
+    async validate(input: LicenseKeyValidateInput, actor?: MerchantActor): Promise<ValidatedLicenseKeyWire> {
       const now = clock.now();
-      const key = await presented(db, input.organization_id, input.key);
+      const key = await presented(db, input.organization_id, input.key, actor);
       if (key.status !== 'granted') throw resourceNotFound('License key is no longer active.');
       if (key.expiresAt && now.getTime() >= key.expiresAt.getTime()) throw resourceNotFound('License key has expired.');
       const repo = licenseKeysRepository(db);
@@ -170,7 +175,10 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
       if (input.activation_id) {
         activation = await repo.findActivation(key.id, input.activation_id);
         if (!activation) throw resourceNotFound('License key activation not found.');
-        if (Object.keys(activation.conditions).length > 0 && !sameConditions(activation.conditions, input.conditions ?? {}))
+        if (
+          Object.keys(activation.conditions).length > 0 &&
+          !sameConditions(activation.conditions, input.conditions ?? {})
+        )
           throw resourceNotFound('License key does not match required conditions');
       }
       if (input.benefit_id && input.benefit_id !== key.benefitId)
@@ -194,10 +202,10 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
     },
 
     /** Polar's activate: one slot of the key's limit taken atomically, so concurrent activations never pass it. */
-    async activate(input: LicenseKeyActivateInput): Promise<LicenseKeyActivationReadWire> {
+    async activate(input: LicenseKeyActivateInput, actor?: MerchantActor): Promise<LicenseKeyActivationReadWire> {
       const now = clock.now();
       return transaction(db, async (trx) => {
-        const key = await presented(trx, input.organization_id, input.key);
+        const key = await presented(trx, input.organization_id, input.key, actor);
         if (key.status !== 'granted') throw notPermitted('License key is no longer active.');
         if (key.expiresAt && now.getTime() >= key.expiresAt.getTime()) throw notPermitted('License key has expired.');
         if (!key.limitActivations) throw notPermitted('This license key does not support activations.');
@@ -216,15 +224,18 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
         await repo.insertActivation(activation);
         const customer = await customersRepository(trx).findAnyById(key.customerId);
         const current = { ...key, activations: key.activations + 1, modifiedAt: now };
-        return { ...activationWire(activation), license_key: licenseKeyWire(current, input.key, customerWire(customer!)) };
+        return {
+          ...activationWire(activation),
+          license_key: licenseKeyWire(current, input.key, customerWire(customer!)),
+        };
       });
     },
 
     /** Polar's deactivate: the activation deleted and its slot given back; an unknown one is a 404. */
-    async deactivate(input: LicenseKeyDeactivateInput): Promise<void> {
+    async deactivate(input: LicenseKeyDeactivateInput, actor?: MerchantActor): Promise<void> {
       const now = clock.now();
       await transaction(db, async (trx) => {
-        const key = await presented(trx, input.organization_id, input.key);
+        const key = await presented(trx, input.organization_id, input.key, actor);
         const repo = licenseKeysRepository(trx);
         await repo.lock(key.id);
         if (!(await repo.deleteActivation(key.id, input.activation_id))) throw resourceNotFound();

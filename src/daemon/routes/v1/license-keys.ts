@@ -42,6 +42,47 @@ export function registerLicenseKeyRoutes(api: V1Api, core: CoreContext): void {
   );
   api.op(
     {
+      method: 'post',
+      path: '/v1/license-keys/validate',
+      operationId: 'license_keys:validate',
+      tag,
+      summary: 'Validate a license key',
+      scopes: writeScopes(tag),
+      body: licenseKeyValidateSchema,
+      response: validatedLicenseKeySchema,
+    },
+    ({ actor, body }) => service.validate(body, actor),
+  );
+  api.op(
+    {
+      method: 'post',
+      path: '/v1/license-keys/activate',
+      operationId: 'license_keys:activate',
+      tag,
+      summary: 'Activate a license key instance',
+      scopes: writeScopes(tag),
+      body: licenseKeyActivateSchema,
+      response: licenseKeyActivationReadSchema,
+    },
+    ({ actor, body }) => service.activate(body, actor),
+  );
+  api.op(
+    {
+      method: 'post',
+      path: '/v1/license-keys/deactivate',
+      operationId: 'license_keys:deactivate',
+      tag,
+      summary: 'Deactivate a license key instance',
+      scopes: writeScopes(tag),
+      body: licenseKeyDeactivateSchema,
+      status: 204,
+    },
+    async ({ actor, body }) => {
+      await service.deactivate(body, actor);
+    },
+  );
+  api.op(
+    {
       method: 'get',
       path: '/v1/license-keys/:id',
       operationId: 'license_keys:get',
