@@ -95,3 +95,4 @@ export type BenefitGrantListQuery = z.output<typeof benefitGrantListQuery>;
 export type BenefitGrantsOfBenefitQuery = z.output<typeof benefitGrantsOfBenefitQuery>;
 export type CustomerBenefitGrantListQuery = z.output<typeof customerBenefitGrantListQuery>;
 export type CustomerBenefitGrantWire = z.infer<typeof customerBenefitGrantSchema>;
+export type BenefitGrantWire = z.infer<typeof benefitGrantSchema>;
