@@ -8,9 +8,9 @@ import { customerWire } from '../customers/wire.js';
 import type { Db } from '../database/index.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { BenefitGrant, GrantProperties, Holder } from './repository.js';
-import { benefitGrantsRepository, isGranted } from './repository.js';
+import { benefitGrantsRepository } from './repository.js';
 import type { Strategies, StrategyContext } from './strategies.js';
-import { benefitGrantWebhookWire } from './wire.js';
+import { benefitGrantWebhookWire, isGranted } from './wire.js';
 
 export type GrantEventType = 'created' | 'updated' | 'revoked' | 'cycled';
 
@@ -51,7 +51,12 @@ export function createGrantEngine(deps: { strategies: Strategies; activeSubscrip
     const events: OutboxEvent[] = changes.map((change) => ({
       organizationId: customer.organizationId,
       type: `benefit_grant.${change.type}`,
-      data: benefitGrantWebhookWire(change.grant, buyer, benefits.get(change.grant.benefitId)!, change.previous ?? null),
+      data: benefitGrantWebhookWire(
+        change.grant,
+        buyer,
+        benefits.get(change.grant.benefitId)!,
+        change.previous ?? null,
+      ),
       at,
     }));
     await recordEvents(trx, events);
@@ -66,7 +71,11 @@ export function createGrantEngine(deps: { strategies: Strategies; activeSubscrip
     if ('needsCustomerAction' in outcome) {
       const failed: BenefitGrant = {
         ...grant,
-        error: { message: outcome.needsCustomerAction, type: 'BenefitActionRequiredError', timestamp: at.toISOString() },
+        error: {
+          message: outcome.needsCustomerAction,
+          type: 'BenefitActionRequiredError',
+          timestamp: at.toISOString(),
+        },
         modifiedAt: at,
       };
       await benefitGrantsRepository(trx).save(failed);

@@ -46,10 +46,6 @@ export interface Holder {
   productId: string | null;
 }
 
-export function isGranted(grant: BenefitGrant): boolean {
-  return grant.grantedAt !== null && grant.revokedAt === null;
-}
-
 function fromRow(row: Record<string, unknown>): BenefitGrant {
   return {
     id: String(row.id),
@@ -116,7 +112,10 @@ export function benefitGrantsRepository(db: Db) {
       if (filter.benefitTypes?.length)
         query.whereIn('benefit_id', db('benefits').whereIn('type', filter.benefitTypes).select('id'));
       if (filter.isGranted === true) query.whereNotNull('granted_at').whereNull('revoked_at');
-      if (filter.isGranted === false) query.where((q) => q.whereNull('granted_at').orWhereNotNull('revoked_at'));
+      if (filter.isGranted === false)
+        query.where((q) => {
+          q.whereNull('granted_at').orWhereNotNull('revoked_at');
+        });
       const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at' });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
@@ -147,14 +146,10 @@ export function benefitGrantsRepository(db: Db) {
 
     /** A one-time order as the engine sees it, null when unknown or when it does not entitle (yet, or any more). */
     async entitlingOrder(orderId: string): Promise<{ holder: Holder; entitled: boolean } | null> {
-      const row = (await db('orders').where({ id: orderId }).first(
-        'id',
-        'organization_id',
-        'customer_id',
-        'product_id',
-        'status',
-        'benefits_revoked_at',
-      )) as Record<string, unknown> | undefined;
+      const row = (await db('orders')
+        .where({ id: orderId })
+        .first('id', 'organization_id', 'customer_id', 'product_id', 'status', 'benefits_revoked_at')) as
+        Record<string, unknown> | undefined;
       if (!row) return null;
       return {
         holder: {

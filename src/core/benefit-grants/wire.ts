@@ -2,7 +2,11 @@ import type { BenefitWire } from '../benefits/schemas.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { BenefitGrant, GrantProperties } from './repository.js';
-import { isGranted } from './repository.js';
+
+/** In force: granted and not revoked since. */
+export function isGranted(grant: BenefitGrant): boolean {
+  return grant.grantedAt !== null && grant.revokedAt === null;
+}
 
 /** The grant's own fields, as every Polar grant shape (merchant, webhook, portal) starts. */
 export function grantFields(grant: BenefitGrant) {

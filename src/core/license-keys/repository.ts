@@ -3,8 +3,7 @@ import { dialect, parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 
-export const LICENSE_KEY_STATUSES = ['granted', 'revoked', 'disabled'] as const;
-export type LicenseKeyStatus = (typeof LICENSE_KEY_STATUSES)[number];
+import type { LicenseKeyStatus } from './schemas.js';
 
 export type ActivationValues = Record<string, string | number | boolean>;
 
@@ -142,7 +141,11 @@ export function licenseKeysRepository(db: Db) {
      * limit, however many validations race (PostgreSQL re-checks the condition on the row it waited for; SQLite
      * has one writer). Answers the key as it now is, or null when the limit would have been passed.
      */
-    async markValidated(id: string, increment: number, at: Date): Promise<{ usage: number; validations: number } | null> {
+    async markValidated(
+      id: string,
+      increment: number,
+      at: Date,
+    ): Promise<{ usage: number; validations: number } | null> {
       const query = db('license_keys')
         .where({ id })
         .update({
@@ -150,7 +153,10 @@ export function licenseKeysRepository(db: Db) {
           usage: db.raw('usage + ?', [increment]),
           last_validated_at: at,
         });
-      if (increment > 0) query.where((q) => q.whereNull('limit_usage').orWhereRaw('usage + ? <= limit_usage', [increment]));
+      if (increment > 0)
+        query.where((q) => {
+          q.whereNull('limit_usage').orWhereRaw('usage + ? <= limit_usage', [increment]);
+        });
       const rows = (await query.returning(['usage', 'validations'])) as Array<{ usage: number; validations: number }>;
       const row = rows[0];
       return row ? { usage: Number(row.usage), validations: Number(row.validations) } : null;
@@ -192,14 +198,18 @@ export function licenseKeysRepository(db: Db) {
 
     /** Deletes one activation; answers whether it existed (two deactivations of one activation free one slot). */
     async deleteActivation(licenseKeyId: string, activationId: string): Promise<boolean> {
-      const count = await db('license_key_activations').where({ id: activationId, license_key_id: licenseKeyId }).delete();
+      const count = await db('license_key_activations')
+        .where({ id: activationId, license_key_id: licenseKeyId })
+        .delete();
       return Number(count) === 1;
     },
 
     async activationsOf(licenseKeyIds: readonly string[]): Promise<LicenseKeyActivation[]> {
       if (licenseKeyIds.length === 0) return [];
       return (
-        await db('license_key_activations').whereIn('license_key_id', [...licenseKeyIds]).orderBy('created_at')
+        await db('license_key_activations')
+          .whereIn('license_key_id', [...licenseKeyIds])
+          .orderBy('created_at')
       ).map(activationFromRow);
     },
 

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { customerSchema } from '../customers/schemas.js';
 import { pageQuery, repeated, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource } from '../polar-api/schemas.js';
-import { LICENSE_KEY_STATUSES } from './repository.js';
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
+
+export const LICENSE_KEY_STATUSES = ['granted', 'revoked', 'disabled'] as const;
+export type LicenseKeyStatus = (typeof LICENSE_KEY_STATUSES)[number];
 
 export const licenseKeyStatus = z.enum(LICENSE_KEY_STATUSES).meta({ id: 'LicenseKeyStatus' });
 
