@@ -7,7 +7,8 @@
 //   parent -> child  {type: 'stop'}        end the measured window now (for runs with duration: null)
 //   child  -> parent {type: 'result', result}
 //
-// spec: {origin, path, method, headers, body, connections, warmupMs, durationMs (null = until 'stop'),
+// spec: {origin, path, method, headers, body, bodies (optional: sent in turn instead of `body`), connections,
+//        warmupMs, durationMs (null = until 'stop'),
 //        expectStatus, expectText (substring every good body must contain), rate (0 = flat out; otherwise
 //        requests per second, scheduled ahead and timed from the scheduled start so queueing is not hidden)}
 //
@@ -35,6 +36,8 @@ async function run(spec) {
   });
   const headers = spec.headers ?? {};
   const body = spec.body ?? undefined;
+  const bodies = spec.bodies ?? null;
+  let nextBody = 0;
   const expectStatus = spec.expectStatus ?? 200;
   const expectText = spec.expectText ?? null;
 
@@ -94,7 +97,8 @@ async function run(spec) {
       let status = 'error';
       let text = '';
       try {
-        const response = await pool.request({ path: spec.path, method: spec.method ?? 'GET', headers, body });
+        const sent = bodies ? bodies[nextBody++ % bodies.length] : body;
+        const response = await pool.request({ path: spec.path, method: spec.method ?? 'GET', headers, body: sent });
         status = response.statusCode;
         text = await response.body.text();
         ok = status === expectStatus && (expectText === null || text.includes(expectText));

@@ -7,6 +7,8 @@ import { registerApiKeyCommands } from './commands/api-keys/index.js';
 import { registerAuthCommands } from './commands/auth/index.js';
 import { registerCustomerCommands } from './commands/customers/index.js';
 import { registerBenefitCommands } from './commands/benefits/index.js';
+import { registerGrantCommands } from './commands/grants/index.js';
+import { registerLicenseKeyCommands } from './commands/license-keys/index.js';
 import { registerDaemonCommands } from './commands/daemon/index.js';
 import { registerDiscountCommands } from './commands/discounts/index.js';
 import { registerEmailCommands } from './commands/email/index.js';
@@ -87,6 +89,8 @@ export function buildProgram(jsonMode = false): Command {
   registerAccountsCommands(program);
   registerOrgCommands(program);
   registerBenefitCommands(program);
+  registerGrantCommands(program);
+  registerLicenseKeyCommands(program);
   registerFieldCommands(program);
   registerDiscountCommands(program);
   registerLinkCommands(program);

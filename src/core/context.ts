@@ -54,6 +54,11 @@ import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
 import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
 import { PERIOD_END_JOB, periodEndHandler } from './subscriptions/lifecycle.js';
+import { createBenefitGrantService, type BenefitGrantService } from './benefit-grants/service.js';
+import { createGrantEngine } from './benefit-grants/engine.js';
+import { grantJobHandlers } from './benefit-grants/handlers.js';
+import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
+import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -135,6 +140,10 @@ export interface CoreContext {
   reconciler: Reconciler;
   /** Durable due work (checkout expiries, cancels at period end), run by the daemon's scheduler worker. */
   scheduler: Scheduler;
+  /** /v1: benefit grants for the merchant and in the portal; the grant engine itself runs as scheduled jobs. */
+  benefitGrants: BenefitGrantService;
+  /** /v1: license keys for the merchant and in the portal, and the public validate, activate and deactivate. */
+  licenseKeys: LicenseKeyService;
   /** Under TILL_CLOCK=simulated (the clock is a SimulatedClock): moves it and runs what falls due; otherwise null. */
   clockControl: ClockControl | null;
 }
@@ -158,6 +167,8 @@ export function createCore(options: {
   paymentMethodVault?: PaymentMethodVault;
   /** Test-only: stops the process at a named point where money is in flight (kernel/crash.ts). */
   crashAt?: CrashHook;
+  /** Test-only: grant strategies in place of the built-in ones, by benefit type. */
+  grantStrategies?: Strategies;
 }): CoreContext {
   const { config, db } = options;
   const clock = options.clock ?? systemClock;
@@ -315,6 +326,17 @@ export function createCore(options: {
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
+  const grantEngine = createGrantEngine({
+    strategies: { ...defaultStrategies(secretBox), ...options.grantStrategies },
+    activeSubscriptionsOf,
+  });
+  for (const [kind, handler] of Object.entries(grantJobHandlers(grantEngine))) scheduler.register(kind, handler);
+  const benefitGrants = createBenefitGrantService({
+    db,
+    readCache,
+    defaultPaymentMethods: paymentMethods.defaults,
+  });
+  const licenseKeys = createLicenseKeyService({ db, clock, box: secretBox, rateLimit: config.rateLimit });
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({
@@ -372,6 +394,8 @@ export function createCore(options: {
     customerPortal,
     reconciler,
     scheduler,
+    benefitGrants,
+    licenseKeys,
     clockControl,
   };
 }

@@ -1,3 +1,4 @@
+import type { Strategies } from '../core/benefit-grants/strategies.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCore, type CoreContext } from '../core/context.js';
@@ -45,6 +46,8 @@ export interface StartOptions {
   baseUrlFromListener?: boolean;
   /** Another payment processor than the sandbox (tests inject failing ones). */
   paymentProcessor?: PaymentProcessor;
+  /** Test-only: grant strategies in place of the built-in ones (a strategy that fails, or needs the customer). */
+  grantStrategies?: Strategies;
   /** Over the environment's (TILL_MAX_HEADER_BYTES, …) and the defaults. */
   limits?: Partial<ServerLimits>;
 }
@@ -103,6 +106,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     db,
     clock,
     paymentProcessor: options.paymentProcessor,
+    grantStrategies: options.grantStrategies,
     crashAt,
   });
   try {

@@ -1,3 +1,5 @@
+import { createProduct } from '../helpers/catalog.js';
+import { purchase } from '../helpers/purchases.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { up as secretsAtRest } from '../../migrations/20261122000000_secrets_at_rest.js';
@@ -214,6 +216,17 @@ describe('what a copy of the database holds', () => {
       idempotent('scan-whsec'),
     );
     handedOut.set('webhook secret', endpoint.json.secret);
+    const keys = await merchant.api.post('/v1/benefits/', {
+      type: 'license_keys',
+      description: 'Scan license',
+      properties: {},
+    });
+    const licensed = await createProduct(merchant);
+    await merchant.api.post(`/v1/products/${licensed.id}/benefits`, { benefits: [keys.json.id] });
+    await purchase(d, merchant, licensed.id);
+    await d.core.scheduler.drain();
+    const [licenseKey] = (await merchant.api.get('/v1/license-keys/')).json.items;
+    handedOut.set('license key', licenseKey.key);
 
     const reset = await new TestClient(d.url).post('/api/auth/request-password-reset', { email, redirectTo: '/r' });
     expect(reset.status).toBe(200);

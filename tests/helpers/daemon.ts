@@ -1,3 +1,4 @@
+import type { Strategies } from '../../src/core/benefit-grants/strategies.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,12 @@ export interface TestDaemon extends RunningDaemon {
  */
 export async function startTestDaemon(
   overrides: Partial<TillConfig> = {},
-  options: { clock?: ManualClock; paymentProcessor?: PaymentProcessor; limits?: Partial<ServerLimits> } = {},
+  options: {
+    clock?: ManualClock;
+    paymentProcessor?: PaymentProcessor;
+    limits?: Partial<ServerLimits>;
+    grantStrategies?: Strategies;
+  } = {},
 ): Promise<TestDaemon> {
   // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
   const database: TestDatabase = overrides.databaseUrl
@@ -63,6 +69,7 @@ export async function startTestDaemon(
       baseUrlFromListener: !overrides.baseUrl,
       paymentProcessor: options.paymentProcessor,
       limits: options.limits,
+      grantStrategies: options.grantStrategies,
     });
   } catch (error) {
     await database.drop();

@@ -1,3 +1,4 @@
+import { customerSchema } from '../customers/schemas.js';
 import { z } from 'zod';
 import { pageQuery, repeated, uuidFilter, sortingQuery } from '../kernel/pagination.js';
 import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
@@ -113,10 +114,7 @@ export const benefitListQuery = z.object({
   sorting: sortingQuery(BENEFIT_SORT_FIELDS),
 });
 
-/**
- * A benefit grant as Polar lists it. No grant exists yet (grants come with orders and subscriptions), so this
- * describes the list's item for the OpenAPI document; `customer` is Polar's Customer object.
- */
+/** A benefit grant as Polar lists it (benefit-grants/wire.ts builds it); `customer` is Polar's Customer object. */
 export const benefitGrantSchema = z
   .object({
     created_at: datetime,
@@ -132,7 +130,7 @@ export const benefitGrantSchema = z
     member_id: z.string().nullable(),
     benefit_id: z.string(),
     error: z.object({ message: z.string(), type: z.string(), timestamp: z.string() }).nullable(),
-    customer: z.looseObject({ id: z.string() }),
+    customer: customerSchema,
     member: z.looseObject({ id: z.string() }).nullable(),
     benefit: benefitSchema,
     properties: z.record(z.string(), z.unknown()),
@@ -140,13 +138,6 @@ export const benefitGrantSchema = z
   .meta({ id: 'BenefitGrant' });
 
 export const benefitGrantListSchema = listResource(benefitGrantSchema, 'ListResource_BenefitGrant_');
-
-export const benefitGrantsQuery = z.object({
-  is_granted: z.enum(['true', 'false']).optional(),
-  customer_id: uuidFilter().optional(),
-  member_id: uuidFilter().optional(),
-  ...pageQuery,
-});
 
 export type BenefitWire = z.output<typeof benefitSchema>;
 export type BenefitCreateBody = z.output<typeof benefitCreateSchema>;

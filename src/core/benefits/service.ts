@@ -1,3 +1,4 @@
+import { benefitDeleted, benefitPropertiesChanged } from '../grant-triggers/triggers.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { Db } from '../database/index.js';
@@ -6,8 +7,8 @@ import type { Changing } from '../cache/changing.js';
 import { merchantInvalidation } from '../cache/read-cache.js';
 import { fieldError, notPermitted, resourceNotFound, validationError } from '../polar-api/errors.js';
 import type { FieldIssue } from '../polar-api/errors.js';
-import type { Page } from '../kernel/pagination.js';
 import { recordEvent } from '../kernel/outbox.js';
+import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
 import type { AnyCreateProperties, BenefitType, CreateProperties } from './properties.js';
@@ -133,6 +134,7 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
           modifiedAt: clock.now(),
         };
         await benefitsRepository(trx).update(benefit.id, changes);
+        if (input.properties) await benefitPropertiesChanged(trx, benefit.id, changes.modifiedAt);
         const wire = benefitWire({ ...benefit, ...changes });
         await recordEvent(trx, {
           organizationId: benefit.organizationId,
@@ -157,17 +159,10 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
             `This benefit is attached to ${products} product${products === 1 ? '' : 's'}; remove it from ${products === 1 ? 'it' : 'them'} first.`,
           );
         }
-        await benefitsRepository(trx).softDelete(benefit.id, clock.now());
+        const now = clock.now();
+        await benefitsRepository(trx).softDelete(benefit.id, now);
+        await benefitDeleted(trx, benefit.id, now);
       });
-    },
-
-    /**
-     * The grants of a benefit. Grants are handed out with orders and subscriptions, which do not exist yet, so the
-     * list is always empty; the benefit is still looked up and authorized so a foreign id is a 404.
-     */
-    async grants(actor: MerchantActor, id: string, _query: { page: number; limit: number }): Promise<Page<never>> {
-      await owned(db, actor, id, 'read');
-      return { items: [], pagination: { total_count: 0, max_page: 0 } };
     },
   };
 }

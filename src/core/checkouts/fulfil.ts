@@ -3,7 +3,8 @@ import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import { validateTaxId } from '../customers/address.js';
 import { customerToCreate, settleCustomer, updateWithDetails } from '../customers/find-or-create.js';
-import { customerEvent, stateChangedEvent, stateOf } from '../customers/state.js';
+import { customerEvent, grantedBenefitsOf, stateChangedEvent, stateOf } from '../customers/state.js';
+import { deferOrderGrants, deferSubscriptionSync } from '../grant-triggers/triggers.js';
 import { CUSTOMER_SESSION_PREFIX, CUSTOMER_SESSION_TTL_MS } from '../customers/sessions.js';
 import { customerWire } from '../customers/wire.js';
 import { discountBaseWire } from '../discounts/wire.js';
@@ -228,9 +229,10 @@ export async function fulfilCheckout(
   // A returning customer's other subscriptions (for their state) and whether they already have a default card are
   // read together.
   const savedMethod = subscription ? (input.savedMethod ?? null) : null;
-  const [otherSubscriptions, defaultMethodId] = await together(
+  const [otherSubscriptions, defaultMethodId, grantedBenefits] = await together(
     customerIsNew ? [] : activeSubscriptionsOf(trx, customer.id),
     customerIsNew || !savedMethod ? null : paymentMethodsRepository(trx).defaultIdOf(customer.id),
+    customerIsNew ? [] : grantedBenefitsOf(trx, customer.id),
   );
   // The card kept for renewals becomes a saved method that the new subscription bills; the customer's default only
   // if they had none (payment-methods/billing.ts).
@@ -250,7 +252,7 @@ export async function fulfilCheckout(
   // One state_changed for the whole purchase, with the state it ends in: their other subscriptions (none for a new
   // customer), then this one, the newest.
   const activeSubscriptions = [...otherSubscriptions, ...(subscription ? [stateSubscription(subscription)] : [])];
-  events.push(stateChangedEvent(stateOf(customer, activeSubscriptions), at));
+  events.push(stateChangedEvent(stateOf(customer, activeSubscriptions, grantedBenefits), at));
   const succeeded: Checkout = {
     ...checkout,
     status: 'succeeded',
@@ -297,6 +299,8 @@ export async function fulfilCheckout(
         })
       : null,
     ...deferEvents(trx, events).writes,
+    // The product's benefits are granted by a job written with the purchase (grant-triggers).
+    subscription ? deferSubscriptionSync(trx, subscription.id, at) : deferOrderGrants(trx, order.id, at),
   );
   return { checkout: succeeded, customer, order, subscription, customerSessionToken };
 }

@@ -60,11 +60,6 @@ export const customerSubscriptionListSchema = listResource(
   customerSubscriptionSchema,
   'ListResource_CustomerSubscription_',
 );
-/** Benefit grants do not exist yet; the list is always empty but shaped as Polar's. */
-export const customerBenefitGrantListSchema = listResource(
-  z.object({ id: z.string() }).meta({ id: 'CustomerBenefitGrant' }),
-  'ListResource_CustomerBenefitGrant_',
-);
 
 export type CustomerOrderWire = z.infer<typeof customerOrderSchema>;
 export type CustomerSubscriptionWire = z.infer<typeof customerSubscriptionSchema>;
@@ -87,5 +82,3 @@ export const customerSubscriptionListQuery = z.object({
   sorting: sortingQuery(['started_at', 'amount', 'status'], ['-started_at']),
 });
 export type CustomerSubscriptionListQuery = z.output<typeof customerSubscriptionListQuery>;
-
-export const customerBenefitGrantListQuery = z.object({ ...pageQuery });

@@ -125,11 +125,6 @@ export function createCustomerPortalService(deps: { db: Db; clock: Clock; baseUr
     async cancelSubscription(actor: CustomerActor, id: string): Promise<CustomerSubscriptionWire> {
       return change(actor, id, { cancel_at_period_end: true });
     },
-
-    /** Benefit grants do not exist yet: every customer has none. */
-    async listBenefitGrants(_actor: CustomerActor): Promise<Page<never>> {
-      return { items: [], pagination: { total_count: 0, max_page: 0 } };
-    },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { grantedBenefitsOf } from './grants-repository.js';
 import { customersRepository, type Customer } from './repository.js';
 import type { CustomerStateWire } from './schemas.js';
 import { customerStateWire, customerWire } from './wire.js';
@@ -25,23 +26,25 @@ export async function customerState(
 ): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
-  return stateOf(customer, await activeSubscriptionsOf(db, customer.id));
+  const subscriptions = await activeSubscriptionsOf(db, customer.id);
+  return stateOf(customer, subscriptions, await grantedBenefitsOf(db, customer.id));
 }
 
 /**
- * The state of a customer already in hand, given their active subscriptions (a caller that just wrote them need
- * not read them back).
+ * The state of a customer already in hand, given their active subscriptions and live grants (a caller that just
+ * wrote them need not read them back; a customer created a moment ago has none).
  */
 export function stateOf(
   customer: Customer,
   activeSubscriptions: CustomerStateWire['active_subscriptions'],
+  grantedBenefits: CustomerStateWire['granted_benefits'] = [],
 ): CustomerStateWire {
-  // Plug-in points for the modules that own these:
-  // - granted_benefits: benefit grants that are granted and not revoked, as CustomerStateBenefitGrant;
-  // - active_meters: the customer's meters with their running consumed/credited balance, as CustomerStateMeter.
-  // Until those modules exist a customer has none of them.
-  return customerStateWire(customer, { activeSubscriptions, grantedBenefits: [], activeMeters: [] });
+  // Plug-in point for the module that owns it: active_meters, the customer's meters with their running
+  // consumed/credited balance, as CustomerStateMeter. Until that module exists a customer has none.
+  return customerStateWire(customer, { activeSubscriptions, grantedBenefits, activeMeters: [] });
 }
+
+export { grantedBenefitsOf };
 
 export type CustomerEvent = 'created' | 'updated' | 'deleted';
 
@@ -57,11 +60,12 @@ export async function recordCustomerEvent(
   at: Date,
   activeSubscriptionsOf: ActiveSubscriptionsReader,
 ): Promise<void> {
-  // A customer created a moment ago has no subscriptions yet.
+  // A customer created a moment ago has no subscriptions or grants yet.
   const subscriptions = event === 'created' ? [] : await activeSubscriptionsOf(trx, customer.id);
+  const grants = event === 'created' ? [] : await grantedBenefitsOf(trx, customer.id);
   await recordEvents(trx, [
     customerEvent(customer, event, at),
-    stateChangedEvent(stateOf(customer, subscriptions), at),
+    stateChangedEvent(stateOf(customer, subscriptions, grants), at),
   ]);
 }
 

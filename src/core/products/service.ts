@@ -1,3 +1,4 @@
+import { productBenefitsChanged } from '../grant-triggers/triggers.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { FieldIssue } from '../polar-api/errors.js';
@@ -296,6 +297,8 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
           product.id,
           benefits.map((value) => ({ id: value })),
         );
+        // Every current holder gains or loses the benefits that changed, in the background.
+        await productBenefitsChanged(trx, product.id, now);
         return changed(trx, product, 'product.updated', now);
       });
     },

@@ -1,3 +1,4 @@
+import { revokeOrderGrants } from '../grant-triggers/triggers.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { CrashHook } from '../kernel/crash.js';
@@ -154,6 +155,7 @@ export function createRefundService(deps: {
         modifiedAt: at,
       });
       if (refund.revokeBenefits && order.subscriptionId) await revokeSubscription(trx, order.subscriptionId, at);
+      else if (refund.revokeBenefits) await revokeOrderGrants(trx, order.id, at);
       const [wire] = await loadOrderWires(trx, [next], options);
       await recordEvent(trx, { organizationId: order.organizationId, type: 'order.updated', data: wire, at });
       await recordEvent(trx, { organizationId: order.organizationId, type: 'order.refunded', data: wire, at });

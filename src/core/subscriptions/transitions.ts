@@ -1,5 +1,6 @@
 import { recordStateChanged } from '../customers/state.js';
 import type { Db } from '../database/index.js';
+import { syncSubscriptionGrants } from '../grant-triggers/triggers.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { loadSubscriptionWires } from './loaders.js';
@@ -25,8 +26,9 @@ export function lifecycleTransitions(before: Subscription, after: Subscription):
 /**
  * The one place a change to a live subscription is announced, inside the change's transaction: Polar's sequence
  * (`_after_subscription_updated`): `subscription.updated` first, then one event per transition, then
- * `customer.state_changed`. Whatever must follow a subscription's lifecycle (benefit grants and revocations, next)
- * hooks in here, so every path that cancels, uncancels or ends a subscription reaches it. New subscriptions are
+ * `customer.state_changed`. Whatever must follow a subscription's lifecycle hooks in here (benefit grants: a change
+ * of status, product or end schedules the grant engine's sync, which grants into active or trialing and revokes
+ * once ended or paused), so every path that cancels, uncancels or ends a subscription reaches it. New subscriptions are
  * announced by the checkout's fulfilment (checkouts/fulfil.ts), which batches its events with the purchase's.
  */
 export async function announceLifecycle(
@@ -43,5 +45,7 @@ export async function announceLifecycle(
   for (const transition of transitions) events.push({ organizationId, type: `subscription.${transition}`, data, at });
   await recordEvents(trx, events);
   await recordStateChanged(trx, after.customerId, at, activeSubscriptionsOf);
+  if (before.status !== after.status || before.productId !== after.productId || (!before.endedAt && !!after.endedAt))
+    await syncSubscriptionGrants(trx, after.id, at);
   return transitions;
 }

@@ -1,12 +1,12 @@
 import {
   benefitCreateSchema,
   benefitGrantListSchema,
-  benefitGrantsQuery,
   benefitListQuery,
   benefitListSchema,
   benefitSchema,
   benefitUpdateSchema,
 } from '../../../core/benefits/schemas.js';
+import { benefitGrantsOfBenefitQuery } from '../../../core/benefit-grants/schemas.js';
 import type { CoreContext } from '../../../core/context.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
@@ -90,9 +90,9 @@ export function registerBenefitsRoutes(api: V1Api, core: CoreContext): void {
       summary: 'List the grants of a benefit',
       scopes: readScopes(tag),
       params: idParams,
-      query: benefitGrantsQuery,
+      query: benefitGrantsOfBenefitQuery,
       response: benefitGrantListSchema,
     },
-    ({ actor, params, query }) => service.grants(actor, params.id, query),
+    ({ actor, params, query }) => core.benefitGrants.listOfBenefit(actor, params.id, query),
   );
 }

@@ -1,7 +1,5 @@
 import type { CoreContext } from '../../../core/context.js';
 import {
-  customerBenefitGrantListQuery,
-  customerBenefitGrantListSchema,
   customerOrderListQuery,
   customerOrderListSchema,
   customerOrderSchema,
@@ -16,7 +14,7 @@ import type { V1Api } from './operation.js';
 
 const tag = 'customer_portal';
 
-/** The customer portal's orders, subscriptions and benefit grants, called with a customer session token. */
+/** The customer portal's orders and subscriptions, called with a customer session token. */
 export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContext): void {
   const portal = core.customerPortal;
   const who = (ctx: Parameters<typeof authenticateCustomer>[1]) => authenticateCustomer(core, ctx);
@@ -93,17 +91,5 @@ export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContex
       response: customerSubscriptionSchema,
     },
     async ({ ctx, params }) => portal.cancelSubscription(await who(ctx), params.id),
-  );
-  api.publicOp(
-    {
-      method: 'get',
-      path: '/v1/customer-portal/benefit-grants/',
-      operationId: 'customer_portal:benefit-grants:list',
-      tag,
-      summary: "List the signed-in customer's benefit grants",
-      query: customerBenefitGrantListQuery,
-      response: customerBenefitGrantListSchema,
-    },
-    async ({ ctx }) => portal.listBenefitGrants(await who(ctx)),
   );
 }

@@ -1,3 +1,5 @@
+import { registerBenefitGrantRoutes } from './benefit-grants.js';
+import { registerLicenseKeyRoutes } from './license-keys.js';
 import type { CoreContext } from '../../../core/context.js';
 import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { tillVersion } from '../../../core/kernel/version.js';
@@ -50,6 +52,8 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerSubscriptionsRoutes(api, core);
   registerRefundsRoutes(api, core);
   registerCustomerPortalBillingRoutes(api, core);
+  registerBenefitGrantRoutes(api, core);
+  registerLicenseKeyRoutes(api, core);
   registerPaymentMethodsRoutes(api, core);
   registerWebhooksRoutes(api, core);
 
