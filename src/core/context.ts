@@ -51,7 +51,11 @@ import { createScheduler, type Scheduler } from './scheduler/service.js';
 import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
 import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
-import { PERIOD_END_JOB, periodEndHandler } from './subscriptions/lifecycle.js';
+import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import { cycleHandler } from './renewals/cycle.js';
+import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
+import { retryPastDueOnNewDefault } from './renewals/dunning.js';
+import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -234,6 +238,8 @@ export function createCore(options: {
     clock,
     vault: paymentMethodVault,
     resolveCustomer: customers.resolve,
+    // Dunning: a new default card retries the customer's past-due renewal orders at once.
+    onNewDefault: retryPastDueOnNewDefault({ db, clock }),
   });
   const customerSessions = createCustomerSessionService({
     db,
@@ -308,7 +314,17 @@ export function createCore(options: {
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
-  scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
+  const embed = { baseUrl: config.baseUrl, readCache };
+  // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
+  const cycleHooks: CycleHook[] = [];
+  // What revokes an ended subscription's benefits, at its end plus the organization's grace period.
+  const benefitRevocationHooks: BenefitRevocationHook[] = [];
+  scheduler.register(CYCLE_JOB, cycleHandler({ options: embed, hooks: cycleHooks }));
+  scheduler.registerPrepared(
+    CHARGE_JOB,
+    chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),
+  );
+  scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({

@@ -22,6 +22,8 @@ import type { ProductWire } from '../products/schemas.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import { periodEnd, type Interval } from '../subscriptions/periods.js';
+import { cycleJob } from '../subscriptions/cycle-job.js';
+import { deferSchedule } from '../scheduler/schedule.js';
 import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state.js';
 import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
@@ -155,6 +157,8 @@ export async function fulfilCheckout(
       paymentMethodId: null,
       paymentMethodReference: input.charge?.status === 'succeeded' ? input.charge.savedMethodReference : null,
       billedPeriods: 1,
+      pastDueAt: null,
+      carriedCredit: 0,
       metadata: checkout.metadata,
       customFieldData: checkout.customFieldData,
       createdAt: at,
@@ -269,6 +273,8 @@ export async function fulfilCheckout(
     trx,
     method ? paymentMethodsRepository(trx).deferInsert(method) : null,
     subscription ? subscriptionsRepository(trx).deferInsert(subscription) : null,
+    // The cycle renews it (or ends it, when set to cancel) at the end of its first period.
+    subscription ? deferSchedule(trx, cycleJob(subscription), at) : null,
     ordersRepository(trx).deferInsert(order),
     checkoutsRepository(trx).deferGuardedChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).deferInsertItems([item]),
