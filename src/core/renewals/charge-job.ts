@@ -15,7 +15,7 @@ import { chargeFailed } from './dunning.js';
 /**
  * Charging a renewal order: one job per attempt (the first right after the cycle, dunning retries later, an immediate
  * retry when the customer sets a new card), subject = the order. The charge goes out before the job's transaction
- * with the key `renewal:<order id>:<attempt's due time>`, derived from rows, so a daemon killed between the charge
+ * with the key `renewal:<order id>:<attempt's job id>`, derived from rows, so a daemon killed between the charge
  * and its record runs the job again with the same key and the processor answers with the first charge instead of
  * making a second. Two attempts of one order never run side by side (the second waits for the first's claim).
  */
@@ -25,8 +25,9 @@ export function chargeJob(orderId: string, dueAt: Date): JobRequest {
   return { kind: CHARGE_JOB, subjectId: orderId, dueAt };
 }
 
-export function chargeReference(orderId: string, dueAt: Date): string {
-  return `renewal:${orderId}:${dueAt.getTime()}`;
+/** One key per attempt: the job's row is the attempt, kept (with its id) until its outcome is written. */
+export function chargeReference(orderId: string, jobId: string): string {
+  return `renewal:${orderId}:${jobId}`;
 }
 
 export interface ChargeDeps {
@@ -47,7 +48,7 @@ export function chargeHandler(deps: ChargeDeps): PreparedJobHandler<ChargeResult
       if (!subscription || subscription.endedAt) return null;
       if (await scheduledJobsRepository(db).otherClaimed(CHARGE_JOB, order.id, job.id, now))
         throw new Error(`another charge of order ${order.id} is in flight; this attempt waits for it`);
-      const reference = chargeReference(order.id, job.dueAt);
+      const reference = chargeReference(order.id, job.id);
       const request = { amount: order.totalAmount, currency: order.currency, reference };
       // A subscription bought before saved methods existed has none: a decline dunning does not retry.
       const result = subscription.paymentMethodReference
