@@ -12,6 +12,23 @@ export async function up(knex: Knex): Promise<void> {
     // Minor units owed to the customer, taken off the next cycle order (an order total never goes below 0).
     t.integer('carried_credit').notNullable().defaultTo(0);
   });
+  await knex.schema.alterTable('checkouts', (t) => {
+    // The checkout's own trial (set by the merchant or copied from its link), overriding the product's; allow_trial
+    // false (the buyer or merchant declining it) turns any trial off.
+    t.string('trial_interval', 8).nullable();
+    t.integer('trial_interval_count').nullable();
+    t.boolean('allow_trial').nullable();
+  });
+  // One trial per person (normalized e-mail) per organization and product, when the organization prevents trial abuse.
+  await knex.schema.createTable('trial_redemptions', (t) => {
+    t.uuid('id').primary();
+    t.uuid('organization_id').notNullable();
+    t.uuid('product_id').notNullable();
+    t.string('normalized_email', 320).notNullable();
+    t.uuid('subscription_id').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable();
+    t.unique(['organization_id', 'product_id', 'normalized_email']);
+  });
   const live = (await knex('subscriptions')
     .whereIn('status', ['trialing', 'active', 'past_due'])
     .whereNull('ended_at')
@@ -37,6 +54,12 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex('scheduled_jobs').where({ kind: 'subscription.cycle' }).del();
+  await knex.schema.dropTableIfExists('trial_redemptions');
+  await knex.schema.alterTable('checkouts', (t) => {
+    t.dropColumn('allow_trial');
+    t.dropColumn('trial_interval_count');
+    t.dropColumn('trial_interval');
+  });
   await knex.schema.alterTable('subscriptions', (t) => {
     t.dropColumn('carried_credit');
     t.dropColumn('past_due_at');

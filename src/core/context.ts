@@ -53,6 +53,8 @@ import { createClockControl, type ClockControl, type DueWork } from './scheduler
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
 import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
 import { cycleHandler } from './renewals/cycle.js';
+import { trialChanges, trialReminderHandler } from './renewals/trials.js';
+import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
 import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
 import { retryPastDueOnNewDefault } from './renewals/dunning.js';
 import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
@@ -288,7 +290,17 @@ export function createCore(options: {
     signingClock: clock instanceof SimulatedClock ? systemClock : clock,
   });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
-  const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const embed = { baseUrl: config.baseUrl, readCache };
+  // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
+  const cycleHooks: CycleHook[] = [];
+  const cycle = { options: embed, hooks: cycleHooks };
+  const subscriptions = createSubscriptionService({
+    db,
+    clock,
+    baseUrl: config.baseUrl,
+    readCache,
+    changeTrial: trialChanges(cycle),
+  });
   const refunds = createRefundService({
     db,
     clock,
@@ -314,12 +326,10 @@ export function createCore(options: {
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
-  const embed = { baseUrl: config.baseUrl, readCache };
-  // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
-  const cycleHooks: CycleHook[] = [];
   // What revokes an ended subscription's benefits, at its end plus the organization's grace period.
   const benefitRevocationHooks: BenefitRevocationHook[] = [];
-  scheduler.register(CYCLE_JOB, cycleHandler({ options: embed, hooks: cycleHooks }));
+  scheduler.register(CYCLE_JOB, cycleHandler(cycle));
+  scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
   scheduler.registerPrepared(
     CHARGE_JOB,
     chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),

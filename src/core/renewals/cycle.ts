@@ -40,26 +40,29 @@ export interface CycleDeps {
  * `order.updated`, `order.paid` and `customer.state_changed`.
  */
 export function cycleHandler(deps: CycleDeps): JobHandler {
-  return async (trx, _job, now) => {
-    const repo = subscriptionsRepository(trx);
-    const current = await repo.lock(_job.subjectId);
-    if (!current || current.endedAt || !BILLABLE.has(current.status)) return;
-    // A job left at an old time (a trial extended, a period already cycled) finds nothing due.
-    if (cycleJob(current).dueAt > now) return;
-    if (current.cancelAtPeriodEnd) {
-      await endAtPeriodEnd(trx, current, now, deps.options);
-      return;
-    }
-    const items: CycleItem[] = [];
-    for (const hook of deps.hooks) {
-      const result = await hook(trx, current, now);
-      if (result.stop) return;
-      items.push(...(result.items ?? []));
-    }
-    // A hook may have switched the product or price: bill what the row says now.
-    const subscription = deps.hooks.length > 0 ? ((await repo.findById(current.id)) ?? current) : current;
-    await bill(trx, subscription, items, now, deps.options);
-  };
+  return (trx, job, now) => runCycle(trx, job.subjectId, now, deps);
+}
+
+/** The cycle of one subscription now, if it is due (the job's work, and a trial ended at once). */
+export async function runCycle(trx: Transaction, subscriptionId: string, now: Date, deps: CycleDeps): Promise<void> {
+  const repo = subscriptionsRepository(trx);
+  const current = await repo.lock(subscriptionId);
+  if (!current || current.endedAt || !BILLABLE.has(current.status)) return;
+  // A job left at an old time (a trial extended, a period already cycled) finds nothing due.
+  if (cycleJob(current).dueAt > now) return;
+  if (current.cancelAtPeriodEnd) {
+    await endAtPeriodEnd(trx, current, now, deps.options);
+    return;
+  }
+  const items: CycleItem[] = [];
+  for (const hook of deps.hooks) {
+    const result = await hook(trx, current, now);
+    if (result.stop) return;
+    items.push(...(result.items ?? []));
+  }
+  // A hook may have switched the product or price: bill what the row says now.
+  const subscription = deps.hooks.length > 0 ? ((await repo.findById(current.id)) ?? current) : current;
+  await bill(trx, subscription, items, now, deps.options);
 }
 
 async function endAtPeriodEnd(trx: Transaction, current: Subscription, now: Date, options: EmbedOptions) {

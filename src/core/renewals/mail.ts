@@ -28,3 +28,11 @@ export function pastDueMail(input: { name: string | null; amount: number; curren
     `We will try again on ${input.retryAt.toISOString().slice(0, 10)}. To avoid losing access, update your payment method in the customer portal.`,
   ]);
 }
+
+/** To the customer, before a trial ends (3 days before, 1 day for trials shorter than a week). */
+export function trialEndingMail(input: { name: string | null; productName: string; trialEnd: Date }) {
+  return render('Your trial is ending soon', [
+    `Hello${input.name ? ` ${input.name}` : ''},`,
+    `Your trial of ${input.productName} ends on ${input.trialEnd.toISOString().slice(0, 10)}. Your subscription will then be billed to your saved payment method.`,
+  ]);
+}
