@@ -202,7 +202,7 @@ describe('statements of one purchase', () => {
       'select customers',
       // their state, and whether they have a default card already (read together)
       'select subscriptions + select payment_methods',
-      ...lastWrites('insert payment_methods + insert subscriptions + insert orders'),
+      ...lastWrites('insert payment_methods + insert subscriptions + insert scheduled_jobs + insert orders'),
     ]);
   });
 });
