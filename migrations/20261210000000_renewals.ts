@@ -22,7 +22,7 @@ export async function up(knex: Knex): Promise<void> {
   // One trial per person (normalized e-mail) per organization and product, when the organization prevents trial abuse.
   await knex.schema.createTable('trial_redemptions', (t) => {
     t.uuid('id').primary();
-    t.uuid('organization_id').notNullable();
+    t.string('organization_id', 64).notNullable();
     t.uuid('product_id').notNullable();
     t.string('normalized_email', 320).notNullable();
     t.uuid('subscription_id').notNullable();

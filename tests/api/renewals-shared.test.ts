@@ -16,13 +16,18 @@ const START = new Date('2027-09-01T00:00:00.000Z');
 async function seed(daemon: TestDaemon, subscriptionId: string, count: number) {
   const db = daemon.core.db;
   const source = await db('subscriptions').where({ id: subscriptionId }).first();
+  const customer = await db('customers').where({ id: source.customer_id }).first();
   const [job] = await db('scheduled_jobs').where({ subject_id: subscriptionId });
   const ids: string[] = [];
-  for (let start = 0; start < count - 1; start += 200) {
-    const batch = Array.from({ length: Math.min(200, count - 1 - start) }, () => randomUUID());
-    ids.push(...batch);
-    await db('subscriptions').insert(batch.map((id) => ({ ...source, id })));
-    await db('scheduled_jobs').insert(batch.map((id) => ({ ...job, id: randomUUID(), subject_id: id })));
+  // Each of its own customer, as a shop's subscriptions are (a customer's state lists all of theirs).
+  for (let start = 0; start < count - 1; start += 100) {
+    const batch = Array.from({ length: Math.min(100, count - 1 - start) }, () => [randomUUID(), randomUUID()]);
+    ids.push(...batch.map(([id]) => id!));
+    await db('customers').insert(
+      batch.map(([, customerId], i) => ({ ...customer, id: customerId, email: `s${start + i}-${customer.email}` })),
+    );
+    await db('subscriptions').insert(batch.map(([id, customerId]) => ({ ...source, id, customer_id: customerId })));
+    await db('scheduled_jobs').insert(batch.map(([id]) => ({ ...job, id: randomUUID(), subject_id: id })));
   }
   return [subscriptionId, ...ids];
 }
