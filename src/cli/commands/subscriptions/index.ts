@@ -16,8 +16,18 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--org <id|slug>', 'only this organization'),
   ).action(lazy(async () => (await import('./list.js')).run));
   withJson(
-    subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id'),
+    subscriptions
+      .command('show')
+      .description('show one subscription and its timeline (status changes, orders and their payments)')
+      .argument('<id>', 'subscription id'),
   ).action(lazy(async () => (await import('./show.js')).run));
+  withJson(
+    subscriptions
+      .command('extend-trial')
+      .description('move the end of a trial (or add one), or end it now and bill')
+      .argument('<id>', 'subscription id')
+      .requiredOption('--until <time>', 'an ISO time in the future, or "now"'),
+  ).action(lazy(async () => (await import('./trial.js')).extendTrial));
   const reasons =
     'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
   withJson(
