@@ -20,6 +20,7 @@ import * as paymentReconciliation from './20261122010000_payment_reconciliation.
 import * as paymentMethods from './20261201000000_payment_methods.js';
 import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
 import * as normalizedEmail from './20261202000000_normalized_email.js';
+import * as renewals from './20261210000000_renewals.js';
 import * as benefitGrants from './20261212000000_benefit_grants.js';
 import * as webhookOrdering from './20261214000000_webhook_ordering.js';
 import * as requestIds from './20261215000000_request_ids.js';
@@ -67,6 +68,7 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261201000000_payment_methods', module: paymentMethods },
   { name: '20261201000100_scheduler_and_clock', module: schedulerAndClock },
   { name: '20261202000000_normalized_email', module: normalizedEmail },
+  { name: '20261210000000_renewals', module: renewals },
   { name: '20261212000000_benefit_grants', module: benefitGrants },
   { name: '20261214000000_webhook_ordering', module: webhookOrdering },
   { name: '20261215000000_request_ids', module: requestIds },

@@ -53,12 +53,19 @@ import { createScheduler, type Scheduler } from './scheduler/service.js';
 import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
 import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
-import { PERIOD_END_JOB, periodEndHandler } from './subscriptions/lifecycle.js';
 import { createBenefitGrantService, type BenefitGrantService } from './benefit-grants/service.js';
 import { createGrantEngine } from './benefit-grants/engine.js';
 import { grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
+import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import { cycleHandler } from './renewals/cycle.js';
+import { trialChanges, trialReminderHandler } from './renewals/trials.js';
+import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
+import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
+import { retryPastDueOnNewDefault } from './renewals/dunning.js';
+import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
+import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
 
 /** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
 export interface CoreContext {
@@ -251,6 +258,8 @@ export function createCore(options: {
     clock,
     vault: paymentMethodVault,
     resolveCustomer: customers.resolve,
+    // Dunning: a new default card retries the customer's past-due renewal orders at once.
+    onNewDefault: retryPastDueOnNewDefault({ db, clock }),
   });
   const customerSessions = createCustomerSessionService({
     db,
@@ -299,7 +308,17 @@ export function createCore(options: {
     signingClock: clock instanceof SimulatedClock ? systemClock : clock,
   });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
-  const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const embed = { baseUrl: config.baseUrl, readCache };
+  // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
+  const cycleHooks: CycleHook[] = [];
+  const cycle = { options: embed, hooks: cycleHooks };
+  const subscriptions = createSubscriptionService({
+    db,
+    clock,
+    baseUrl: config.baseUrl,
+    readCache,
+    changeTrial: trialChanges(cycle),
+  });
   const refunds = createRefundService({
     db,
     clock,
@@ -325,7 +344,6 @@ export function createCore(options: {
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
-  scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
   const grantEngine = createGrantEngine({
     strategies: { ...defaultStrategies(secretBox), ...options.grantStrategies },
     activeSubscriptionsOf,
@@ -337,6 +355,17 @@ export function createCore(options: {
     defaultPaymentMethods: paymentMethods.defaults,
   });
   const licenseKeys = createLicenseKeyService({ db, clock, box: secretBox, rateLimit: config.rateLimit });
+  // What revokes an ended subscription's benefits, at its end plus the organization's grace period.
+  const benefitRevocationHooks: BenefitRevocationHook[] = [
+    (trx, subscription, at) => syncSubscriptionGrants(trx, subscription.id, at),
+  ];
+  scheduler.register(CYCLE_JOB, cycleHandler(cycle));
+  scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
+  scheduler.registerPrepared(
+    CHARGE_JOB,
+    chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),
+  );
+  scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({

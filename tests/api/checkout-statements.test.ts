@@ -204,7 +204,7 @@ describe('statements of one purchase', () => {
       'select customers',
       // their state (subscriptions and grants), and whether they have a default card already (read together)
       'select subscriptions + select payment_methods + select benefit_grants',
-      ...lastWrites('insert payment_methods + insert subscriptions + insert orders'),
+      ...lastWrites('insert payment_methods + insert subscriptions + insert scheduled_jobs + insert orders'),
     ]);
   });
 });

@@ -54,6 +54,9 @@ export async function applyCheckoutChangesWithProduct(
       : new URL(changes.embed_origin).origin,
   );
   set('allowDiscountCodes', changes.allow_discount_codes);
+  set('trialInterval', changes.trial_interval);
+  set('trialIntervalCount', changes.trial_interval_count);
+  set('allowTrial', changes.allow_trial);
   set('requireBillingAddress', changes.require_billing_address);
   if (changes.is_business_customer !== undefined && changes.is_business_customer !== null)
     next.isBusinessCustomer = changes.is_business_customer;

@@ -20,6 +20,8 @@ import { customerDeleted } from './existing-customer.js';
 import { fulfilFinished } from './confirm-result.js';
 import type { CheckoutUrls } from './loaders.js';
 import { chargeReference, type CheckoutSettlement } from './settlement.js';
+import { activeTrial } from './trial.js';
+import { refuseTrialAbuse } from './trial-abuse.js';
 
 /**
  * Confirming a checkout. The race for it is decided first, in a short transaction that moves it from `open` to
@@ -71,7 +73,7 @@ export function createCheckoutConfirmation(deps: {
     const current = await checkouts.byClientSecret(clientSecret);
     if (current.status === 'expired') throw expired();
     if (current.status !== 'open') throw notOpen();
-    const { confirmation_token_id: token, payment_method_type: _m, allow_trial: _t, seats: _s, ...changes } = input;
+    const { confirmation_token_id: token, payment_method_type: _m, seats: _s, ...changes } = input;
     const now = clock.now();
     // One request renders the same product many times (checkout, order, subscription, their events): build it once.
     const urls = { ...baseUrls, memo: new Map() };
@@ -83,10 +85,13 @@ export function createCheckoutConfirmation(deps: {
     } = await applyCheckoutChangesWithProduct(db, current, changes, now, urls);
     // A recurring paid price keeps the card for renewals even when nothing is due today (a 100 % first-month discount).
     const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
-    const paymentNeeded = prepared.totalAmount > 0 || keepsCard;
+    // A trial charges nothing today; its card is kept for the bill at the trial's end.
+    const trial = activeTrial(prepared, product);
+    const paymentNeeded = (!trial && prepared.totalAmount > 0) || keepsCard;
     requirements(prepared, productWire, token, paymentNeeded);
     // Checked before the charge, so nobody pays for a customer who is gone (fulfilCheckout checks again, for a race).
     if (prepared.customerId && !(await customersRepository(db).findById(prepared.customerId))) throw customerDeleted();
+    if (trial) await refuseTrialAbuse(db, prepared, urls.readCache);
 
     // A confirmation that charges takes the next idempotency key (settlement.ts chargeReference): a checkout reopened
     // after a decline is charged anew, not answered with the decline kept under the old key.
@@ -123,7 +128,7 @@ export function createCheckoutConfirmation(deps: {
     if (paymentNeeded) {
       try {
         charge = await processor.chargeToken(token!, {
-          amount: confirmed.totalAmount,
+          amount: trial ? 0 : confirmed.totalAmount,
           currency: confirmed.currency,
           reference: chargeReference(confirmed),
           saveMethod: keepsCard,

@@ -23,6 +23,11 @@ import type { ProductWire } from '../products/schemas.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
 import { periodEnd, type Interval } from '../subscriptions/periods.js';
+import { cycleJob, trialReminderJob } from '../subscriptions/cycle-job.js';
+import { normalizeEmail } from '../kernel/email.js';
+import { activeTrial, trialEnd } from './trial.js';
+import { trialRedemptionsRepository } from './trial-redemptions-repository.js';
+import { deferSchedule } from '../scheduler/schedule.js';
 import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state.js';
 import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
@@ -127,6 +132,9 @@ export async function fulfilCheckout(
   if (found.created || found.updated) events.push(customerEvent(customer, found.created ? 'created' : 'updated', at));
 
   let subscription: Subscription | null = null;
+  // A trial: the subscription is `trialing` until the trial's end, when the cycle bills it; this order is 0.
+  const trial = product.recurringInterval ? activeTrial(checkout, product) : null;
+  const endOfTrial = trial ? trialEnd(trial, at) : null;
   if (product.recurringInterval) {
     subscription = {
       id: randomUUID(),
@@ -136,15 +144,16 @@ export async function fulfilCheckout(
       productPriceId: price.id,
       checkoutId: checkout.id,
       discountId: checkout.discountId,
-      status: 'active',
+      status: trial ? 'trialing' : 'active',
       amount: checkout.netAmount,
       currency: checkout.currency,
       recurringInterval: product.recurringInterval,
       recurringIntervalCount: product.recurringIntervalCount ?? 1,
       currentPeriodStart: at,
-      currentPeriodEnd: periodEnd(at, product.recurringInterval as Interval, product.recurringIntervalCount ?? 1, 1),
-      trialStart: null,
-      trialEnd: null,
+      currentPeriodEnd:
+        endOfTrial ?? periodEnd(at, product.recurringInterval as Interval, product.recurringIntervalCount ?? 1, 1),
+      trialStart: trial ? at : null,
+      trialEnd: endOfTrial,
       cancelAtPeriodEnd: false,
       canceledAt: null,
       startedAt: at,
@@ -155,7 +164,9 @@ export async function fulfilCheckout(
       paymentProcessor: input.processor,
       paymentMethodId: null,
       paymentMethodReference: input.charge?.status === 'succeeded' ? input.charge.savedMethodReference : null,
-      billedPeriods: 1,
+      billedPeriods: trial ? 0 : 1,
+      pastDueAt: null,
+      carriedCredit: 0,
       metadata: checkout.metadata,
       customFieldData: checkout.customFieldData,
       createdAt: at,
@@ -174,11 +185,11 @@ export async function fulfilCheckout(
     discountId: checkout.discountId,
     subscriptionId: subscription?.id ?? null,
     checkoutId: checkout.id,
-    subtotalAmount: checkout.subtotalAmount,
-    discountAmount: checkout.discountAmount,
-    netAmount: checkout.netAmount,
-    taxAmount: checkout.taxAmount,
-    totalAmount: checkout.totalAmount,
+    subtotalAmount: trial ? 0 : checkout.subtotalAmount,
+    discountAmount: trial ? 0 : checkout.discountAmount,
+    netAmount: trial ? 0 : checkout.netAmount,
+    taxAmount: trial ? 0 : checkout.taxAmount,
+    totalAmount: trial ? 0 : checkout.totalAmount,
     refundedAmount: 0,
     refundedTaxAmount: 0,
     currency: checkout.currency,
@@ -196,9 +207,9 @@ export async function fulfilCheckout(
   const item: OrderItem = {
     id: randomUUID(),
     orderId: order.id,
-    label: product.name,
-    amount: checkout.subtotalAmount,
-    taxAmount: checkout.taxAmount,
+    label: trial ? `${product.name} (trial)` : product.name,
+    amount: order.subtotalAmount,
+    taxAmount: order.taxAmount,
     proration: false,
     productPriceId: price.id,
     position: 0,
@@ -263,6 +274,7 @@ export async function fulfilCheckout(
   };
   events.push(await checkoutUpdatedEvent(trx, succeeded, input.urls, at));
 
+  const reminder = subscription ? trialReminderJob(subscription, at) : null;
   const customerSessionToken = `${CUSTOMER_SESSION_PREFIX}${randomAlphanumeric(43)}`;
   const { charge } = input;
   // Writing just what changed is safe: only one party settles a `confirmed` checkout. That is the confirmation the
@@ -272,6 +284,18 @@ export async function fulfilCheckout(
     trx,
     method ? paymentMethodsRepository(trx).deferInsert(method) : null,
     subscription ? subscriptionsRepository(trx).deferInsert(subscription) : null,
+    // The cycle renews it (or ends it, when set to cancel) at the end of its first period or trial.
+    subscription ? deferSchedule(trx, cycleJob(subscription), at) : null,
+    reminder ? deferSchedule(trx, reminder, at) : null,
+    subscription && trial && checkout.customerEmail
+      ? trialRedemptionsRepository(trx).deferInsert({
+          organizationId,
+          productId: product.id,
+          normalizedEmail: normalizeEmail(checkout.customerEmail),
+          subscriptionId: subscription.id,
+          at,
+        })
+      : null,
     ordersRepository(trx).deferInsert(order),
     checkoutsRepository(trx).deferGuardedChanges(checkout, succeeded, 'confirmed'),
     ordersRepository(trx).deferInsertItems([item]),
@@ -289,7 +313,7 @@ export async function fulfilCheckout(
       ? deferChargeAttempt(trx, {
           organizationId,
           processor: input.processor,
-          amount: checkout.totalAmount,
+          amount: order.totalAmount,
           currency: checkout.currency,
           checkoutId: checkout.id,
           orderId: order.id,

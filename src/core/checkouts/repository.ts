@@ -1,4 +1,5 @@
 import type { Address } from '../customers/address.js';
+import type { RecurringInterval } from '../products/schemas.js';
 import {
   dialect,
   guarded,
@@ -43,6 +44,11 @@ export interface Checkout extends Amounts {
   allowDiscountCodes: boolean;
   requireBillingAddress: boolean;
   customAmount: number | null;
+  /** The checkout's trial, overriding the product's (checkouts/trial.ts); null: the product's. */
+  trialInterval: RecurringInterval | null;
+  trialIntervalCount: number | null;
+  /** false turns the trial off; null or true leave it on. */
+  allowTrial: boolean | null;
   currency: string;
   customerId: string | null;
   externalCustomerId: string | null;
@@ -105,6 +111,12 @@ function fromRow(row: Record<string, unknown>): Checkout {
     customerMetadata: parseJson<Metadata>(row.customer_metadata) ?? {},
     customFieldData: parseJson<CustomFieldData>(row.custom_field_data) ?? {},
     checkoutLinkId: toStringOrNull(row.checkout_link_id),
+    trialInterval: (toStringOrNull(row.trial_interval) as RecurringInterval | null) ?? null,
+    trialIntervalCount:
+      row.trial_interval_count === null || row.trial_interval_count === undefined
+        ? null
+        : Number(row.trial_interval_count),
+    allowTrial: row.allow_trial === null || row.allow_trial === undefined ? null : toBool(row.allow_trial),
     orderId: toStringOrNull(row.order_id),
     subscriptionId: toStringOrNull(row.subscription_id),
     failureReason: toStringOrNull(row.failure_reason),
@@ -152,6 +164,9 @@ function toRow(checkout: Checkout): Record<string, unknown> {
     customer_metadata: JSON.stringify(checkout.customerMetadata),
     custom_field_data: JSON.stringify(checkout.customFieldData),
     checkout_link_id: checkout.checkoutLinkId,
+    trial_interval: checkout.trialInterval,
+    trial_interval_count: checkout.trialIntervalCount,
+    allow_trial: checkout.allowTrial,
     order_id: checkout.orderId,
     subscription_id: checkout.subscriptionId,
     failure_reason: checkout.failureReason,

@@ -212,6 +212,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
         allow_discount_codes: link.allowDiscountCodes,
         require_billing_address: link.requireBillingAddress,
         metadata: link.metadata,
+        trial_interval: link.trialInterval,
+        trial_interval_count: link.trialIntervalCount,
       };
       let checkout = await applyCheckoutChanges(db, draft, base, now, urls);
       for (const extra of prefillChanges(prefill)) {
@@ -262,7 +264,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
 
     async clientUpdate(clientSecret: string, changes: CheckoutUpdatePublicInput): Promise<CheckoutPublicWire> {
       const checkout = await byClientSecret(clientSecret);
-      const { payment_method_type: _m, allow_trial: _t, seats: _s, ...rest } = changes;
+      const { payment_method_type: _m, seats: _s, ...rest } = changes;
       return updateOpen(checkout, rest, (next) => loadCheckoutPublicWire(db, next, urls));
     },
   };
@@ -352,6 +354,9 @@ function draftCheckout(params: DraftParams): Checkout {
     allowDiscountCodes: true,
     requireBillingAddress: false,
     customAmount: null,
+    trialInterval: null,
+    trialIntervalCount: null,
+    allowTrial: null,
     currency: params.price.priceCurrency,
     subtotalAmount: 0,
     discountAmount: 0,

@@ -4,6 +4,7 @@ import type { MerchantOrganization } from '../organizations/repository.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Checkout } from './repository.js';
+import { activeTrial } from './trial.js';
 import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
 
 /** What a checkout embeds, read by loaders.ts: its products in the checkout's order, the chosen one and price, the discount. */
@@ -58,6 +59,13 @@ function billingAddressFields(checkout: Checkout): SharedWire['billing_address_f
 function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase): SharedWire {
   const { baseUrl } = base;
   const { products: ordered, product, price, discount } = embeds;
+  const trial = product
+    ? activeTrial(checkout, {
+        recurringInterval: product.recurring_interval,
+        trialInterval: product.trial_interval,
+        trialIntervalCount: product.trial_interval_count,
+      })
+    : null;
   const amountType = price?.amount_type ?? 'free';
   const isFree = amountType === 'free';
   const recurring = product?.is_recurring ?? false;
@@ -91,9 +99,9 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase):
     tax_behavior: 'exclusive',
     total_amount: checkout.totalAmount,
     currency: checkout.currency,
-    allow_trial: null,
-    active_trial_interval: null,
-    active_trial_interval_count: null,
+    allow_trial: checkout.allowTrial,
+    active_trial_interval: trial?.interval ?? null,
+    active_trial_interval_count: trial?.count ?? null,
     trial_end: null,
     organization_id: checkout.organizationId,
     product_id: checkout.productId,
@@ -131,8 +139,8 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase):
 export function checkoutWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase): CheckoutWire {
   return {
     ...sharedWire(checkout, embeds, base),
-    trial_interval: null,
-    trial_interval_count: null,
+    trial_interval: checkout.trialInterval,
+    trial_interval_count: checkout.trialIntervalCount,
     metadata: checkout.metadata,
     external_customer_id: checkout.externalCustomerId,
     subscription_id: checkout.subscriptionId,

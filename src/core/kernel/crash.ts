@@ -14,6 +14,8 @@ export const CRASH_POINTS = [
   'refund.reserved',
   /** The processor answered the refund; the answer is not written yet. */
   'refund.processed',
+  /** The processor charged a renewal order's saved method; the payment is not recorded, the order still pending. */
+  'renewal.charged',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -191,6 +191,20 @@ export function ordersRepository(db: Db) {
         modified_at: changes.modifiedAt,
       });
     },
+    /** A pending order (a renewal) paid by the charge with this processor reference (null: nothing was due). */
+    async markPaid(id: string, paymentReference: string | null, at: Date): Promise<void> {
+      await db('orders')
+        .where({ id, status: 'pending' })
+        .update({ status: 'paid', payment_reference: paymentReference, modified_at: at });
+    },
+    /** A subscription's orders still waiting for a payment (what a new card retries at once). */
+    async pendingOfSubscriptions(subscriptionIds: readonly string[]): Promise<Order[]> {
+      if (subscriptionIds.length === 0) return [];
+      const rows = (await db('orders')
+        .whereIn('subscription_id', [...subscriptionIds])
+        .where({ status: 'pending' })) as Array<Record<string, unknown>>;
+      return rows.map(fromRow);
+    },
     async updateBilling(
       id: string,
       changes: { billingName: string | null; billingAddress: Address | null; modifiedAt: Date },

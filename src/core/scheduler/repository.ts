@@ -127,6 +127,19 @@ export function scheduledJobsRepository(db: Db) {
       return row?.at === null || row?.at === undefined ? null : toDate(row.at);
     },
 
+    /**
+     * Whether another job of this kind and subject is claimed and its lease still runs: work on the subject is in
+     * flight elsewhere (two charges of one order must never run side by side).
+     */
+    async otherClaimed(kind: string, subjectId: string, exceptId: string, now: Date): Promise<boolean> {
+      const row = await db('scheduled_jobs')
+        .where({ kind, subject_id: subjectId })
+        .whereNot({ id: exceptId })
+        .where('claimed_until', '>', now)
+        .first('id');
+      return !!row;
+    },
+
     /** Jobs due by `now` that someone holds a live claim on: running elsewhere right now. */
     async runningElsewhere(now: Date): Promise<number> {
       const row = await db('scheduled_jobs')

@@ -15,6 +15,17 @@ import { withRequestId } from '../kernel/request-context.js';
  */
 export type JobHandler = (trx: Transaction, job: ScheduledJob, now: Date) => Promise<void>;
 
+/**
+ * A job whose work calls out (a charge) before it writes: `prepare` runs under the claim but outside any transaction
+ * (so the one SQLite connection is free, and no row lock is held across a network call), and its answer reaches
+ * `run`, which writes it. A crash between the two leaves the job claimed; once the lease runs out it is run again, so
+ * `prepare` must be safe to repeat (a charge under the same idempotency key).
+ */
+export interface PreparedJobHandler<P> {
+  prepare(job: ScheduledJob, now: Date): Promise<P>;
+  run(trx: Transaction, job: ScheduledJob, now: Date, prepared: P): Promise<void>;
+}
+
 export const SCHEDULER = {
   /** Jobs claimed at once. */
   batchSize: 100,
@@ -45,7 +56,7 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   // Who holds a claim: one name per scheduler, so a daemon never mistakes another's claim for its own.
   const owner = randomUUID();
-  const handlers = new Map<string, JobHandler>();
+  const handlers = new Map<string, PreparedJobHandler<unknown>>();
   const failureListeners = new Set<(failure: JobFailure) => void>();
   // Batches this process is running (its worker's, an advance's), so that drain can wait for them.
   const running = new Set<Promise<number>>();
@@ -53,12 +64,13 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
   async function run(job: ScheduledJob): Promise<void> {
     const now = clock.now();
     try {
+      const handler = handlers.get(job.kind);
+      if (!handler) throw new Error(`no handler for scheduled job kind "${job.kind}"`);
+      const prepared = await handler.prepare(job, now);
       await transaction(db, async (trx) => {
         // The lease may have run out and another daemon taken the job: then it is theirs, and this run does nothing.
         if (!(await scheduledJobsRepository(trx).lockClaim(job.id, owner))) return;
-        const handler = handlers.get(job.kind);
-        if (!handler) throw new Error(`no handler for scheduled job kind "${job.kind}"`);
-        await handler(trx, job, now);
+        await handler.run(trx, job, now, prepared);
         await scheduledJobsRepository(trx).complete(job.id, owner);
       });
     } catch (error) {
@@ -95,8 +107,13 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
   return {
     /** The handler for a kind; registered once, when the daemon's core is built. */
     register(kind: string, handler: JobHandler): void {
+      this.registerPrepared(kind, { prepare: async () => undefined, run: (trx, job, now) => handler(trx, job, now) });
+    },
+
+    /** A handler with a step before its transaction (see PreparedJobHandler). */
+    registerPrepared<P>(kind: string, handler: PreparedJobHandler<P>): void {
       if (handlers.has(kind)) throw new Error(`scheduled job kind "${kind}" is registered twice`);
-      handlers.set(kind, handler);
+      handlers.set(kind, handler as PreparedJobHandler<unknown>);
     },
 
     /** Claims one batch of due jobs and runs them in due order; answers how many it claimed. */

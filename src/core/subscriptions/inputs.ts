@@ -44,12 +44,17 @@ export const subscriptionRevokeSchema = z
   })
   .meta({ id: 'SubscriptionRevoke' });
 
+/** Polar's SubscriptionUpdateTrial: a new trial end (extends or adds a trial), or `"now"` to end it and bill. */
+export const subscriptionUpdateTrialSchema = z
+  .strictObject({ trial_end: z.union([z.iso.datetime({ offset: true }), z.literal('now')]) })
+  .meta({ id: 'SubscriptionUpdateTrial' });
+
 /**
- * The variants of Polar's SubscriptionUpdate that Till implements. Product, discount, trial, seats and billing period
+ * The variants of Polar's SubscriptionUpdate that Till implements. Product, discount, seats and billing period
  * changes are other variants of the union; sending one is a 422 until they exist.
  */
 export const subscriptionUpdateSchema = z
-  .union([subscriptionCancelSchema, subscriptionRevokeSchema])
+  .union([subscriptionCancelSchema, subscriptionRevokeSchema, subscriptionUpdateTrialSchema])
   .meta({ id: 'SubscriptionUpdate' });
 export type SubscriptionUpdateInput = z.output<typeof subscriptionUpdateSchema>;
 

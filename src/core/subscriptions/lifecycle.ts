@@ -1,8 +1,7 @@
 import { DomainError } from '../kernel/errors.js';
 import type { Db } from '../database/index.js';
-import type { JobRequest } from '../scheduler/repository.js';
-import { schedule, unschedule } from '../scheduler/schedule.js';
-import type { JobHandler } from '../scheduler/service.js';
+import { unschedule } from '../scheduler/schedule.js';
+import { CYCLE_JOB } from './cycle-hooks.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { Subscription } from './repository.js';
 import type { CancellationReason } from './schemas.js';
@@ -15,7 +14,7 @@ import { announceLifecycle } from './transitions.js';
  * has locked, and is announced through transitions.ts (Polar's webhook sequence).
  */
 
-const BILLABLE = new Set(['trialing', 'active', 'past_due']);
+export const BILLABLE = new Set(['trialing', 'active', 'past_due']);
 
 export function alreadyCanceled(): DomainError {
   return new DomainError(
@@ -87,33 +86,9 @@ export async function changeSubscription(
   check?.(current);
   const next = applyLifecycle(current, change, input, at);
   await repo.save(next);
-  // The scheduler carries out a cancel when the period ends; an uncancel or a revoke takes that back.
-  if (change === 'cancel') await schedule(trx, periodEndJob(next), at);
-  else await unschedule(trx, PERIOD_END_JOB, next.id);
+  // A cancel is carried out by the cycle at the period end (renewals/cycle.ts), which finds it set; a revoke leaves
+  // nothing for the cycle to do.
+  if (change === 'revoke') await unschedule(trx, CYCLE_JOB, next.id);
   await announceLifecycle(trx, current, next, at, options);
   return next;
-}
-
-/** The scheduled job that ends a subscription set to cancel, at the end of its current period. */
-export const PERIOD_END_JOB = 'subscription.cancel_at_period_end';
-
-function periodEndJob(subscription: Subscription): JobRequest {
-  return { kind: PERIOD_END_JOB, subjectId: subscription.id, dueAt: subscription.currentPeriodEnd };
-}
-
-/**
- * The period-end job's handler: a subscription still set to cancel, whose period is over, ends (Polar's `cycle()`
- * for `cancel_at_period_end`: `canceled`, `ended_at` now; `subscription.updated`, `subscription.revoked`). Nothing
- * when it was uncanceled, revoked, or its period moved on meanwhile.
- */
-export function periodEndHandler(options: EmbedOptions): JobHandler {
-  return async (trx, job, now) => {
-    const repo = subscriptionsRepository(trx);
-    const current = await repo.lock(job.subjectId);
-    if (!current || !current.cancelAtPeriodEnd || current.endedAt || !BILLABLE.has(current.status)) return;
-    if (current.currentPeriodEnd > now) return;
-    const next: Subscription = { ...current, status: 'canceled', endedAt: now, modifiedAt: now };
-    await repo.save(next);
-    await announceLifecycle(trx, current, next, now, options);
-  };
 }

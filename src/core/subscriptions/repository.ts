@@ -37,6 +37,10 @@ export interface Subscription extends ResourceStamps {
   /** That method's processor reference, kept beside it so a renewal charges without a join. */
   paymentMethodReference: string | null;
   billedPeriods: number;
+  /** When the first failed renewal made it past due; null when it is not. */
+  pastDueAt: Date | null;
+  /** Minor units the next cycle order takes off (a credit larger than the last order's charges). */
+  carriedCredit: number;
   customFieldData: Record<string, string | number | boolean | null>;
 }
 
@@ -69,6 +73,8 @@ function fromRow(row: Record<string, unknown>): Subscription {
     paymentMethodId: toStringOrNull(row.payment_method_id),
     paymentMethodReference: toStringOrNull(row.payment_method_reference),
     billedPeriods: Number(row.billed_periods),
+    pastDueAt: toDateOrNull(row.past_due_at),
+    carriedCredit: Number(row.carried_credit ?? 0),
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
     ...stampsFromRow(row),
   };
@@ -103,6 +109,8 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     payment_method_id: subscription.paymentMethodId,
     payment_method_reference: subscription.paymentMethodReference,
     billed_periods: subscription.billedPeriods,
+    past_due_at: subscription.pastDueAt,
+    carried_credit: subscription.carriedCredit,
     metadata: JSON.stringify(subscription.metadata),
     custom_field_data: JSON.stringify(subscription.customFieldData),
     created_at: subscription.createdAt,

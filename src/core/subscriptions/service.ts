@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { resourceNotFound } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
-import { transaction } from '../database/index.js';
+import { transaction, type Transaction } from '../database/index.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter } from '../polar-api/actor.js';
@@ -16,7 +16,16 @@ import type { SubscriptionWire } from './schemas.js';
 import { loadSubscriptionWires } from './loaders.js';
 
 /** The merchant's subscriptions API: list, read, cancel or uncancel at the period end, revoke now. */
-export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl: string; readCache: ReadCache }) {
+/** Changes a subscription's trial in the caller's transaction (renewals/trials.ts, which bills a trial ended now). */
+export type TrialChange = (trx: Transaction, id: string, trialEnd: Date | 'now', now: Date) => Promise<Subscription>;
+
+export function createSubscriptionService(deps: {
+  db: Db;
+  clock: Clock;
+  baseUrl: string;
+  readCache: ReadCache;
+  changeTrial: TrialChange;
+}) {
   const { db, clock } = deps;
   const options: EmbedOptions = { baseUrl: deps.baseUrl, readCache: deps.readCache };
 
@@ -61,9 +70,13 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
       return wire(await owned(actor, id, 'read'));
     },
 
-    /** PATCH: `cancel_at_period_end` true or false, or `revoke: true`. */
+    /** PATCH: `cancel_at_period_end` true or false, `revoke: true`, or a new `trial_end`. */
     async update(actor: MerchantActor, id: string, input: SubscriptionUpdateInput): Promise<SubscriptionWire> {
       await owned(actor, id, 'write');
+      if ('trial_end' in input) {
+        const trialEnd = input.trial_end === 'now' ? 'now' : new Date(input.trial_end);
+        return wire(await transaction(db, (trx) => deps.changeTrial(trx, id, trialEnd, clock.now())));
+      }
       const change = 'revoke' in input ? 'revoke' : input.cancel_at_period_end ? 'cancel' : 'uncancel';
       const reason = { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment };
       const saved = await transaction(db, (trx) => changeSubscription(trx, id, change, reason, clock.now(), options));

@@ -11,12 +11,21 @@ import { activeSubscriptionsOf } from './state.js';
  * What happened to a subscription in one change, as Polar names it in its events: `canceled` (set to end, or ended
  * without having been set to), `uncanceled`, `revoked` (it ended: revoked now, or canceled and its period over).
  */
-export type SubscriptionTransition = 'canceled' | 'uncanceled' | 'revoked';
+export type SubscriptionTransition = 'active' | 'canceled' | 'uncanceled' | 'past_due' | 'revoked';
+
+/** What the grant engine needs besides the two states: when benefits go after an end (the organization's grace). */
+export interface LifecycleContext {
+  /** When the benefits of a subscription that ended here are to be revoked (`subscription.benefits_revoke`). */
+  benefitsRevokeAt?: Date;
+}
 
 /** The transitions between two states of one subscription, in the order Polar announces them. */
 export function lifecycleTransitions(before: Subscription, after: Subscription): SubscriptionTransition[] {
   const transitions: SubscriptionTransition[] = [];
   const ended = !before.endedAt && !!after.endedAt;
+  // A paid retry brings a past-due subscription back (Polar's `mark_active`).
+  if (before.status === 'past_due' && after.status === 'active') transitions.push('active');
+  if (before.status !== 'past_due' && after.status === 'past_due') transitions.push('past_due');
   if (!before.canceledAt && after.canceledAt) transitions.push('canceled');
   if (before.canceledAt && !after.canceledAt && !after.endedAt) transitions.push('uncanceled');
   if (ended) transitions.push('revoked');
@@ -37,6 +46,7 @@ export async function announceLifecycle(
   after: Subscription,
   at: Date,
   options: EmbedOptions,
+  context: LifecycleContext = {},
 ): Promise<SubscriptionTransition[]> {
   const transitions = lifecycleTransitions(before, after);
   const [data] = await loadSubscriptionWires(trx, [after], options);
@@ -45,7 +55,10 @@ export async function announceLifecycle(
   for (const transition of transitions) events.push({ organizationId, type: `subscription.${transition}`, data, at });
   await recordEvents(trx, events);
   await recordStateChanged(trx, after.customerId, at, activeSubscriptionsOf);
-  if (before.status !== after.status || before.productId !== after.productId || (!before.endedAt && !!after.endedAt))
+  const endedNow = !before.endedAt && !!after.endedAt;
+  // An end whose benefits outlive it (the organization's grace period) is synced by the revocation job at that time.
+  const graced = endedNow && context.benefitsRevokeAt !== undefined;
+  if ((before.status !== after.status || before.productId !== after.productId || endedNow) && !graced)
     await syncSubscriptionGrants(trx, after.id, at);
   return transitions;
 }

@@ -18,7 +18,10 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--all-orgs', 'every organization of yours'),
   ).action(lazy(async () => (await import('./list.js')).run));
   withJson(
-    subscriptions.command('show').description('show one subscription').argument('<id>', 'subscription id'),
+    subscriptions
+      .command('show')
+      .description('show one subscription and its timeline (status changes, orders and their payments)')
+      .argument('<id>', 'subscription id'),
   ).action(lazy(async () => (await import('./show.js')).run));
   withExportOptions(
     subscriptions
@@ -29,6 +32,13 @@ export function registerSubscriptionCommands(program: Command): void {
     'subscriptions',
     'email, started_at, product, amount, currency, status, recurring_interval, customer_name, billing_name, billing_country, net_amount, discount, seats, current_period_start, current_period_end, cancel_at_period_end, canceled_at, ends_at, ended_at, cancellation_reason, trial_start, trial_end',
   ).action(lazy(async () => (await import('./export.js')).run));
+  withJson(
+    subscriptions
+      .command('extend-trial')
+      .description('move the end of a trial (or add one), or end it now and bill')
+      .argument('<id>', 'subscription id')
+      .requiredOption('--until <time>', 'an ISO time in the future, or "now"'),
+  ).action(lazy(async () => (await import('./trial.js')).extendTrial));
   const reasons =
     'customer_service, low_quality, missing_features, switched_service, too_complex, too_expensive, unused, other';
   withJson(

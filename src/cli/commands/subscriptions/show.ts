@@ -1,8 +1,10 @@
+import type { OrderWire } from '../../../core/orders/schemas.js';
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, signedIn } from '../../context.js';
 import { money } from '../../money.js';
-import { printFields, printJson } from '../../output.js';
+import { printFields, printJson, printLine, printTable } from '../../output.js';
+import { fetchAll } from '../../pages.js';
 
 export function printSubscription(subscription: SubscriptionWire): void {
   printFields([
@@ -26,15 +28,52 @@ export function printSubscription(subscription: SubscriptionWire): void {
         .join(': '),
     ],
     ['started', subscription.started_at ?? ''],
+    ['trial', subscription.trial_start ? `${subscription.trial_start} – ${subscription.trial_end ?? ''}` : ''],
   ]);
 }
 
+/**
+ * What happened to the subscription, in time order: its status changes (as its timestamps tell them) and each order
+ * it billed (creation, each renewal), with the order's status and the payment it took.
+ */
+export function timeline(subscription: SubscriptionWire, orders: OrderWire[]): string[][] {
+  const rows: string[][] = [];
+  const mark = (at: string | null | undefined, what: string, detail = '') => {
+    if (at) rows.push([at, what, detail]);
+  };
+  mark(subscription.started_at, 'started', subscription.status);
+  mark(subscription.trial_start, 'trial started', `until ${subscription.trial_end ?? ''}`);
+  for (const order of orders) {
+    const payment = order.status === 'pending' ? 'not paid yet' : `${order.status}`;
+    mark(order.created_at, `order ${order.billing_reason}`, `${money(order.total_amount, order.currency)}, ${payment}`);
+  }
+  mark(subscription.canceled_at, 'canceled', subscription.ended_at ? '' : `ends ${subscription.ends_at ?? ''}`);
+  mark(subscription.ended_at, 'ended', subscription.status);
+  rows.push([
+    subscription.current_period_start,
+    'current period',
+    `until ${subscription.current_period_end} (${subscription.status})`,
+  ]);
+  return rows.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
 export async function run({ args, opts, globals }: Invocation<{ json?: boolean }>): Promise<void> {
+  const target = signedIn(globals);
   const subscription = await call<SubscriptionWire>(
-    signedIn(globals),
+    target,
     'GET',
     `/v1/subscriptions/${encodeURIComponent(String(args[0]))}`,
   );
-  if (opts.json) printJson(subscription);
-  else printSubscription(subscription);
+  const orders = await fetchAll<OrderWire>(
+    target,
+    '/v1/orders/',
+    new URLSearchParams({ subscription_id: subscription.id, sorting: 'created_at' }),
+  );
+  if (opts.json) {
+    printJson({ ...subscription, orders });
+    return;
+  }
+  printSubscription(subscription);
+  printLine('');
+  printTable(['when', 'what', 'detail'], timeline(subscription, orders));
 }
