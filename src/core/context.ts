@@ -41,6 +41,8 @@ import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
+import { createSubscriptionChangeService, type SubscriptionChangeService } from './subscription-changes/service.js';
+import { RESUME_JOB, resumeHandler } from './subscription-changes/pause.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
@@ -121,6 +123,8 @@ export interface CoreContext {
   orders: OrderService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
   subscriptions: SubscriptionService;
+  /** /v1 and the portal: changes of plan with proration, pending updates, pause and resume. */
+  subscriptionChanges: SubscriptionChangeService;
   /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
   refunds: RefundService;
   /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
@@ -283,6 +287,13 @@ export function createCore(options: {
   });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const subscriptions = createSubscriptionService({ db, clock, baseUrl: config.baseUrl, readCache });
+  const subscriptionChanges = createSubscriptionChangeService({
+    db,
+    clock,
+    processor: paymentProcessor,
+    baseUrl: config.baseUrl,
+    readCache,
+  });
   const refunds = createRefundService({
     db,
     clock,
@@ -309,6 +320,7 @@ export function createCore(options: {
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
+  scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({
@@ -354,6 +366,7 @@ export function createCore(options: {
     webhooks,
     orders,
     subscriptions,
+    subscriptionChanges,
     refunds,
     customerPortal,
     reconciler,

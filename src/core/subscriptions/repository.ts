@@ -37,6 +37,11 @@ export interface Subscription extends ResourceStamps {
   /** That method's processor reference, kept beside it so a renewal charges without a join. */
   paymentMethodReference: string | null;
   billedPeriods: number;
+  /** Set to pause when the period ends (the cycle's pause hook carries it out), instead of renewing. */
+  pauseAtPeriodEnd: boolean;
+  pausedAt: Date | null;
+  /** When a paused subscription resumes on its own (a scheduled job), or null to stay paused until resumed. */
+  resumesAt: Date | null;
   customFieldData: Record<string, string | number | boolean | null>;
 }
 
@@ -69,6 +74,9 @@ function fromRow(row: Record<string, unknown>): Subscription {
     paymentMethodId: toStringOrNull(row.payment_method_id),
     paymentMethodReference: toStringOrNull(row.payment_method_reference),
     billedPeriods: Number(row.billed_periods),
+    pauseAtPeriodEnd: toBool(row.pause_at_period_end),
+    pausedAt: toDateOrNull(row.paused_at),
+    resumesAt: toDateOrNull(row.resumes_at),
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
     ...stampsFromRow(row),
   };
@@ -103,6 +111,9 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     payment_method_id: subscription.paymentMethodId,
     payment_method_reference: subscription.paymentMethodReference,
     billed_periods: subscription.billedPeriods,
+    pause_at_period_end: subscription.pauseAtPeriodEnd,
+    paused_at: subscription.pausedAt,
+    resumes_at: subscription.resumesAt,
     metadata: JSON.stringify(subscription.metadata),
     custom_field_data: JSON.stringify(subscription.customFieldData),
     created_at: subscription.createdAt,

@@ -8,7 +8,7 @@ import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { ReadCache } from '../cache/read-cache.js';
-import type { SubscriptionListQuery, SubscriptionUpdateInput } from './inputs.js';
+import type { SubscriptionCancellationInput, SubscriptionListQuery } from './inputs.js';
 import { changeSubscription } from './lifecycle.js';
 import type { Subscription } from './repository.js';
 import { subscriptionsRepository } from './repository.js';
@@ -61,8 +61,8 @@ export function createSubscriptionService(deps: { db: Db; clock: Clock; baseUrl:
       return wire(await owned(actor, id, 'read'));
     },
 
-    /** PATCH: `cancel_at_period_end` true or false, or `revoke: true`. */
-    async update(actor: MerchantActor, id: string, input: SubscriptionUpdateInput): Promise<SubscriptionWire> {
+    /** PATCH: `cancel_at_period_end` true or false, or `revoke: true` (plan changes and pauses: subscription-changes/). */
+    async update(actor: MerchantActor, id: string, input: SubscriptionCancellationInput): Promise<SubscriptionWire> {
       await owned(actor, id, 'write');
       const change = 'revoke' in input ? 'revoke' : input.cancel_at_period_end ? 'cancel' : 'uncancel';
       const reason = { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment };
