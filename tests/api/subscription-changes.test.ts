@@ -143,7 +143,7 @@ describe('plan changes', () => {
     const jobs = await daemon()
       .core.db('scheduled_jobs')
       .where({ kind: 'subscription.cycle', subject_id: subscription.id });
-    expect(jobs.map((job) => new Date(job.run_at).toISOString())).toEqual([response.json.current_period_end]);
+    expect(jobs.map((job) => new Date(job.due_at).toISOString())).toEqual([response.json.current_period_end]);
   });
 
   it('a trialing subscription changes plan at once without proration', async () => {

@@ -31,7 +31,7 @@ export function remainingSeconds(periodStart: Date, periodEnd: Date, at: Date): 
 export function prorationLines(input: ProrationInput): CycleItem[] {
   const { remaining, period } = remainingSeconds(input.periodStart, input.periodEnd, input.at);
   return [
-    { label: `Unused time on ${input.oldLabel}`, amount: -proportion(input.oldAmount, remaining, period) },
+    { label: `Unused time on ${input.oldLabel}`, amount: 0 - proportion(input.oldAmount, remaining, period) },
     { label: `Remaining time on ${input.newLabel}`, amount: proportion(input.newAmount, remaining, period) },
   ];
 }
@@ -43,7 +43,7 @@ export function prorationLines(input: ProrationInput): CycleItem[] {
 export function restartLines(input: ProrationInput): CycleItem[] {
   const { remaining, period } = remainingSeconds(input.periodStart, input.periodEnd, input.at);
   return [
-    { label: `Unused time on ${input.oldLabel}`, amount: -proportion(input.oldAmount, remaining, period) },
+    { label: `Unused time on ${input.oldLabel}`, amount: 0 - proportion(input.oldAmount, remaining, period) },
     { label: input.newLabel, amount: input.newAmount },
   ];
 }
