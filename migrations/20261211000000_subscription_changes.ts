@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 
 // Plan changes, proration and pauses (issue 17). A pause is three columns on the subscription, shown on its wire
-// (Polar's `pause_at_period_end`, `paused_at`, `resumes_at`). A `next_period` plan change waits in
+// (Polar's `pause_at_period_end`, `paused_at`, `resumes_at`). `period_anchor` is where the period count starts again
+// when a change restarts the billing period (a change of interval, a resume): the cycle counts `billed_periods` from
+// it; null means from the start (or the trial's end) as before. A `next_period` plan change waits in
 // `subscription_pending_updates` (Polar's PendingSubscriptionUpdate, at most one per subscription) until the cycle
 // applies it. Proration credits and debits wait in `subscription_proration_entries` until an order carries them: the
 // `subscription_update` order of an invoiced change at once, or the next cycle order (then `billed_at` is set and
@@ -12,6 +14,7 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('pause_at_period_end').notNullable().defaultTo(false);
     t.timestamp('paused_at', { useTz: true }).nullable();
     t.timestamp('resumes_at', { useTz: true }).nullable();
+    t.timestamp('period_anchor', { useTz: true }).nullable();
   });
   await knex.schema.createTable('subscription_pending_updates', (t) => {
     t.uuid('id').primary();
@@ -40,6 +43,6 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('subscription_proration_entries');
   await knex.schema.dropTable('subscription_pending_updates');
-  for (const column of ['resumes_at', 'paused_at', 'pause_at_period_end'])
+  for (const column of ['period_anchor', 'resumes_at', 'paused_at', 'pause_at_period_end'])
     await knex.raw(`ALTER TABLE subscriptions DROP COLUMN ${column}`);
 }

@@ -3,7 +3,15 @@ import { Order$inboundSchema } from '@polar-sh/sdk/models/components/order.js';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { outboxEvents } from '../helpers/products.js';
-import { ordersOf, patch, plan, simulateCycle, subscribe, unbilledTotal } from '../helpers/subscription-changes.js';
+import {
+  carriedCredit,
+  ordersOf,
+  patch,
+  plan,
+  simulateCycle,
+  subscribe,
+  unbilledTotal,
+} from '../helpers/subscription-changes.js';
 import { createMerchant, type Merchant } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
@@ -54,7 +62,7 @@ describe('plan changes', () => {
     expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 3000, items: 0 });
   });
 
-  it('prorate (a downgrade): the credit exceeds the debit and lowers the next cycle order', async () => {
+  it('prorate (a downgrade): the credit exceeds the debit; the cycle carries what its order cannot take', async () => {
     const { merchant, basic, subscription } = await setup(3000);
     const cheaper = await plan(merchant, 'Lite', 600);
     daemon().clock.advance(10 * DAY);
@@ -64,12 +72,12 @@ describe('plan changes', () => {
     expect(basic.id).not.toBe(cheaper.id);
     expect(await unbilledTotal(daemon(), subscription.id)).toBe(-2000 + 400);
     daemon().clock.advance(20 * DAY);
-    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: -600 });
-    // What the cycle could not take off this time waits for the next one.
-    expect(await unbilledTotal(daemon(), subscription.id)).toBe(-1000);
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: -1600 });
+    expect(await unbilledTotal(daemon(), subscription.id)).toBe(0);
+    expect(carriedCredit(subscription.id)).toBe(1000);
     daemon().clock.advance(31 * DAY);
-    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: -600 });
-    expect(await unbilledTotal(daemon(), subscription.id)).toBe(-400);
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: 0 });
+    expect(carriedCredit(subscription.id)).toBe(400);
   });
 
   it('invoice (an upgrade): the difference is charged now in a paid subscription_update order', async () => {
@@ -144,6 +152,30 @@ describe('plan changes', () => {
       .core.db('scheduled_jobs')
       .where({ kind: 'subscription.cycle', subject_id: subscription.id });
     expect(jobs.map((job) => new Date(job.due_at).toISOString())).toEqual([response.json.current_period_end]);
+    // The cycle counts the yearly periods from the change.
+    daemon().clock.set(new Date('2028-04-11T12:00:00.000Z'));
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 10_000, items: 0 });
+    const renewed = (await merchant.api.get(`/v1/subscriptions/${subscription.id}`)).json;
+    expect([renewed.current_period_start, renewed.current_period_end]).toEqual([
+      '2028-04-11T12:00:00.000Z',
+      '2029-04-11T12:00:00.000Z',
+    ]);
+  });
+
+  it('a next_period change of interval: the cycle starts the new interval at the period end', async () => {
+    const { merchant, subscription } = await setup();
+    const yearly = await plan(merchant, 'Yearly', 10_000, 'year');
+    daemon().clock.advance(10 * DAY);
+    const set = await change(merchant, subscription.id, { product_id: yearly.id, proration_behavior: 'next_period' });
+    expect(set.json.recurring_interval).toBe('month');
+    daemon().clock.set(new Date('2027-05-01T12:00:00.000Z'));
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 10_000, items: 0 });
+    const renewed = (await merchant.api.get(`/v1/subscriptions/${subscription.id}`)).json;
+    expect(renewed).toMatchObject({
+      recurring_interval: 'year',
+      current_period_start: '2027-05-01T12:00:00.000Z',
+      current_period_end: '2028-05-01T12:00:00.000Z',
+    });
   });
 
   it('a trialing subscription changes plan at once without proration', async () => {

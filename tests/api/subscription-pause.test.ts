@@ -81,6 +81,12 @@ describe('pause and resume', () => {
     );
     expect(await jobs('subscription.cycle', subscription.id)).toEqual(['2027-06-21T12:00:00.000Z']);
     expect((await change(merchant, subscription.id, { resume: true })).status).toBe(400);
+    // The next cycle counts its periods from the resume.
+    daemon().clock.set(new Date('2027-06-21T12:00:00.000Z'));
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 1000, items: 0 });
+    expect((await merchant.api.get(`/v1/subscriptions/${subscription.id}`)).json.current_period_end).toBe(
+      '2027-07-21T12:00:00.000Z',
+    );
   });
 
   it('a declined resume charge is a 402 and the subscription stays paused', async () => {
@@ -142,6 +148,11 @@ describe('pause and resume', () => {
       'subscription.updated',
       'subscription.resumed',
     ]);
+    expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 1000, items: 0 });
+    expect((await merchant.api.get(`/v1/subscriptions/${subscription.id}`)).json).toMatchObject({
+      current_period_start: '2027-06-01T12:00:00.000Z',
+      current_period_end: '2027-07-01T12:00:00.000Z',
+    });
   });
 
   it('pause_at_period_end false takes back a pause set for the period end; a cancel replaces it', async () => {

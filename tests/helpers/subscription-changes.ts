@@ -1,7 +1,8 @@
 import { transaction } from '../../src/core/database/index.js';
 import { prorationEntriesRepository } from '../../src/core/subscriptions/changes-repository.js';
 import type { CycleHook } from '../../src/core/subscriptions/cycle-hooks.js';
-import { addInterval, type Interval } from '../../src/core/subscriptions/periods.js';
+import { periodEnd, type Interval } from '../../src/core/subscriptions/periods.js';
+import { findPrice } from '../../src/core/products/read.js';
 import { subscriptionsRepository } from '../../src/core/subscriptions/repository.js';
 import {
   pauseCycleHook,
@@ -50,10 +51,18 @@ export function cycleHooks(daemon: TestDaemon): CycleHook[] {
   return [pauseCycleHook(options), pendingUpdateCycleHook(daemon.core.readCache), prorationCycleHook];
 }
 
+const carried = new Map<string, number>();
+
+/** The credit the simulated cycle carries to the next one (its order could not go below 0). */
+export function carriedCredit(id: string): number {
+  return carried.get(id) ?? 0;
+}
+
 /**
- * What the renewal cycle does at the period end, as far as these hooks are concerned: in one transaction on the
- * locked subscription, run the hooks in order, then (unless one stopped it) bill the plan it now has plus every
- * hook's items and move to the next period. Returns what that cycle order would total, or null when stopped.
+ * What the renewal cycle (renewals/cycle.ts) does at the period end, as far as these hooks are concerned: in one
+ * transaction on the locked subscription, run the hooks in order; unless one stopped it, bill the plan's price plus
+ * every hook's items minus a credit carried from before (never below 0, the rest carried on), and move to the next
+ * period, counted from the period anchor. Returns that order's total and the hooks' items, or null when stopped.
  */
 export async function simulateCycle(daemon: TestDaemon, id: string): Promise<{ total: number; items: number } | null> {
   const at = daemon.clock.now();
@@ -67,10 +76,20 @@ export async function simulateCycle(daemon: TestDaemon, id: string): Promise<{ t
       items += (result.items ?? []).reduce((sum, item) => sum + item.amount, 0);
       subscription = (await repo.findById(id))!;
     }
-    const start = subscription.currentPeriodEnd;
-    const end = addInterval(start, subscription.recurringInterval as Interval, subscription.recurringIntervalCount);
-    await repo.save({ ...subscription, currentPeriodStart: start, currentPeriodEnd: end, modifiedAt: at });
-    return { total: subscription.amount + items, items };
+    const price = (await findPrice(trx, subscription.productPriceId, daemon.core.readCache))!.price;
+    const sum = (price.priceAmount ?? 0) + items - carriedCredit(id);
+    carried.set(id, Math.max(0, -sum));
+    const anchor = subscription.periodAnchor ?? subscription.trialEnd ?? subscription.startedAt!;
+    const interval = subscription.recurringInterval as Interval;
+    const billed = subscription.billedPeriods + 1;
+    await repo.save({
+      ...subscription,
+      currentPeriodStart: subscription.currentPeriodEnd,
+      currentPeriodEnd: periodEnd(anchor, interval, subscription.recurringIntervalCount, billed),
+      billedPeriods: billed,
+      modifiedAt: at,
+    });
+    return { total: Math.max(0, sum), items };
   });
 }
 

@@ -158,6 +158,7 @@ export async function fulfilCheckout(
       pauseAtPeriodEnd: false,
       pausedAt: null,
       resumesAt: null,
+      periodAnchor: null,
       metadata: checkout.metadata,
       customFieldData: checkout.customFieldData,
       createdAt: at,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ReadCache } from '../cache/read-cache.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import { findPrice } from '../products/read.js';
@@ -8,13 +7,13 @@ import type { CycleHook, CycleItem } from '../subscriptions/cycle-hooks.js';
 import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
 import { announceLifecycle } from '../subscriptions/transitions.js';
 import { RESUME_JOB } from './pause.js';
-import { onPlan, planOf } from './target.js';
+import { changesInterval, onPlan, planOf } from './target.js';
 
 /**
  * What plan changes and pauses do at a period boundary, as the renewal cycle's hooks (subscriptions/cycle-hooks.ts).
  * Register them in this order: pause first (a subscription that pauses bills nothing, and what else waits stays
  * waiting for the first cycle after it resumes), then the pending update (so the cycle bills the new plan), then the
- * proration entries (whose credit is capped by what the cycle bills, so it reads the plan the update left).
+ * proration entries. Where a hook restarts the period count (`periodAnchor`), the cycle must count from it.
  */
 
 /** A subscription set to pause at the period end pauses now; the cycle bills nothing. */
@@ -49,6 +48,11 @@ export function pendingUpdateCycleHook(readCache: ReadCache): CycleHook {
     if (!found) return {};
     const current = (await subscriptionsRepository(trx).findById(subscription.id)) ?? subscription;
     const next = onPlan(current, await planOf(trx, current, found.product, found.price), at);
+    // A new interval counts its periods from the one starting now (none of it billed yet: the cycle bills it).
+    if (changesInterval(current, { product: found.product })) {
+      next.periodAnchor = current.currentPeriodEnd;
+      next.billedPeriods = 0;
+    }
     await subscriptionsRepository(trx).save(next);
     return {};
   };
@@ -56,34 +60,17 @@ export function pendingUpdateCycleHook(readCache: ReadCache): CycleHook {
 
 /**
  * The proration entries a `prorate` change (or an invoiced one whose net was a credit) left: lines of this cycle's
- * order. Credits beyond what the cycle bills are carried to the next one, so no cycle order is negative.
+ * order, each carried once. Their sum may be negative; the cycle floors its order at 0 and carries the rest of a
+ * credit to the next one.
  */
 export const prorationCycleHook: CycleHook = async (trx, subscription, at) => {
   const repo = prorationEntriesRepository(trx);
   const waiting = await repo.unbilled(subscription.id);
   if (waiting.length === 0) return {};
-  const current = (await subscriptionsRepository(trx).findById(subscription.id)) ?? subscription;
-  const items: CycleItem[] = waiting.map((entry) => ({ label: entry.label, amount: entry.amount }));
   await repo.markBilled(
     waiting.map((entry) => entry.id),
     at,
     null,
   );
-  const left = current.amount + items.reduce((total, item) => total + item.amount, 0);
-  if (left < 0) {
-    items.push({ label: 'Credit carried to the next period', amount: -left });
-    await repo.insert([
-      {
-        id: randomUUID(),
-        subscriptionId: current.id,
-        label: 'Credit carried from the previous period',
-        amount: left,
-        currency: current.currency,
-        orderId: null,
-        billedAt: null,
-        createdAt: at,
-      },
-    ]);
-  }
-  return { items };
+  return { items: waiting.map((entry): CycleItem => ({ label: entry.label, amount: entry.amount })) };
 };

@@ -13,6 +13,7 @@ import { subscriptionsRepository, type Subscription } from '../subscriptions/rep
 import { announceLifecycle } from '../subscriptions/transitions.js';
 import { chargeNow, giveBack, writePaidOrder, type Charged } from './billing.js';
 import { inactiveSubscription, subscriptionLocked, type ChangeDeps } from './plan.js';
+import { planOf } from './target.js';
 
 /**
  * Pause and resume (Polar's SubscriptionPause / SubscriptionResume). A paused subscription does not renew, is not
@@ -79,11 +80,16 @@ export async function pause(
   });
 }
 
-/** Active again from `at`, in a period that starts then and ends `end`, with the cycle due at its end. */
-async function reopen(trx: Db, current: Subscription, at: Date, end: Date): Promise<Subscription> {
+/**
+ * Active again from `at`, in a period that starts then and ends `end`, with the cycle due at its end; the period
+ * count starts again at `at`, with `billed` periods of it paid for.
+ */
+async function reopen(trx: Db, current: Subscription, at: Date, end: Date, billed: number): Promise<Subscription> {
   const next: Subscription = {
     ...current,
     status: 'active',
+    periodAnchor: at,
+    billedPeriods: billed,
     pausedAt: null,
     resumesAt: null,
     pauseAtPeriodEnd: false,
@@ -105,14 +111,17 @@ function nextEnd(subscription: Subscription, at: Date): Date {
 export async function resume(deps: ChangeDeps, current: Subscription): Promise<Subscription> {
   const at = deps.clock.now();
   if (current.status !== 'paused') throw badRequest('This subscription is not paused.');
-  const charged: Charged | null = current.amount > 0 ? await chargeNow(deps, current, current.amount, at) : null;
+  // A period of the plan as its price says (the cycle leaves its last order's net in `amount`).
+  const plan = await findPrice(deps.db, current.productPriceId, deps.readCache);
+  const amount = plan ? (await planOf(deps.db, current, plan.product, plan.price)).amount : current.amount;
+  const charged: Charged | null = amount > 0 ? await chargeNow(deps, current, amount, at) : null;
   try {
     const invoiceNumber = charged ? await allocateInvoiceNumber(deps.db, current.organizationId, deps.readCache) : null;
-    const plan = await findPrice(deps.db, current.productPriceId, deps.readCache);
     return await transaction(deps.db, async (trx) => {
       const locked = await subscriptionsRepository(trx).lock(current.id);
-      if (!locked || locked.status !== 'paused' || locked.amount !== current.amount) throw subscriptionLocked();
-      const next = await reopen(trx, locked, at, nextEnd(locked, at));
+      if (!locked || locked.status !== 'paused' || locked.productPriceId !== current.productPriceId)
+        throw subscriptionLocked();
+      const next = await reopen(trx, locked, at, nextEnd(locked, at), 1);
       await announceLifecycle(trx, locked, next, at, deps.options);
       if (charged)
         await writePaidOrder(trx, {
@@ -120,7 +129,7 @@ export async function resume(deps: ChangeDeps, current: Subscription): Promise<S
           charged,
           processor: deps.processor.name,
           billingReason: 'subscription_cycle',
-          items: [{ label: plan?.product.name ?? 'Subscription', amount: current.amount }],
+          items: [{ label: plan?.product.name ?? 'Subscription', amount }],
           invoiceNumber: invoiceNumber!,
           at,
           options: deps.options,
@@ -128,7 +137,7 @@ export async function resume(deps: ChangeDeps, current: Subscription): Promise<S
       return next;
     });
   } catch (error) {
-    if (charged) await giveBack(deps, current, charged, current.amount);
+    if (charged) await giveBack(deps, current, charged, amount);
     throw error;
   }
 }
@@ -138,7 +147,7 @@ export function resumeHandler(options: EmbedOptions): JobHandler {
   return async (trx, job, now) => {
     const current = await subscriptionsRepository(trx).lock(job.subjectId);
     if (!current || current.status !== 'paused' || !current.resumesAt || current.resumesAt > now) return;
-    const next = await reopen(trx, current, now, now);
+    const next = await reopen(trx, current, now, now, 0);
     await announceLifecycle(trx, current, next, now, options);
   };
 }

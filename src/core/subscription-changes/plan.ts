@@ -20,7 +20,7 @@ import { subscriptionsRepository, type Subscription } from '../subscriptions/rep
 import { announceLifecycle } from '../subscriptions/transitions.js';
 import { chargeNow, giveBack, writePaidOrder } from './billing.js';
 import { prorationLines, restartLines, sum } from './proration.js';
-import { changesInterval, onPlan, resolveTarget, type PlanTarget } from './target.js';
+import { changesInterval, onPlan, planOf, resolveTarget, type PlanTarget } from './target.js';
 
 /**
  * A change of plan (Polar's update_product, polar-contract §3.6). `invoice` applies it now and charges the difference
@@ -73,14 +73,19 @@ async function lockSame(trx: Db, before: Subscription): Promise<Subscription> {
   return locked;
 }
 
-/** The credit and debit of moving `subscription` to `target` at `at` (a restart when the interval changes). */
+/**
+ * The credit and debit of moving `subscription` to `target` at `at` (a restart when the interval changes). The old
+ * plan is credited at what a period of it bills (its price, after the discount), not at `amount`, which the cycle
+ * sets to its last order's net, proration lines included.
+ */
 async function linesFor(deps: ChangeDeps, subscription: Subscription, target: PlanTarget, at: Date) {
   const old = await findPrice(deps.db, subscription.productPriceId, deps.readCache);
+  const oldAmount = old ? (await planOf(deps.db, subscription, old.product, old.price)).amount : subscription.amount;
   const input = {
     periodStart: subscription.currentPeriodStart,
     periodEnd: subscription.currentPeriodEnd,
     at,
-    oldAmount: subscription.amount,
+    oldAmount,
     newAmount: target.amount,
     oldLabel: old?.product.name ?? 'the previous plan',
     newLabel: target.product.name,
@@ -92,6 +97,9 @@ async function linesFor(deps: ChangeDeps, subscription: Subscription, target: Pl
 async function switchPlan(trx: Db, current: Subscription, target: PlanTarget, at: Date): Promise<Subscription> {
   const next = onPlan(current, target, at);
   if (changesInterval(current, target) && current.status !== 'trialing') {
+    // The new period, billed by this change, is the first one counted from here.
+    next.periodAnchor = at;
+    next.billedPeriods = 1;
     next.currentPeriodStart = at;
     next.currentPeriodEnd = addInterval(at, next.recurringInterval as Interval, next.recurringIntervalCount);
     await unschedule(trx, CYCLE_JOB, next.id);

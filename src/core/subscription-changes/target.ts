@@ -76,7 +76,7 @@ export function onPlan(subscription: Subscription, target: PlanTarget, at: Date)
   };
 }
 
-export function changesInterval(subscription: Subscription, target: PlanTarget): boolean {
+export function changesInterval(subscription: Subscription, target: Pick<PlanTarget, 'product'>): boolean {
   return (
     subscription.recurringInterval !== target.product.recurringInterval ||
     subscription.recurringIntervalCount !== (target.product.recurringIntervalCount ?? 1)

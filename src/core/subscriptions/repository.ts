@@ -42,6 +42,11 @@ export interface Subscription extends ResourceStamps {
   pausedAt: Date | null;
   /** When a paused subscription resumes on its own (a scheduled job), or null to stay paused until resumed. */
   resumesAt: Date | null;
+  /**
+   * Where the period count restarts after a change that started a new period (a change of interval, a resume): the
+   * cycle counts `billedPeriods` from here; null counts from the start (or the trial's end).
+   */
+  periodAnchor: Date | null;
   customFieldData: Record<string, string | number | boolean | null>;
 }
 
@@ -77,6 +82,7 @@ function fromRow(row: Record<string, unknown>): Subscription {
     pauseAtPeriodEnd: toBool(row.pause_at_period_end),
     pausedAt: toDateOrNull(row.paused_at),
     resumesAt: toDateOrNull(row.resumes_at),
+    periodAnchor: toDateOrNull(row.period_anchor),
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
     ...stampsFromRow(row),
   };
@@ -114,6 +120,7 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     pause_at_period_end: subscription.pauseAtPeriodEnd,
     paused_at: subscription.pausedAt,
     resumes_at: subscription.resumesAt,
+    period_anchor: subscription.periodAnchor,
     metadata: JSON.stringify(subscription.metadata),
     custom_field_data: JSON.stringify(subscription.customFieldData),
     created_at: subscription.createdAt,
