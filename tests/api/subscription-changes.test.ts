@@ -108,6 +108,29 @@ describe('plan changes', () => {
     expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 3000, items: 0 });
   });
 
+  it('invoice: the charge adds tax as at checkout (the buyer’s address, the organization’s rate)', async () => {
+    daemon().clock.set(APRIL);
+    const merchant = await createMerchant(daemon());
+    expect(
+      (await merchant.api.post('/v1/tax-rates/', { country: 'DE', basis_points: 1900, name: 'MwSt' })).status,
+    ).toBe(201);
+    const basic = await plan(merchant, 'Basic', 1000);
+    const pro = await plan(merchant, 'Pro', 3000);
+    const subscription = await subscribe(daemon(), merchant, basic.id, 'tok_visa', {
+      customer_billing_address: { country: 'DE' },
+    });
+    expect(subscription.paid).toBe(1190);
+    daemon().clock.advance(10 * DAY);
+    expect(
+      (await change(merchant, subscription.id, { product_id: pro.id, proration_behavior: 'invoice' })).status,
+    ).toBe(200);
+    const update = (await ordersOf(merchant, subscription.id)).find((o) => o.billing_reason === 'subscription_update')!;
+    // 19 % of 1333 is 253.27.
+    expect(update).toMatchObject({ net_amount: 1333, tax_amount: 253, total_amount: 1586 });
+    const charges = await daemon().core.db('payment_attempts').where({ order_id: update.id, status: 'succeeded' });
+    expect(charges.map((row) => Number(row.amount))).toEqual([1586]);
+  });
+
   it('invoice (a downgrade): a net credit charges nothing and waits for the next cycle order', async () => {
     const { merchant, subscription } = await setup(3000);
     const cheaper = await plan(merchant, 'Lite', 600);

@@ -25,8 +25,14 @@ export async function plan(merchant: Merchant, name: string, amount: number, int
 }
 
 /** A subscription bought through the checkout with a sandbox card (its kept card bills later charges). */
-export async function subscribe(daemon: TestDaemon, merchant: Merchant, productId: string, token = 'tok_visa') {
-  const checkout = await createCheckout(merchant, [productId], { customer_email: buyerEmail() });
+export async function subscribe(
+  daemon: TestDaemon,
+  merchant: Merchant,
+  productId: string,
+  token = 'tok_visa',
+  fields: Record<string, unknown> = {},
+) {
+  const checkout = await createCheckout(merchant, [productId], { customer_email: buyerEmail(), ...fields });
   const confirmed = await new TestClient(daemon.url).post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
     confirmation_token_id: token,
   });
@@ -104,6 +110,8 @@ export async function ordersOf(merchant: Merchant, subscriptionId: string) {
   return response.json.items as Array<{
     id: string;
     billing_reason: string;
+    net_amount: number;
+    tax_amount: number;
     total_amount: number;
     status: string;
     items: Array<{ label: string; amount: number; proration: boolean }>;

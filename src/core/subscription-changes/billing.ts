@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import { DomainError } from '../kernel/errors.js';
+import { applyBasisPoints } from '../kernel/money.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
@@ -10,6 +12,7 @@ import type { BillingReason } from '../orders/schemas.js';
 import { recordChargeAttempt } from '../payments/attempts.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import { taxBasisPointsFor } from '../tax/service.js';
 import type { CycleItem } from '../subscriptions/cycle-hooks.js';
 import type { Subscription } from '../subscriptions/repository.js';
 
@@ -23,6 +26,19 @@ import type { Subscription } from '../subscriptions/repository.js';
 export interface Charged {
   orderId: string;
   result: Extract<ChargeResult, { status: 'succeeded' }>;
+}
+
+/**
+ * The tax a charge made now adds, as at checkout: the organization's rate for the buyer's address (the
+ * subscription's checkout's billing address, else the customer's), on the net, rounded half away from zero.
+ */
+export async function taxOf(db: Db, subscription: Subscription, net: number): Promise<number> {
+  const checkout = subscription.checkoutId ? await checkoutsRepository(db).findById(subscription.checkoutId) : null;
+  const address =
+    checkout?.customerBillingAddress ??
+    (await customersRepository(db).findById(subscription.customerId))?.billingAddress ??
+    null;
+  return applyBasisPoints(net, await taxBasisPointsFor(db, subscription.organizationId, address));
 }
 
 export function paymentFailed(detail: string): DomainError {
@@ -89,6 +105,8 @@ export async function writePaidOrder(
     processor: string;
     billingReason: BillingReason;
     items: CycleItem[];
+    /** The tax charged on the items' net (taxOf), carried by the last line. */
+    taxAmount: number;
     invoiceNumber: string;
     at: Date;
     options: EmbedOptions;
@@ -96,7 +114,8 @@ export async function writePaidOrder(
 ): Promise<Order> {
   const { subscription, charged, at } = input;
   const customer = await customersRepository(trx).findById(subscription.customerId);
-  const total = input.items.reduce((sum, item) => sum + item.amount, 0);
+  const net = input.items.reduce((sum, item) => sum + item.amount, 0);
+  const total = net + input.taxAmount;
   const order: Order = {
     id: charged.orderId,
     organizationId: subscription.organizationId,
@@ -108,10 +127,10 @@ export async function writePaidOrder(
     discountId: subscription.discountId,
     subscriptionId: subscription.id,
     checkoutId: null,
-    subtotalAmount: total,
+    subtotalAmount: net,
     discountAmount: 0,
-    netAmount: total,
-    taxAmount: 0,
+    netAmount: net,
+    taxAmount: input.taxAmount,
     totalAmount: total,
     refundedAmount: 0,
     refundedTaxAmount: 0,
@@ -131,7 +150,7 @@ export async function writePaidOrder(
     orderId: order.id,
     label: item.label,
     amount: item.amount,
-    taxAmount: 0,
+    taxAmount: position === input.items.length - 1 ? input.taxAmount : 0,
     proration: input.billingReason === 'subscription_update',
     productPriceId: position === input.items.length - 1 ? subscription.productPriceId : null,
     position,

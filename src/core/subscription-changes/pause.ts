@@ -11,7 +11,7 @@ import { alreadyCanceled } from '../subscriptions/lifecycle.js';
 import { addInterval, type Interval } from '../subscriptions/periods.js';
 import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
 import { announceLifecycle } from '../subscriptions/transitions.js';
-import { chargeNow, giveBack, writePaidOrder, type Charged } from './billing.js';
+import { chargeNow, giveBack, taxOf, writePaidOrder, type Charged } from './billing.js';
 import { inactiveSubscription, subscriptionLocked, type ChangeDeps } from './plan.js';
 import { planOf } from './target.js';
 
@@ -114,7 +114,8 @@ export async function resume(deps: ChangeDeps, current: Subscription): Promise<S
   // A period of the plan as its price says (the cycle leaves its last order's net in `amount`).
   const plan = await findPrice(deps.db, current.productPriceId, deps.readCache);
   const amount = plan ? (await planOf(deps.db, current, plan.product, plan.price)).amount : current.amount;
-  const charged: Charged | null = amount > 0 ? await chargeNow(deps, current, amount, at) : null;
+  const tax = await taxOf(deps.db, current, amount);
+  const charged: Charged | null = amount > 0 ? await chargeNow(deps, current, amount + tax, at) : null;
   try {
     const invoiceNumber = charged ? await allocateInvoiceNumber(deps.db, current.organizationId, deps.readCache) : null;
     return await transaction(deps.db, async (trx) => {
@@ -130,6 +131,7 @@ export async function resume(deps: ChangeDeps, current: Subscription): Promise<S
           processor: deps.processor.name,
           billingReason: 'subscription_cycle',
           items: [{ label: plan?.product.name ?? 'Subscription', amount }],
+          taxAmount: tax,
           invoiceNumber: invoiceNumber!,
           at,
           options: deps.options,
@@ -137,7 +139,7 @@ export async function resume(deps: ChangeDeps, current: Subscription): Promise<S
       return next;
     });
   } catch (error) {
-    if (charged) await giveBack(deps, current, charged, amount);
+    if (charged) await giveBack(deps, current, charged, amount + tax);
     throw error;
   }
 }

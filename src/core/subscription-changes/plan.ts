@@ -18,7 +18,7 @@ import { alreadyCanceled } from '../subscriptions/lifecycle.js';
 import { addInterval, type Interval } from '../subscriptions/periods.js';
 import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
 import { announceLifecycle } from '../subscriptions/transitions.js';
-import { chargeNow, giveBack, writePaidOrder } from './billing.js';
+import { chargeNow, giveBack, taxOf, writePaidOrder } from './billing.js';
 import { prorationLines, restartLines, sum } from './proration.js';
 import { changesInterval, onPlan, planOf, resolveTarget, type PlanTarget } from './target.js';
 
@@ -168,7 +168,8 @@ export async function changePlan(
     });
   }
 
-  const charged = await chargeNow(deps, current, net, at);
+  const tax = await taxOf(db, current, net);
+  const charged = await chargeNow(deps, current, net + tax, at);
   try {
     const invoiceNumber = await allocateInvoiceNumber(db, current.organizationId, deps.readCache);
     return await transaction(db, async (trx) => {
@@ -182,6 +183,7 @@ export async function changePlan(
         processor: deps.processor.name,
         billingReason: 'subscription_update',
         items: lines,
+        taxAmount: tax,
         invoiceNumber,
         at,
         options,
@@ -189,7 +191,7 @@ export async function changePlan(
       return next;
     });
   } catch (error) {
-    await giveBack(deps, current, charged, net);
+    await giveBack(deps, current, charged, net + tax);
     throw error;
   }
 }
