@@ -43,6 +43,9 @@ import { createOrderService, type OrderService } from './orders/service.js';
 import { createExportsService, type ExportsService } from './exports/service.js';
 import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
+import { createSubscriptionChangeService, type SubscriptionChangeService } from './subscription-changes/service.js';
+import { RESUME_JOB, resumeHandler } from './subscription-changes/pause.js';
+import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from './subscription-changes/hooks.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
@@ -139,6 +142,8 @@ export interface CoreContext {
   orderDocuments: OrderDocumentsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
   subscriptions: SubscriptionService;
+  /** /v1 and the portal: changes of plan with proration, pending updates, pause and resume. */
+  subscriptionChanges: SubscriptionChangeService;
   /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
   refunds: RefundService;
   /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
@@ -310,7 +315,7 @@ export function createCore(options: {
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const embed = { baseUrl: config.baseUrl, readCache };
   // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
-  const cycleHooks: CycleHook[] = [];
+  const cycleHooks: CycleHook[] = [pauseCycleHook(embed), pendingUpdateCycleHook(readCache), prorationCycleHook];
   const cycle = { options: embed, hooks: cycleHooks };
   const subscriptions = createSubscriptionService({
     db,
@@ -318,6 +323,13 @@ export function createCore(options: {
     baseUrl: config.baseUrl,
     readCache,
     changeTrial: trialChanges(cycle),
+  });
+  const subscriptionChanges = createSubscriptionChangeService({
+    db,
+    clock,
+    processor: paymentProcessor,
+    baseUrl: config.baseUrl,
+    readCache,
   });
   const refunds = createRefundService({
     db,
@@ -366,6 +378,7 @@ export function createCore(options: {
     chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),
   );
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
+  scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({
@@ -419,6 +432,7 @@ export function createCore(options: {
       readCache,
     }),
     subscriptions,
+    subscriptionChanges,
     refunds,
     customerPortal,
     reconciler,

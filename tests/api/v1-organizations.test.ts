@@ -180,11 +180,6 @@ describe('PATCH /v1/organizations/{id}', () => {
       { subscription_settings: { proration_behavior: 'reset' } },
       ['body', 'subscription_settings', 'proration_behavior'],
     ],
-    [
-      'next_period proration',
-      { subscription_settings: { proration_behavior: 'next_period' } },
-      ['body', 'subscription_settings', 'proration_behavior'],
-    ],
     ['over-long name', { name: 'x'.repeat(256) }, ['body', 'name']],
     ['too short name', { name: 'ab' }, ['body', 'name']],
     ['name of the wrong type', { name: 42 }, ['body', 'name']],

@@ -3,6 +3,7 @@ import { benefitGrantListSchema, benefitGrantSchema } from '../benefits/schemas.
 import { customerPortalCustomerSchema } from '../customers/schemas.js';
 import { pageQuery, repeated, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
+import { PRORATION_BEHAVIORS } from '../organizations/merchant-schemas.js';
 
 export { benefitGrantListSchema, benefitGrantSchema };
 
@@ -34,7 +35,7 @@ const subscriberOrganization = z
     name: z.string(),
     slug: z.string(),
     avatar_url: z.string().nullable(),
-    proration_behavior: z.enum(['invoice', 'prorate']),
+    proration_behavior: z.enum(PRORATION_BEHAVIORS),
     allow_customer_updates: z.boolean(),
   })
   .meta({ id: 'BenefitSubscriberOrganization' });

@@ -156,7 +156,7 @@ export function checkoutPublicWire(
   organization: MerchantOrganization,
 ): CheckoutPublicWire {
   const settings = organization.subscriptionSettings as {
-    proration_behavior?: 'invoice' | 'prorate';
+    proration_behavior?: 'invoice' | 'prorate' | 'next_period';
     allow_customer_updates?: boolean;
   };
   return {

@@ -8,7 +8,11 @@ import { organizationProfileFields } from '../organizations/merchant-schemas.js'
 import { productSchema } from '../products/schemas.js';
 import { productPriceSchema } from '../products/schemas.js';
 import { queryBoolean } from '../subscriptions/inputs.js';
-import { orderSubscriptionSchema, subscriptionBaseFields } from '../subscriptions/schemas.js';
+import {
+  orderSubscriptionSchema,
+  pendingSubscriptionUpdateSchema,
+  subscriptionBaseFields,
+} from '../subscriptions/schemas.js';
 
 /** What a customer sees in the portal (Polar's Customer* shapes): no merchant metadata, no other customers. */
 
@@ -50,7 +54,7 @@ export const customerSubscriptionSchema = z
     product: customerProductSchema,
     prices: z.array(productPriceSchema),
     meters: z.array(z.unknown()),
-    pending_update: z.null(),
+    pending_update: pendingSubscriptionUpdateSchema.nullable(),
   })
   .omit({ metadata: true })
   .meta({ id: 'CustomerSubscription' });

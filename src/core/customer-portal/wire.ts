@@ -64,5 +64,5 @@ export function customerSubscriptionWire(
   organization: CustomerOrganizationWire,
 ): CustomerSubscriptionWire {
   const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;
-  return { ...rest, product: customerProduct(product, organization), meters: [], pending_update: null };
+  return { ...rest, product: customerProduct(product, organization), meters: [] };
 }

@@ -19,8 +19,8 @@ export const SOCIAL_PLATFORMS = [
   'discord',
   'other',
 ] as const;
-/** Till's billing engine implements these two (spec §4); Polar's `next_period` and `reset` are refused on input. */
-export const PRORATION_BEHAVIORS = ['invoice', 'prorate'] as const;
+/** What Till's plan changes implement (subscription-changes/plan.ts); Polar's preview-only `reset` is refused. */
+export const PRORATION_BEHAVIORS = ['invoice', 'prorate', 'next_period'] as const;
 export const TAX_BEHAVIORS = ['location', 'inclusive', 'exclusive'] as const;
 export const ORGANIZATION_STATUSES = [
   'created',

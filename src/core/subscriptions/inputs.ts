@@ -49,14 +49,65 @@ export const subscriptionUpdateTrialSchema = z
   .strictObject({ trial_end: z.union([z.iso.datetime({ offset: true }), z.literal('now')]) })
   .meta({ id: 'SubscriptionUpdateTrial' });
 
+/** Polar's proration behaviours without the preview-only `reset`. */
+export const PRORATION_BEHAVIORS = ['invoice', 'prorate', 'next_period'] as const;
+export type ProrationBehavior = (typeof PRORATION_BEHAVIORS)[number];
+
+/** Polar's SubscriptionUpdateProduct: a change of plan, billed as `proration_behavior` says (else the org's default). */
+export const subscriptionUpdateProductSchema = z
+  .strictObject({
+    product_id: z.uuid(),
+    proration_behavior: z.enum(PRORATION_BEHAVIORS).nullable().optional(),
+  })
+  .meta({ id: 'SubscriptionUpdateProduct' });
+
+const resumesAt = z.iso.datetime({ offset: true }).nullable().optional();
+
 /**
- * The variants of Polar's SubscriptionUpdate that Till implements. Product, discount, seats and billing period
- * changes are other variants of the union; sending one is a 422 until they exist.
+ * Polar's SubscriptionPause. `true` pauses when the period ends; `false` takes back a pause set for the period end,
+ * and on a subscription with none pauses it now (Polar's schema has no other way to say "now").
+ */
+export const subscriptionPauseSchema = z
+  .strictObject({ pause_at_period_end: z.boolean(), resumes_at: resumesAt })
+  .meta({ id: 'SubscriptionPause' });
+
+/** Polar's SubscriptionResume: a paused subscription resumes now, starting a new period that is charged at once. */
+export const subscriptionResumeSchema = z.strictObject({ resume: z.literal(true) }).meta({ id: 'SubscriptionResume' });
+
+/** Polar's SubscriptionUpdateClear: takes back a pending `next_period` change. */
+export const subscriptionUpdateClearSchema = z
+  .strictObject({ pending_update: z.null() })
+  .meta({ id: 'SubscriptionUpdateClear' });
+
+/** The changes of plan and pauses (subscription-changes/), as opposed to the cancellations of lifecycle.ts. */
+export type SubscriptionChangeInput =
+  | z.output<typeof subscriptionUpdateProductSchema>
+  | z.output<typeof subscriptionPauseSchema>
+  | z.output<typeof subscriptionResumeSchema>
+  | z.output<typeof subscriptionUpdateClearSchema>;
+
+/**
+ * The variants of Polar's SubscriptionUpdate that Till implements. Discount, seats and billing period changes
+ * are other variants of the union; sending one is a 422 until they exist.
  */
 export const subscriptionUpdateSchema = z
-  .union([subscriptionCancelSchema, subscriptionRevokeSchema, subscriptionUpdateTrialSchema])
+  .union([
+    subscriptionCancelSchema,
+    subscriptionRevokeSchema,
+    subscriptionUpdateProductSchema,
+    subscriptionPauseSchema,
+    subscriptionResumeSchema,
+    subscriptionUpdateClearSchema,
+    subscriptionUpdateTrialSchema,
+  ])
   .meta({ id: 'SubscriptionUpdate' });
 export type SubscriptionUpdateInput = z.output<typeof subscriptionUpdateSchema>;
+export type SubscriptionCancellationInput = Exclude<SubscriptionUpdateInput, SubscriptionChangeInput>;
+
+/** Whether a PATCH body is a change of plan or a pause (subscription-changes/) rather than a cancellation. */
+export function isSubscriptionChange(input: SubscriptionUpdateInput): input is SubscriptionChangeInput {
+  return 'product_id' in input || 'pause_at_period_end' in input || 'resume' in input || 'pending_update' in input;
+}
 
 /** The customer portal's CustomerSubscriptionCancel (note the shorter field names). */
 export const customerSubscriptionCancelSchema = z
@@ -67,3 +118,25 @@ export const customerSubscriptionCancelSchema = z
   })
   .meta({ id: 'CustomerSubscriptionCancel' });
 export type CustomerSubscriptionCancelInput = z.output<typeof customerSubscriptionCancelSchema>;
+
+/** The portal's CustomerSubscriptionUpdateProduct: the organization's default proration applies. */
+export const customerSubscriptionUpdateProductSchema = z
+  .strictObject({ product_id: z.uuid() })
+  .meta({ id: 'CustomerSubscriptionUpdateProduct' });
+
+/** The portal's CustomerSubscriptionUpdate: the variants Till implements (not seats). */
+export const customerSubscriptionUpdateSchema = z
+  .union([
+    customerSubscriptionCancelSchema,
+    customerSubscriptionUpdateProductSchema,
+    subscriptionPauseSchema.meta({ id: 'CustomerSubscriptionPause' }),
+    subscriptionResumeSchema.meta({ id: 'CustomerSubscriptionResume' }),
+    subscriptionUpdateClearSchema.meta({ id: 'CustomerSubscriptionUpdateClear' }),
+  ])
+  .meta({ id: 'CustomerSubscriptionUpdate' });
+export type CustomerSubscriptionUpdateInput = z.output<typeof customerSubscriptionUpdateSchema>;
+export type CustomerSubscriptionChangeInput =
+  | z.output<typeof customerSubscriptionUpdateProductSchema>
+  | z.output<typeof subscriptionPauseSchema>
+  | z.output<typeof subscriptionResumeSchema>
+  | z.output<typeof subscriptionUpdateClearSchema>;

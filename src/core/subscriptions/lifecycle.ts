@@ -47,6 +47,8 @@ export function applyLifecycle(
     next.cancelAtPeriodEnd = true;
     next.canceledAt = now;
     next.endsAt = current.currentPeriodEnd;
+    // A cancel takes the place of a pause set for the period end (Polar clears it too).
+    next.pauseAtPeriodEnd = false;
     return next;
   }
   if (change === 'uncancel') {
@@ -61,9 +63,11 @@ export function applyLifecycle(
     next.customerCancellationComment = null;
     return next;
   }
-  // Revoke: ends now, whether or not it was set to cancel at the period end.
-  if (!BILLABLE.has(current.status) || current.endedAt) throw alreadyCanceled();
+  // Revoke: ends now, whether or not it was set to cancel at the period end, and also while paused.
+  if ((!BILLABLE.has(current.status) && current.status !== 'paused') || current.endedAt) throw alreadyCanceled();
   next.status = 'canceled';
+  next.pauseAtPeriodEnd = false;
+  next.resumesAt = null;
   next.canceledAt = current.canceledAt ?? now;
   next.endsAt = now;
   next.endedAt = now;

@@ -9,6 +9,7 @@ import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
+import { pendingUpdatesRepository } from './changes-repository.js';
 import type { Subscription } from './repository.js';
 import type { SubscriptionWire } from './schemas.js';
 import { subscriptionWire } from './wire.js';
@@ -68,8 +69,10 @@ export async function loadSubscriptionWires(
       (price) => [price.id, priceWire(price)],
     ),
   );
+  const pending = await pendingUpdatesRepository(db).forSubscriptions(subscriptions.map((s) => s.id));
   return subscriptions.map((subscription) =>
     subscriptionWire(subscription, {
+      pendingUpdate: pending.get(subscription.id) ?? null,
       customer: loaded.customers.get(subscription.customerId)!,
       product: loaded.products.get(subscription.productId)!,
       discount: subscription.discountId ? (loaded.discounts.get(subscription.discountId) ?? null) : null,

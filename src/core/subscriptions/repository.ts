@@ -41,6 +41,16 @@ export interface Subscription extends ResourceStamps {
   pastDueAt: Date | null;
   /** Minor units the next cycle order takes off (a credit larger than the last order's charges). */
   carriedCredit: number;
+  /** Set to pause when the period ends (the cycle's pause hook carries it out), instead of renewing. */
+  pauseAtPeriodEnd: boolean;
+  pausedAt: Date | null;
+  /** When a paused subscription resumes on its own (a scheduled job), or null to stay paused until resumed. */
+  resumesAt: Date | null;
+  /**
+   * Where the period count restarts after a change that started a new period (a change of interval, a resume): the
+   * cycle counts `billedPeriods` from here; null counts from the start (or the trial's end).
+   */
+  periodAnchor: Date | null;
   customFieldData: Record<string, string | number | boolean | null>;
 }
 
@@ -75,6 +85,10 @@ function fromRow(row: Record<string, unknown>): Subscription {
     billedPeriods: Number(row.billed_periods),
     pastDueAt: toDateOrNull(row.past_due_at),
     carriedCredit: Number(row.carried_credit ?? 0),
+    pauseAtPeriodEnd: toBool(row.pause_at_period_end),
+    pausedAt: toDateOrNull(row.paused_at),
+    resumesAt: toDateOrNull(row.resumes_at),
+    periodAnchor: toDateOrNull(row.period_anchor),
     customFieldData: parseJson<Subscription['customFieldData']>(row.custom_field_data) ?? {},
     ...stampsFromRow(row),
   };
@@ -111,6 +125,10 @@ function toRow(subscription: Subscription): Record<string, unknown> {
     billed_periods: subscription.billedPeriods,
     past_due_at: subscription.pastDueAt,
     carried_credit: subscription.carriedCredit,
+    pause_at_period_end: subscription.pauseAtPeriodEnd,
+    paused_at: subscription.pausedAt,
+    resumes_at: subscription.resumesAt,
+    period_anchor: subscription.periodAnchor,
     metadata: JSON.stringify(subscription.metadata),
     custom_field_data: JSON.stringify(subscription.customFieldData),
     created_at: subscription.createdAt,

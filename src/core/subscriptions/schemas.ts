@@ -12,6 +12,7 @@ export const SUBSCRIPTION_STATUSES = [
   'past_due',
   'canceled',
   'unpaid',
+  'paused',
 ] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const CANCELLATION_REASONS = [
@@ -41,6 +42,9 @@ export const subscriptionBaseFields = {
   status: z.enum(SUBSCRIPTION_STATUSES),
   ...subscriptionPeriodFields,
   ended_at: datetime.nullable(),
+  pause_at_period_end: z.boolean(),
+  paused_at: datetime.nullable(),
+  resumes_at: datetime.nullable(),
   customer_id: z.string(),
   product_id: z.string(),
   discount_id: z.string().nullable(),
@@ -49,6 +53,19 @@ export const subscriptionBaseFields = {
   customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullable(),
   customer_cancellation_comment: z.string().nullable(),
 };
+
+/** Polar's PendingSubscriptionUpdate: a `next_period` plan change the cycle applies at `applies_at`. */
+export const pendingSubscriptionUpdateSchema = z
+  .object({
+    created_at: datetime,
+    modified_at: datetime.nullable(),
+    id: z.string(),
+    applies_at: datetime,
+    product_id: z.string().nullable(),
+    seats: z.number().int().nullable(),
+  })
+  .meta({ id: 'PendingSubscriptionUpdate' });
+export type PendingSubscriptionUpdateWire = z.infer<typeof pendingSubscriptionUpdateSchema>;
 
 export const orderSubscriptionSchema = z.object(subscriptionBaseFields).meta({ id: 'OrderSubscription' });
 
@@ -61,7 +78,7 @@ export const subscriptionSchema = z
     discount: discountBaseSchema.nullable(),
     prices: z.array(productPriceSchema),
     meters: z.array(z.unknown()),
-    pending_update: z.null(),
+    pending_update: pendingSubscriptionUpdateSchema.nullable(),
   })
   .meta({ id: 'Subscription' });
 

@@ -8,7 +8,7 @@ import { authorize, organizationFilter } from '../polar-api/actor.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { EmbedOptions } from '../products/embedded.js';
 import type { ReadCache } from '../cache/read-cache.js';
-import type { SubscriptionListQuery, SubscriptionUpdateInput } from './inputs.js';
+import type { SubscriptionCancellationInput, SubscriptionListQuery } from './inputs.js';
 import { changeSubscription } from './lifecycle.js';
 import type { Subscription } from './repository.js';
 import { subscriptionsRepository } from './repository.js';
@@ -70,8 +70,9 @@ export function createSubscriptionService(deps: {
       return wire(await owned(actor, id, 'read'));
     },
 
-    /** PATCH: `cancel_at_period_end` true or false, `revoke: true`, or a new `trial_end`. */
-    async update(actor: MerchantActor, id: string, input: SubscriptionUpdateInput): Promise<SubscriptionWire> {
+    /** PATCH: `cancel_at_period_end` true or false, `revoke: true`, or a new `trial_end` (plan changes and pauses:
+     * subscription-changes/). */
+    async update(actor: MerchantActor, id: string, input: SubscriptionCancellationInput): Promise<SubscriptionWire> {
       await owned(actor, id, 'write');
       if ('trial_end' in input) {
         const trialEnd = input.trial_end === 'now' ? 'now' : new Date(input.trial_end);

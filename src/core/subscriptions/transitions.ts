@@ -9,9 +9,11 @@ import { activeSubscriptionsOf } from './state.js';
 
 /**
  * What happened to a subscription in one change, as Polar names it in its events: `canceled` (set to end, or ended
- * without having been set to), `uncanceled`, `revoked` (it ended: revoked now, or canceled and its period over).
+ * without having been set to), `uncanceled`, `revoked` (it ended: revoked now, or canceled and its period over),
+ * `paused` (it stopped renewing and its benefits go until it resumes), `resumed`.
  */
-export type SubscriptionTransition = 'active' | 'canceled' | 'uncanceled' | 'past_due' | 'revoked';
+export type SubscriptionTransition =
+  'active' | 'canceled' | 'uncanceled' | 'past_due' | 'revoked' | 'paused' | 'resumed';
 
 /** What the grant engine needs besides the two states: when benefits go after an end (the organization's grace). */
 export interface LifecycleContext {
@@ -29,6 +31,8 @@ export function lifecycleTransitions(before: Subscription, after: Subscription):
   if (!before.canceledAt && after.canceledAt) transitions.push('canceled');
   if (before.canceledAt && !after.canceledAt && !after.endedAt) transitions.push('uncanceled');
   if (ended) transitions.push('revoked');
+  if (before.status !== 'paused' && after.status === 'paused') transitions.push('paused');
+  if (before.status === 'paused' && after.status !== 'paused' && !after.endedAt) transitions.push('resumed');
   return transitions;
 }
 

@@ -3,7 +3,8 @@ import type { CustomerWire } from '../customers/schemas.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Subscription } from './repository.js';
-import type { OrderSubscriptionWire, SubscriptionWire } from './schemas.js';
+import type { PendingUpdate } from './changes-repository.js';
+import type { OrderSubscriptionWire, PendingSubscriptionUpdateWire, SubscriptionWire } from './schemas.js';
 
 /** The period, trial and cancellation dates (customers' subscriptionPeriodFields) in every subscription shape. */
 export function subscriptionPeriodWire(subscription: Subscription) {
@@ -32,6 +33,9 @@ export function orderSubscriptionWire(subscription: Subscription): OrderSubscrip
     status: subscription.status,
     ...subscriptionPeriodWire(subscription),
     ended_at: isoOrNull(subscription.endedAt),
+    pause_at_period_end: subscription.pauseAtPeriodEnd,
+    paused_at: isoOrNull(subscription.pausedAt),
+    resumes_at: isoOrNull(subscription.resumesAt),
     customer_id: subscription.customerId,
     product_id: subscription.productId,
     discount_id: subscription.discountId,
@@ -48,6 +52,19 @@ export interface SubscriptionEmbeds {
   product: ProductWire;
   discount: DiscountBaseWire | null;
   price: ProductPriceWire | null;
+  /** The `next_period` plan change waiting for the cycle; absent means none. */
+  pendingUpdate?: PendingUpdate | null;
+}
+
+export function pendingUpdateWire(update: PendingUpdate): PendingSubscriptionUpdateWire {
+  return {
+    created_at: iso(update.createdAt),
+    modified_at: isoOrNull(update.modifiedAt),
+    id: update.id,
+    applies_at: iso(update.appliesAt),
+    product_id: update.productId,
+    seats: null,
+  };
 }
 
 export function subscriptionWire(subscription: Subscription, embeds: SubscriptionEmbeds): SubscriptionWire {
@@ -59,6 +76,6 @@ export function subscriptionWire(subscription: Subscription, embeds: Subscriptio
     discount: embeds.discount,
     prices: embeds.price ? [embeds.price] : [],
     meters: [],
-    pending_update: null,
+    pending_update: embeds.pendingUpdate ? pendingUpdateWire(embeds.pendingUpdate) : null,
   };
 }

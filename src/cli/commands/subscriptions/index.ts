@@ -5,7 +5,9 @@ import { withExportOptions } from '../../export-options.js';
 export function registerSubscriptionCommands(program: Command): void {
   const subscriptions = program
     .command('subscriptions')
-    .description("list, show, cancel, uncancel and revoke an organization's subscriptions (/v1/subscriptions)");
+    .description(
+      "list, show, cancel, uncancel, revoke, change plan, pause and resume an organization's subscriptions (/v1/subscriptions)",
+    );
   withJson(
     subscriptions
       .command('list')
@@ -63,4 +65,29 @@ export function registerSubscriptionCommands(program: Command): void {
       .option('--reason <reason>', `why: ${reasons}`)
       .option('--comment <text>', "the customer's own words"),
   ).action(lazy(async () => (await import('./change.js')).revoke));
+  withJson(
+    subscriptions
+      .command('change')
+      .description(
+        'move to another product: charge the difference now (invoice), on the next bill (prorate) or switch at the period end (next_period)',
+      )
+      .argument('<id>', 'subscription id')
+      .option('--product <id>', 'the product to move to')
+      .option('--proration <behavior>', "invoice, prorate or next_period (default: the organization's setting)")
+      .option('--clear-pending', 'take back a change waiting for the period end'),
+  ).action(lazy(async () => (await import('./plan.js')).change));
+  withJson(
+    subscriptions
+      .command('pause')
+      .description('pause now (no renewals, benefits revoked) or at the end of the current period')
+      .argument('<id>', 'subscription id')
+      .option('--at-period-end', 'pause when the current period ends (again without it: take that back, or pause now)')
+      .option('--resumes-at <iso>', 'resume on its own at this time (after the period end for --at-period-end)'),
+  ).action(lazy(async () => (await import('./plan.js')).pause));
+  withJson(
+    subscriptions
+      .command('resume')
+      .description('resume a paused subscription now: a new period starts and is charged at once')
+      .argument('<id>', 'subscription id'),
+  ).action(lazy(async () => (await import('./plan.js')).resume));
 }

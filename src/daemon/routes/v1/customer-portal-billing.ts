@@ -8,7 +8,8 @@ import {
   customerSubscriptionSchema,
 } from '../../../core/customer-portal/schemas.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
-import { customerSubscriptionCancelSchema } from '../../../core/subscriptions/inputs.js';
+import { isCustomerSubscriptionChange } from '../../../core/subscription-changes/service.js';
+import { customerSubscriptionUpdateSchema } from '../../../core/subscriptions/inputs.js';
 import { authenticateCustomer } from '../../auth/customer-auth.js';
 import type { V1Api } from './operation.js';
 
@@ -73,12 +74,16 @@ export function registerCustomerPortalBillingRoutes(api: V1Api, core: CoreContex
       path: '/v1/customer-portal/subscriptions/:id',
       operationId: 'customer_portal:subscriptions:update',
       tag,
-      summary: 'Cancel at the period end or uncancel a subscription, with a reason and comment',
+      summary:
+        'Cancel at the period end or uncancel (with a reason and comment), change plan, pause or resume a subscription',
       params: idParams,
-      body: customerSubscriptionCancelSchema,
+      body: customerSubscriptionUpdateSchema,
       response: customerSubscriptionSchema,
     },
-    async ({ ctx, params, body }) => portal.updateSubscription(await who(ctx), params.id, body),
+    async ({ ctx, params, body }) =>
+      isCustomerSubscriptionChange(body)
+        ? core.subscriptionChanges.updateForCustomer(await who(ctx), params.id, body)
+        : portal.updateSubscription(await who(ctx), params.id, body),
   );
   api.publicOp(
     {

@@ -2,7 +2,11 @@ import type { CoreContext } from '../../../core/context.js';
 import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
 import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
-import { subscriptionListQuery, subscriptionUpdateSchema } from '../../../core/subscriptions/inputs.js';
+import {
+  isSubscriptionChange,
+  subscriptionListQuery,
+  subscriptionUpdateSchema,
+} from '../../../core/subscriptions/inputs.js';
 import { subscriptionListSchema, subscriptionSchema } from '../../../core/subscriptions/schemas.js';
 import type { V1Api } from './operation.js';
 
@@ -43,13 +47,17 @@ export function registerSubscriptionsRoutes(api: V1Api, core: CoreContext): void
       path: '/v1/subscriptions/:id',
       operationId: 'subscriptions:update',
       tag,
-      summary: 'Cancel at the period end (cancel_at_period_end: true), uncancel (false) or revoke now (revoke: true)',
+      summary:
+        'Cancel at the period end (cancel_at_period_end), revoke now (revoke: true), change plan (product_id, proration_behavior), clear a pending update (pending_update: null), pause (pause_at_period_end, resumes_at) or resume (resume: true)',
       scopes: writeScopes(tag),
       params: idParams,
       body: subscriptionUpdateSchema,
       response: subscriptionSchema,
     },
-    ({ actor, params, body }) => service.update(actor, params.id, body),
+    ({ actor, params, body }) =>
+      isSubscriptionChange(body)
+        ? core.subscriptionChanges.update(actor, params.id, body)
+        : service.update(actor, params.id, body),
   );
   api.op(
     {
