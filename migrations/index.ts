@@ -18,6 +18,7 @@ import * as paymentReconciliation from './20261122010000_payment_reconciliation.
 import * as paymentMethods from './20261201000000_payment_methods.js';
 import * as schedulerAndClock from './20261201000100_scheduler_and_clock.js';
 import * as normalizedEmail from './20261202000000_normalized_email.js';
+import * as eventsAndMeters from './20261213000000_events_and_meters.js';
 
 import * as merchantSettings from './20261121060500_merchant_settings.js';
 import * as secretsAtRest from './20261122000000_secrets_at_rest.js';
@@ -62,4 +63,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261201000000_payment_methods', module: paymentMethods },
   { name: '20261201000100_scheduler_and_clock', module: schedulerAndClock },
   { name: '20261202000000_normalized_email', module: normalizedEmail },
+  { name: '20261213000000_events_and_meters', module: eventsAndMeters },
 ];

@@ -48,6 +48,10 @@ import { createPaymentMethodService, type PaymentMethodService } from './payment
 import type { PaymentMethodVault } from './payments/methods.js';
 import { createSandboxVault } from './payments/sandbox-methods.js';
 import { createScheduler, type Scheduler } from './scheduler/service.js';
+import { createEventService, type EventService } from './events/service.js';
+import { meterBackfillHandler, METER_BACKFILL_JOB } from './meters/backfill.js';
+import { activeMetersOf } from './meters/customer-meters.js';
+import { createMeterService, type MeterService } from './meters/service.js';
 import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
 import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
@@ -129,6 +133,10 @@ export interface CoreContext {
   reconciler: Reconciler;
   /** Durable due work (checkout expiries, cancels at period end), run by the daemon's scheduler worker. */
   scheduler: Scheduler;
+  /** /v1: usage events: ingestion (folded into meters' running aggregates), the event list, event types. */
+  events: EventService;
+  /** /v1: meters, their quantities, customer meters and the portal's meters. */
+  meters: MeterService;
   /** Under TILL_CLOCK=simulated (the clock is a SimulatedClock): moves it and runs what falls due; otherwise null. */
   clockControl: ClockControl | null;
 }
@@ -223,7 +231,7 @@ export function createCore(options: {
     changing,
   });
   const idempotency = idempotencyStore(db, clock, secretBox);
-  const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
+  const customers = createCustomerService({ db, clock, activeSubscriptionsOf, activeMetersOf });
   const tax = createTaxService({ db, clock });
   const crashAt = options.crashAt ?? noCrash;
   // The sandbox keeps its record of charges and refunds in the database, where it outlives a crash of the daemon.
@@ -309,6 +317,9 @@ export function createCore(options: {
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(PERIOD_END_JOB, periodEndHandler({ baseUrl: config.baseUrl, readCache }));
+  scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
+  const events = createEventService({ db, clock });
+  const meters = createMeterService({ db, clock });
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({
@@ -358,6 +369,8 @@ export function createCore(options: {
     customerPortal,
     reconciler,
     scheduler,
+    events,
+    meters,
     clockControl,
   };
 }

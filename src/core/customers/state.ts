@@ -13,6 +13,9 @@ export type ActiveSubscriptionsReader = (
   customerId: string,
 ) => Promise<CustomerStateWire['active_subscriptions']>;
 
+/** Reads a customer's meters as CustomerState lists them (meters/customer-meters.ts implements it). */
+export type ActiveMetersReader = (db: Db, customerId: string) => Promise<CustomerStateWire['active_meters']>;
+
 /**
  * A customer's state (Polar's CustomerState): the customer plus what they currently have. The one place it is
  * assembled, for `GET /v1/customers/{id}/state` and for every `customer.state_changed` event alike. Returns null
@@ -22,10 +25,12 @@ export async function customerState(
   db: Db,
   customerId: string,
   activeSubscriptionsOf: ActiveSubscriptionsReader,
+  activeMetersOf?: ActiveMetersReader,
 ): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
-  return stateOf(customer, await activeSubscriptionsOf(db, customer.id));
+  const meters = activeMetersOf ? await activeMetersOf(db, customer.id) : [];
+  return stateOf(customer, await activeSubscriptionsOf(db, customer.id), meters);
 }
 
 /**
@@ -35,12 +40,12 @@ export async function customerState(
 export function stateOf(
   customer: Customer,
   activeSubscriptions: CustomerStateWire['active_subscriptions'],
+  activeMeters: CustomerStateWire['active_meters'] = [],
 ): CustomerStateWire {
-  // Plug-in points for the modules that own these:
-  // - granted_benefits: benefit grants that are granted and not revoked, as CustomerStateBenefitGrant;
-  // - active_meters: the customer's meters with their running consumed/credited balance, as CustomerStateMeter.
-  // Until those modules exist a customer has none of them.
-  return customerStateWire(customer, { activeSubscriptions, grantedBenefits: [], activeMeters: [] });
+  // Plug-in point for the module that owns it: granted_benefits, benefit grants that are granted and not revoked,
+  // as CustomerStateBenefitGrant. Until it exists a customer has none. `active_meters` comes from the meters'
+  // running aggregates (GET …/state passes its reader; states sent with events leave them out for now).
+  return customerStateWire(customer, { activeSubscriptions, grantedBenefits: [], activeMeters });
 }
 
 export type CustomerEvent = 'created' | 'updated' | 'deleted';
