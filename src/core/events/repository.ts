@@ -238,7 +238,9 @@ export function eventsRepository(db: Db) {
         query.where((who) => {
           who.whereIn('customer_id', ids);
           if (externalIds.length > 0)
-            who.orWhere((pending) => pending.whereNull('customer_id').whereIn('external_customer_id', externalIds));
+            who.orWhere((pending) => {
+              pending.whereNull('customer_id').whereIn('external_customer_id', externalIds);
+            });
         });
       }
       if (filters.externalCustomerIds) query.whereIn('external_customer_id', filters.externalCustomerIds);
