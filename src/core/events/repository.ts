@@ -4,6 +4,7 @@ import { dialect, parseJson, toDate, toDateOrNull, whereContains } from '../data
 import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
+import { insertJsonRows, selectJsonRows, type JsonColumn } from '../meters/json-rows.js';
 import type { EventSource } from './schemas.js';
 
 export interface StoredEvent {
@@ -35,25 +36,21 @@ export interface EventType {
   modifiedAt: Date | null;
 }
 
-const EVENT_COLUMNS = [
-  'id',
-  'organization_id',
-  'customer_id',
-  'external_customer_id',
-  'member_id',
-  'external_member_id',
-  'name',
-  'source',
-  'timestamp',
-  'ingested_at',
-  'external_id',
-  'parent_id',
-  'metadata',
-] as const;
-
-// Rows per INSERT: 13 columns × 1,000 stays inside both drivers' limits on bound values.
-const EVENTS_PER_STATEMENT = 1000;
-const ROW = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+const EVENT_COLUMNS: JsonColumn[] = [
+  { name: 'id', type: 'uuid' },
+  { name: 'organization_id', type: 'text' },
+  { name: 'customer_id', type: 'uuid' },
+  { name: 'external_customer_id', type: 'text' },
+  { name: 'member_id', type: 'uuid' },
+  { name: 'external_member_id', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'source', type: 'text' },
+  { name: 'timestamp', type: 'bigint' },
+  { name: 'ingested_at', type: 'bigint' },
+  { name: 'external_id', type: 'text' },
+  { name: 'parent_id', type: 'uuid' },
+  { name: 'metadata', type: 'json' },
+];
 
 function fromRow(row: Record<string, unknown>): StoredEvent {
   return {
@@ -104,38 +101,26 @@ export interface EventFilters {
 }
 
 export function eventsRepository(db: Db) {
-  function values(event: StoredEvent): unknown[] {
-    return [
-      event.id,
-      event.organizationId,
-      event.customerId,
-      event.externalCustomerId,
-      event.memberId,
-      event.externalMemberId,
-      event.name,
-      event.source,
-      event.timestamp,
-      event.ingestedAt,
-      event.externalId,
-      event.parentId,
-      JSON.stringify(event.metadata),
-    ];
-  }
-
   return {
-    /** Multi-row INSERTs of a batch (a duplicate external id is skipped, never an error). */
+    /** One INSERT for a whole batch (a duplicate external id is skipped, never an error). */
     deferInsert(events: readonly StoredEvent[]): Deferred[] {
-      const statements: Deferred[] = [];
-      for (let i = 0; i < events.length; i += EVENTS_PER_STATEMENT) {
-        const chunk = events.slice(i, i + EVENTS_PER_STATEMENT);
-        statements.push(
-          db.raw(
-            `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ${new Array(chunk.length).fill(ROW).join(', ')} ON CONFLICT DO NOTHING`,
-            chunk.flatMap(values) as Knex.RawBinding[],
-          ),
-        );
-      }
-      return statements;
+      if (events.length === 0) return [];
+      const rows = events.map((event) => [
+        event.id,
+        event.organizationId,
+        event.customerId,
+        event.externalCustomerId,
+        event.memberId,
+        event.externalMemberId,
+        event.name,
+        event.source,
+        event.timestamp,
+        event.ingestedAt,
+        event.externalId,
+        event.parentId,
+        event.metadata,
+      ]);
+      return [insertJsonRows(db, 'events', EVENT_COLUMNS, rows, 'ON CONFLICT DO NOTHING')];
     },
 
     /**
@@ -145,8 +130,7 @@ export function eventsRepository(db: Db) {
     async insertReturning(events: readonly StoredEvent[]): Promise<Set<string>> {
       const inserted = new Set<string>();
       for (const statement of this.deferInsert(events)) {
-        const raw = statement as Knex.Raw;
-        const sql = raw.toSQL();
+        const sql = (statement as Knex.Raw).toSQL();
         const result = (await db.raw(`${sql.sql} RETURNING id`, sql.bindings)) as
           { rows?: Array<{ id: string }> } | Array<{ id: string }>;
         for (const row of Array.isArray(result) ? result : (result.rows ?? [])) inserted.add(String(row.id));
@@ -161,17 +145,20 @@ export function eventsRepository(db: Db) {
     async customersByExternalIds(organizationId: string, externalIds: readonly string[]) {
       return this.customerRefs(organizationId, 'external_id', externalIds);
     },
+    /** One statement with one bound value however many ids a batch names (its SQL is prepared once). */
     async customerRefs(organizationId: string, column: 'id' | 'external_id', values: readonly string[]) {
-      const refs: Array<{ id: string; externalId: string | null }> = [];
-      for (let i = 0; i < values.length; i += 500) {
-        const rows = (await db('customers')
-          .where('organization_id', organizationId)
-          .whereNull('deleted_at')
-          .whereIn(column, values.slice(i, i + 500))
-          .select('id', 'external_id')) as Array<{ id: string; external_id: string | null }>;
-        for (const row of rows) refs.push({ id: row.id, externalId: row.external_id });
-      }
-      return refs;
+      if (values.length === 0) return [];
+      const wanted = selectJsonRows(
+        db,
+        [{ name: 'v', type: column === 'id' ? 'uuid' : 'text' }],
+        values.map((v) => [v]),
+      );
+      const rows = (await db('customers')
+        .where('organization_id', organizationId)
+        .whereNull('deleted_at')
+        .whereRaw(`?? IN (${wanted.toSQL().sql})`, [column, ...wanted.toSQL().bindings])
+        .select('id', 'external_id')) as Array<{ id: string; external_id: string | null }>;
+      return rows.map((row) => ({ id: row.id, externalId: row.external_id }));
     },
 
     /** Which of these external ids the organization's events already use. */

@@ -1,22 +1,25 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
+import { createHash } from 'node:crypto';
 import type { AggregatedEvent, BatchDeltas, BucketDelta, TotalDelta } from './aggregates.js';
+import { insertJsonRows, type JsonColumn } from './json-rows.js';
 
-/** Rows per statement: within both drivers' limits on bound values (14 columns × 500). */
-const CHUNK = 500;
+const knownIds = new Map<string, string>();
 
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
-
-/** A customer meter's id: the same for a (meter, subject) pair forever, so the upsert never needs to read it. */
+/**
+ * A customer meter's id: the same for a (meter, subject) pair forever, so it survives a recount after the meter
+ * changes, and the upsert never reads it. Remembered, as a batch names the same pairs again and again.
+ */
 export function customerMeterId(meterId: string, subject: string): string {
-  const hex = createHash('sha256').update(`${meterId}|${subject}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const key = `${meterId}|${subject}`;
+  const known = knownIds.get(key);
+  if (known) return known;
+  const hex = createHash('sha256').update(key).digest('hex');
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  if (knownIds.size >= 100_000) knownIds.clear();
+  knownIds.set(key, id);
+  return id;
 }
 
 // Adds the excluded (new) row's figures to the stored one; min/max keep whichever is set when the other is NULL.
@@ -26,10 +29,32 @@ const ADD_FIGURES = (table: string) => `events = ${table}.events + excluded.even
   value_min = CASE WHEN ${table}.value_min IS NULL THEN excluded.value_min WHEN excluded.value_min IS NULL THEN ${table}.value_min WHEN excluded.value_min < ${table}.value_min THEN excluded.value_min ELSE ${table}.value_min END,
   value_max = CASE WHEN ${table}.value_max IS NULL THEN excluded.value_max WHEN excluded.value_max IS NULL THEN ${table}.value_max WHEN excluded.value_max > ${table}.value_max THEN excluded.value_max ELSE ${table}.value_max END`;
 
-function placeholders(columns: number, rows: number): string {
-  const row = `(${new Array(columns).fill('?').join(', ')})`;
-  return new Array(rows).fill(row).join(', ');
-}
+const FIGURES: JsonColumn[] = [
+  { name: 'events', type: 'bigint' },
+  { name: 'value_count', type: 'bigint' },
+  { name: 'value_sum', type: 'double precision' },
+  { name: 'value_min', type: 'double precision' },
+  { name: 'value_max', type: 'double precision' },
+];
+
+const TOTAL_COLUMNS: JsonColumn[] = [
+  { name: 'meter_id', type: 'uuid' },
+  { name: 'subject', type: 'text' },
+  { name: 'id', type: 'uuid' },
+  { name: 'organization_id', type: 'text' },
+  { name: 'customer_id', type: 'uuid' },
+  { name: 'external_customer_id', type: 'text' },
+  ...FIGURES,
+  { name: 'credited', type: 'bigint' },
+  { name: 'created_at', type: 'timestamptz' },
+  { name: 'modified_at', type: 'timestamptz' },
+];
+
+const BUCKET_COLUMNS: JsonColumn[] = [
+  { name: 'meter_id', type: 'uuid' },
+  { name: 'bucket', type: 'bigint' },
+  ...FIGURES,
+];
 
 export interface StoredTotal {
   id: string;
@@ -95,57 +120,63 @@ export interface CustomerMeterRow {
 }
 
 export function meterAggregatesRepository(db: Db) {
-  function totalStatements(rows: readonly TotalDelta[], at: Date): Deferred[] {
-    return chunks(rows).map((chunk) =>
-      db.raw(
-        `INSERT INTO meter_totals (meter_id, subject, id, organization_id, customer_id, external_customer_id, events, value_count, value_sum, value_min, value_max, credited, created_at, modified_at) VALUES ${placeholders(14, chunk.length)} ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
-        chunk.flatMap((row) => [
-          row.meterId,
-          row.subject,
-          customerMeterId(row.meterId, row.subject),
-          row.organizationId,
-          row.customerId,
-          row.externalCustomerId,
-          row.events,
-          row.valueCount,
-          row.valueSum,
-          row.valueMin,
-          row.valueMax,
-          0,
-          at,
-          at,
-        ]),
-      ),
+  function totalStatement(rows: readonly TotalDelta[], at: number): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      'meter_totals',
+      TOTAL_COLUMNS,
+      rows.map((row) => [
+        row.meterId,
+        row.subject,
+        customerMeterId(row.meterId, row.subject),
+        row.organizationId,
+        row.customerId,
+        row.externalCustomerId,
+        row.events,
+        row.valueCount,
+        row.valueSum,
+        row.valueMin,
+        row.valueMax,
+        0,
+        at,
+        at,
+      ]),
+      `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
     );
   }
 
-  function bucketStatements(rows: readonly BucketDelta[]): Deferred[] {
-    return chunks(rows).map((chunk) =>
-      db.raw(
-        `INSERT INTO meter_buckets (meter_id, bucket, events, value_count, value_sum, value_min, value_max) VALUES ${placeholders(7, chunk.length)} ON CONFLICT (meter_id, bucket) DO UPDATE SET ${ADD_FIGURES('meter_buckets')}`,
-        chunk.flatMap((row) => [
-          row.meterId,
-          row.bucket,
-          row.events,
-          row.valueCount,
-          row.valueSum,
-          row.valueMin,
-          row.valueMax,
-        ]),
-      ),
+  function bucketStatement(rows: readonly BucketDelta[]): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      'meter_buckets',
+      BUCKET_COLUMNS,
+      rows.map((row) => [
+        row.meterId,
+        row.bucket,
+        row.events,
+        row.valueCount,
+        row.valueSum,
+        row.valueMin,
+        row.valueMax,
+      ]),
+      `ON CONFLICT (meter_id, bucket) DO UPDATE SET ${ADD_FIGURES('meter_buckets')}`,
     );
   }
 
-  function valueStatements(
+  function valueStatement(
     table: string,
-    key: string,
+    key: JsonColumn,
     rows: ReadonlyArray<readonly [string, string | number, string]>,
-  ) {
-    return chunks(rows).map((chunk) =>
-      db.raw(
-        `INSERT INTO ${table} (meter_id, ${key}, value) VALUES ${placeholders(3, chunk.length)} ON CONFLICT DO NOTHING`,
-        chunk.flatMap((row) => [...row]),
-      ),
+  ): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      table,
+      [{ name: 'meter_id', type: 'uuid' }, key, { name: 'value', type: 'text' }],
+      rows as unknown as unknown[][],
+      'ON CONFLICT DO NOTHING',
     );
   }
 
@@ -153,11 +184,11 @@ export function meterAggregatesRepository(db: Db) {
     /** The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). */
     deferAdd(deltas: BatchDeltas, at: Date): Deferred[] {
       return [
-        ...totalStatements(deltas.totals, at),
-        ...valueStatements('meter_unique_values', 'subject', deltas.uniqueValues),
-        ...bucketStatements(deltas.buckets),
-        ...valueStatements('meter_bucket_values', 'bucket', deltas.bucketValues),
-      ];
+        totalStatement(deltas.totals, at.getTime()),
+        valueStatement('meter_unique_values', { name: 'subject', type: 'text' }, deltas.uniqueValues),
+        bucketStatement(deltas.buckets),
+        valueStatement('meter_bucket_values', { name: 'bucket', type: 'bigint' }, deltas.bucketValues),
+      ].filter((statement): statement is Deferred => statement !== null);
     },
 
     /** Forgets everything counted for a meter (its filter or aggregation changed; a backfill counts again). */

@@ -92,55 +92,66 @@ function add(delta: Delta, value: number | null): void {
   if (delta.valueMax === null || value > delta.valueMax) delta.valueMax = value;
 }
 
-const zero = (): Delta => ({ events: 0, valueCount: 0, valueSum: 0, valueMin: null, valueMax: null });
+const byKey = <T>(map: Map<string, T>): T[] =>
+  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
 
 /**
- * The deltas a batch adds, sorted by key: concurrent transactions on PostgreSQL then lock shared rows in one order
- * and wait for each other instead of deadlocking.
+ * The deltas a batch adds, sorted by key within each meter (meters in id order): concurrent transactions on
+ * PostgreSQL then lock shared rows in one order and wait for each other instead of deadlocking.
  */
 export function aggregateBatch(meters: readonly CompiledMeter[], events: readonly AggregatedEvent[]): BatchDeltas {
-  const totals = new Map<string, TotalDelta>();
-  const buckets = new Map<string, BucketDelta>();
-  const uniqueValues = new Map<string, [string, string, string]>();
-  const bucketValues = new Map<string, [string, number, string]>();
+  const ordered = [...meters].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const perMeter = ordered.map(() => ({
+    totals: new Map<string, TotalDelta>(),
+    buckets: new Map<number, BucketDelta>(),
+    uniqueValues: new Map<string, [string, string, string]>(),
+    bucketValues: new Map<string, [string, number, string]>(),
+  }));
   for (const event of events) {
     const subject = subjectOf(event);
     if (subject === null) continue;
     const bucket = Math.floor(event.timestamp / HOUR_MS) * HOUR_MS;
-    for (const meter of meters) {
+    for (let m = 0; m < ordered.length; m++) {
+      const meter = ordered[m]!;
       if (!meter.matches(event)) continue;
+      const own = perMeter[m]!;
       const value = meter.aggregation.number(event);
-      const totalKey = `${meter.id}|${subject}`;
-      let total = totals.get(totalKey);
+      let total = own.totals.get(subject);
       if (!total) {
         total = {
-          ...zero(),
           meterId: meter.id,
           subject,
           organizationId: event.organizationId,
           customerId: event.customerId,
           externalCustomerId: event.externalCustomerId,
+          events: 0,
+          valueCount: 0,
+          valueSum: 0,
+          valueMin: null,
+          valueMax: null,
         };
-        totals.set(totalKey, total);
+        own.totals.set(subject, total);
       }
       add(total, value);
-      const bucketKey = `${meter.id}|${bucket}`;
-      let hour = buckets.get(bucketKey);
-      if (!hour) buckets.set(bucketKey, (hour = { ...zero(), meterId: meter.id, bucket }));
+      let hour = own.buckets.get(bucket);
+      if (!hour) {
+        hour = { meterId: meter.id, bucket, events: 0, valueCount: 0, valueSum: 0, valueMin: null, valueMax: null };
+        own.buckets.set(bucket, hour);
+      }
       add(hour, value);
       const distinct = meter.aggregation.distinct(event);
       if (distinct !== null) {
-        uniqueValues.set(`${totalKey}|${distinct}`, [meter.id, subject, distinct]);
-        bucketValues.set(`${bucketKey}|${distinct}`, [meter.id, bucket, distinct]);
+        own.uniqueValues.set(`${subject}|${distinct}`, [meter.id, subject, distinct]);
+        own.bucketValues.set(`${bucket}|${distinct}`, [meter.id, bucket, distinct]);
       }
     }
   }
-  const byKey = <T>(map: Map<string, T>): T[] =>
-    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
   return {
-    totals: byKey(totals),
-    buckets: byKey(buckets),
-    uniqueValues: byKey(uniqueValues),
-    bucketValues: byKey(bucketValues),
+    totals: perMeter.flatMap((own) => byKey(own.totals)),
+    buckets: perMeter.flatMap((own) => [...own.buckets.values()].sort((a, b) => a.bucket - b.bucket)),
+    uniqueValues: perMeter.flatMap((own) => byKey(own.uniqueValues)),
+    bucketValues: perMeter.flatMap((own) =>
+      [...own.bucketValues.values()].sort((a, b) => a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)),
+    ),
   };
 }
