@@ -6,6 +6,8 @@ import { registerAdminCommands } from './commands/admin/index.js';
 import { registerApiKeyCommands } from './commands/api-keys/index.js';
 import { registerAuthCommands } from './commands/auth/index.js';
 import { registerCustomerCommands } from './commands/customers/index.js';
+import { registerEventCommands } from './commands/events/index.js';
+import { registerMeterCommands } from './commands/meters/index.js';
 import { registerBenefitCommands } from './commands/benefits/index.js';
 import { registerDaemonCommands } from './commands/daemon/index.js';
 import { registerDiscountCommands } from './commands/discounts/index.js';
@@ -84,6 +86,8 @@ export function buildProgram(): Command {
   registerFilesCommands(program);
   registerProductCommands(program);
   registerCustomerCommands(program);
+  registerEventCommands(program);
+  registerMeterCommands(program);
   registerCheckoutCommands(program);
   registerOrderCommands(program);
   registerSubscriptionCommands(program);

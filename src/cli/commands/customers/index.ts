@@ -42,6 +42,13 @@ export function registerCustomerCommands(program: Command): void {
 
   withJson(
     customers
+      .command('meters')
+      .description("show a customer's meters: consumed, credited and balance")
+      .argument('<id>', 'customer id'),
+  ).action(lazy(async () => (await import('./meters.js')).run));
+
+  withJson(
+    customers
       .command('create')
       .description('create a customer and print its id')
       .requiredOption('--email <email>', 'e-mail address (unique in the organization)')
