@@ -20,7 +20,19 @@ app.use(async (ctx) => {
 });
 
 const port = Number(process.env.KOA_PORT);
-createServer(app.callback()).listen(port, '127.0.0.1', () => {
+const handle = app.callback();
+// Koa's callback answers errors itself (ctx.onerror); Node ignores its promise.
+const server = createServer((req, res) => void handle(req, res));
+server.keepAliveTimeout = 65_000;
+server.listen(port, '127.0.0.1', () => {
   process.stdout.write(`koa listening on ${port}\n`);
   process.send?.({ type: 'ready' });
 });
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.on('disconnect', stop);
