@@ -23,6 +23,7 @@ import * as normalizedEmail from './20261202000000_normalized_email.js';
 import * as renewals from './20261210000000_renewals.js';
 import * as subscriptionChanges from './20261211000000_subscription_changes.js';
 import * as benefitGrants from './20261212000000_benefit_grants.js';
+import * as eventsAndMeters from './20261213000000_events_and_meters.js';
 import * as webhookOrdering from './20261214000000_webhook_ordering.js';
 import * as requestIds from './20261215000000_request_ids.js';
 
@@ -72,6 +73,7 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261210000000_renewals', module: renewals },
   { name: '20261211000000_subscription_changes', module: subscriptionChanges },
   { name: '20261212000000_benefit_grants', module: benefitGrants },
+  { name: '20261213000000_events_and_meters', module: eventsAndMeters },
   { name: '20261214000000_webhook_ordering', module: webhookOrdering },
   { name: '20261215000000_request_ids', module: requestIds },
   { name: '20261217000000_webhook_replay_base', module: webhookReplayBase },

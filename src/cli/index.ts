@@ -6,6 +6,8 @@ import { registerAdminCommands } from './commands/admin/index.js';
 import { registerApiKeyCommands } from './commands/api-keys/index.js';
 import { registerAuthCommands } from './commands/auth/index.js';
 import { registerCustomerCommands } from './commands/customers/index.js';
+import { registerEventCommands } from './commands/events/index.js';
+import { registerMeterCommands } from './commands/meters/index.js';
 import { registerBenefitCommands } from './commands/benefits/index.js';
 import { registerGrantCommands } from './commands/grants/index.js';
 import { registerLicenseKeyCommands } from './commands/license-keys/index.js';
@@ -98,6 +100,8 @@ export function buildProgram(jsonMode = false): Command {
   registerFilesCommands(program);
   registerProductCommands(program);
   registerCustomerCommands(program);
+  registerEventCommands(program);
+  registerMeterCommands(program);
   registerCheckoutCommands(program);
   registerOpenCommand(program);
   registerOrderCommands(program);

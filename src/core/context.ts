@@ -53,6 +53,10 @@ import { createPaymentMethodService, type PaymentMethodService } from './payment
 import type { PaymentMethodVault } from './payments/methods.js';
 import { createSandboxVault } from './payments/sandbox-methods.js';
 import { createScheduler, type Scheduler } from './scheduler/service.js';
+import { createEventService, type EventService } from './events/service.js';
+import { meterBackfillHandler, METER_BACKFILL_JOB } from './meters/backfill.js';
+import { activeMetersOf } from './meters/customer-meters.js';
+import { createMeterService, type MeterService } from './meters/service.js';
 import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
 import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
@@ -156,6 +160,10 @@ export interface CoreContext {
   benefitGrants: BenefitGrantService;
   /** /v1: license keys for the merchant and in the portal, and the public validate, activate and deactivate. */
   licenseKeys: LicenseKeyService;
+  /** /v1: usage events: ingestion (folded into meters' running aggregates), the event list, event types. */
+  events: EventService;
+  /** /v1: meters, their quantities, customer meters and the portal's meters. */
+  meters: MeterService;
   /** Under TILL_CLOCK=simulated (the clock is a SimulatedClock): moves it and runs what falls due; otherwise null. */
   clockControl: ClockControl | null;
 }
@@ -252,7 +260,7 @@ export function createCore(options: {
     changing,
   });
   const idempotency = idempotencyStore(db, clock, secretBox);
-  const customers = createCustomerService({ db, clock, activeSubscriptionsOf });
+  const customers = createCustomerService({ db, clock, activeSubscriptionsOf, activeMetersOf });
   const tax = createTaxService({ db, clock });
   const crashAt = options.crashAt ?? noCrash;
   // The sandbox keeps its record of charges and refunds in the database, where it outlives a crash of the daemon.
@@ -379,6 +387,9 @@ export function createCore(options: {
   );
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
+  scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
+  const events = createEventService({ db, clock });
+  const meters = createMeterService({ db, clock });
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({
@@ -439,6 +450,8 @@ export function createCore(options: {
     scheduler,
     benefitGrants,
     licenseKeys,
+    events,
+    meters,
     clockControl,
   };
 }

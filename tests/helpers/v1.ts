@@ -41,6 +41,7 @@ export const ALL_SCOPES = [
   'events:write',
   'payments:read',
   'customer_sessions:write',
+  'customer_meters:read',
 ];
 
 /** An HTTP client that sends a bearer token, as /v1 callers do (no cookies). */

@@ -9,7 +9,12 @@ import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { customersRepository, type Customer } from './repository.js';
 import { duplicateIssues, resolveTaxId, withUniqueErrors } from './rules.js';
 import type { CustomerCreateInput, CustomerStateWire, CustomerUpdateInput, CustomerWire } from './schemas.js';
-import { customerState, recordCustomerEvent, type ActiveSubscriptionsReader } from './state.js';
+import {
+  customerState,
+  recordCustomerEvent,
+  type ActiveMetersReader,
+  type ActiveSubscriptionsReader,
+} from './state.js';
 import { customerWire } from './wire.js';
 
 /** How a route names a customer: Polar's id, or the merchant's own external id. */
@@ -25,8 +30,9 @@ export function createCustomerService(deps: {
   db: Db;
   clock: Clock;
   activeSubscriptionsOf: ActiveSubscriptionsReader;
+  activeMetersOf?: ActiveMetersReader;
 }) {
-  const { db, clock, activeSubscriptionsOf } = deps;
+  const { db, clock, activeSubscriptionsOf, activeMetersOf } = deps;
 
   /** The customer behind a reference, if the caller may see it; others' customers are a 404 like missing ones. */
   async function resolve(trx: Db, actor: MerchantActor, ref: CustomerRef, mode: 'read' | 'write'): Promise<Customer> {
@@ -99,7 +105,7 @@ export function createCustomerService(deps: {
 
     async state(actor: MerchantActor, ref: CustomerRef): Promise<CustomerStateWire> {
       const customer = await resolve(db, actor, ref, 'read');
-      const state = await customerState(db, customer.id, activeSubscriptionsOf);
+      const state = await customerState(db, customer.id, activeSubscriptionsOf, activeMetersOf);
       if (!state) throw resourceNotFound();
       return state;
     },

@@ -14,6 +14,9 @@ export type ActiveSubscriptionsReader = (
   customerId: string,
 ) => Promise<CustomerStateWire['active_subscriptions']>;
 
+/** Reads a customer's meters as CustomerState lists them (meters/customer-meters.ts implements it). */
+export type ActiveMetersReader = (db: Db, customerId: string) => Promise<CustomerStateWire['active_meters']>;
+
 /**
  * A customer's state (Polar's CustomerState): the customer plus what they currently have. The one place it is
  * assembled, for `GET /v1/customers/{id}/state` and for every `customer.state_changed` event alike. Returns null
@@ -23,11 +26,13 @@ export async function customerState(
   db: Db,
   customerId: string,
   activeSubscriptionsOf: ActiveSubscriptionsReader,
+  activeMetersOf?: ActiveMetersReader,
 ): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
+  const meters = activeMetersOf ? await activeMetersOf(db, customer.id) : [];
   const subscriptions = await activeSubscriptionsOf(db, customer.id);
-  return stateOf(customer, subscriptions, await grantedBenefitsOf(db, customer.id));
+  return stateOf(customer, subscriptions, await grantedBenefitsOf(db, customer.id), meters);
 }
 
 /**
@@ -38,10 +43,11 @@ export function stateOf(
   customer: Customer,
   activeSubscriptions: CustomerStateWire['active_subscriptions'],
   grantedBenefits: CustomerStateWire['granted_benefits'] = [],
+  activeMeters: CustomerStateWire['active_meters'] = [],
 ): CustomerStateWire {
-  // Plug-in point for the module that owns it: active_meters, the customer's meters with their running
-  // consumed/credited balance, as CustomerStateMeter. Until that module exists a customer has none.
-  return customerStateWire(customer, { activeSubscriptions, grantedBenefits, activeMeters: [] });
+  // `active_meters` comes from the meters' running aggregates (GET …/state passes its reader; states sent with
+  // events leave them out for now).
+  return customerStateWire(customer, { activeSubscriptions, grantedBenefits, activeMeters });
 }
 
 export { grantedBenefitsOf };

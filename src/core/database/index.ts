@@ -29,5 +29,6 @@ export { DatabaseLockedError, isGuardFailure, isUniqueViolation } from './errors
 export { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
+export { literalInsert } from './bulk.js';
 /** For tests that count the driver calls a path makes (never timings). */
 export { onSqliteCalls, type SqliteCall } from './sqlite/transactions.js';

@@ -48,6 +48,13 @@ export function registerCustomerCommands(program: Command): void {
       .option('--external-id <id>', 'find the customer by your own id instead'),
   ).action(lazy(async () => (await import('./state.js')).run));
 
+  withJson(
+    customers
+      .command('meters')
+      .description("show a customer's meters: consumed, credited and balance")
+      .argument('<id>', 'customer id'),
+  ).action(lazy(async () => (await import('./meters.js')).run));
+
   withQuiet(
     withJson(
       customers

@@ -47,6 +47,8 @@ function numberLiteral(value: number): string | null {
  * no exact literal (`sqliteLiteral`) or the placeholders do not match the values (numbered `?NNN` ones included).
  */
 export function inlineBindings(sql: string, bindings: readonly unknown[]): string | null {
+  // Nothing to write in (a statement built with literals already, database/bulk.ts): no need to scan its text.
+  if (bindings.length === 0) return sql;
   let out = '';
   let next = 0;
   let from = 0;

@@ -29,6 +29,8 @@ import { registerSubscriptionsRoutes } from './subscriptions.js';
 import { registerRefundsRoutes } from './refunds.js';
 import { registerCustomerPortalBillingRoutes } from './customer-portal-billing.js';
 import { registerPaymentMethodsRoutes } from './payment-methods.js';
+import { registerEventsRoutes } from './events.js';
+import { registerMetersRoutes } from './meters.js';
 
 /** The Polar-compatible merchant API under /v1: one module per resource, each a list of operations. */
 export function v1Router(core: CoreContext, cookies: AuthCookies) {
@@ -56,6 +58,8 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerLicenseKeyRoutes(api, core);
   registerPaymentMethodsRoutes(api, core);
   registerWebhooksRoutes(api, core);
+  registerEventsRoutes(api, core);
+  registerMetersRoutes(api, core);
 
   // Built on first request: the operations are all registered by then and the document never changes afterwards.
   let document: Record<string, unknown> | null = null;

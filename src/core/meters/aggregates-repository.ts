@@ -1,0 +1,388 @@
+import type { Knex } from 'knex';
+import type { Db, Deferred } from '../database/index.js';
+import { parseJson, toDate, toDateOrNull } from '../database/index.js';
+import { createHash } from 'node:crypto';
+import type { AggregatedEvent, BatchDeltas, BucketDelta, TotalDelta } from './aggregates.js';
+import { insertJsonRows, type JsonColumn } from './json-rows.js';
+
+const knownIds = new Map<string, string>();
+
+/**
+ * A customer meter's id: the same for a (meter, subject) pair forever, so it survives a recount after the meter
+ * changes, and the upsert never reads it. Remembered, as a batch names the same pairs again and again.
+ */
+export function customerMeterId(meterId: string, subject: string): string {
+  const key = `${meterId}|${subject}`;
+  const known = knownIds.get(key);
+  if (known) return known;
+  const hex = createHash('sha256').update(key).digest('hex');
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  if (knownIds.size >= 100_000) knownIds.clear();
+  knownIds.set(key, id);
+  return id;
+}
+
+// Adds the excluded (new) row's figures to the stored one; min/max keep whichever is set when the other is NULL.
+const ADD_FIGURES = (table: string) => `events = ${table}.events + excluded.events,
+  value_count = ${table}.value_count + excluded.value_count,
+  value_sum = ${table}.value_sum + excluded.value_sum,
+  value_min = CASE WHEN ${table}.value_min IS NULL THEN excluded.value_min WHEN excluded.value_min IS NULL THEN ${table}.value_min WHEN excluded.value_min < ${table}.value_min THEN excluded.value_min ELSE ${table}.value_min END,
+  value_max = CASE WHEN ${table}.value_max IS NULL THEN excluded.value_max WHEN excluded.value_max IS NULL THEN ${table}.value_max WHEN excluded.value_max > ${table}.value_max THEN excluded.value_max ELSE ${table}.value_max END`;
+
+const FIGURES: JsonColumn[] = [
+  { name: 'events', type: 'bigint' },
+  { name: 'value_count', type: 'bigint' },
+  { name: 'value_sum', type: 'double precision' },
+  { name: 'value_min', type: 'double precision' },
+  { name: 'value_max', type: 'double precision' },
+];
+
+const TOTAL_COLUMNS: JsonColumn[] = [
+  { name: 'meter_id', type: 'uuid' },
+  { name: 'subject', type: 'text' },
+  { name: 'id', type: 'uuid' },
+  { name: 'organization_id', type: 'text' },
+  { name: 'customer_id', type: 'uuid' },
+  { name: 'external_customer_id', type: 'text' },
+  ...FIGURES,
+  { name: 'credited', type: 'bigint' },
+  { name: 'created_at', type: 'timestamptz' },
+  { name: 'modified_at', type: 'timestamptz' },
+];
+
+const BUCKET_COLUMNS: JsonColumn[] = [
+  { name: 'meter_id', type: 'uuid' },
+  { name: 'bucket', type: 'bigint' },
+  ...FIGURES,
+];
+
+export interface StoredTotal {
+  id: string;
+  meterId: string;
+  subject: string;
+  organizationId: string;
+  customerId: string | null;
+  externalCustomerId: string | null;
+  events: number;
+  valueCount: number;
+  valueSum: number;
+  valueMin: number | null;
+  valueMax: number | null;
+  credited: number;
+  createdAt: Date;
+  modifiedAt: Date | null;
+}
+
+function totalFromRow(row: Record<string, unknown>): StoredTotal {
+  const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  return {
+    id: String(row.id),
+    meterId: String(row.meter_id),
+    subject: String(row.subject),
+    organizationId: String(row.organization_id),
+    customerId: (row.customer_id as string | null) ?? null,
+    externalCustomerId: (row.external_customer_id as string | null) ?? null,
+    events: Number(row.events),
+    valueCount: Number(row.value_count),
+    valueSum: Number(row.value_sum),
+    valueMin: numberOrNull(row.value_min),
+    valueMax: numberOrNull(row.value_max),
+    credited: Number(row.credited),
+    createdAt: toDate(row.created_at),
+    modifiedAt: toDateOrNull(row.modified_at),
+  };
+}
+
+export interface StoredBucket {
+  bucket: number;
+  events: number;
+  valueCount: number;
+  valueSum: number;
+  valueMin: number | null;
+  valueMax: number | null;
+}
+
+function eventFromRow(row: Record<string, unknown>): AggregatedEvent {
+  return {
+    organizationId: String(row.organization_id),
+    customerId: (row.customer_id as string | null) ?? null,
+    externalCustomerId: (row.external_customer_id as string | null) ?? null,
+    name: String(row.name),
+    source: String(row.source),
+    timestamp: Number(row.timestamp),
+    metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
+  };
+}
+
+export interface CustomerMeterRow {
+  total: StoredTotal;
+  customerId: string;
+}
+
+export function meterAggregatesRepository(db: Db) {
+  function totalStatement(rows: readonly TotalDelta[], at: number): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      'meter_totals',
+      TOTAL_COLUMNS,
+      rows.map((row) => [
+        row.meterId,
+        row.subject,
+        customerMeterId(row.meterId, row.subject),
+        row.organizationId,
+        row.customerId,
+        row.externalCustomerId,
+        row.events,
+        row.valueCount,
+        row.valueSum,
+        row.valueMin,
+        row.valueMax,
+        0,
+        at,
+        at,
+      ]),
+      `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
+    );
+  }
+
+  function bucketStatement(rows: readonly BucketDelta[]): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      'meter_buckets',
+      BUCKET_COLUMNS,
+      rows.map((row) => [
+        row.meterId,
+        row.bucket,
+        row.events,
+        row.valueCount,
+        row.valueSum,
+        row.valueMin,
+        row.valueMax,
+      ]),
+      `ON CONFLICT (meter_id, bucket) DO UPDATE SET ${ADD_FIGURES('meter_buckets')}`,
+    );
+  }
+
+  function valueStatement(
+    table: string,
+    key: JsonColumn,
+    rows: ReadonlyArray<readonly [string, string | number, string]>,
+  ): Deferred | null {
+    if (rows.length === 0) return null;
+    return insertJsonRows(
+      db,
+      table,
+      [{ name: 'meter_id', type: 'uuid' }, key, { name: 'value', type: 'text' }],
+      rows as unknown as unknown[][],
+      'ON CONFLICT DO NOTHING',
+    );
+  }
+
+  return {
+    /** The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). */
+    deferAdd(deltas: BatchDeltas, at: Date): Deferred[] {
+      return [
+        totalStatement(deltas.totals, at.getTime()),
+        valueStatement('meter_unique_values', { name: 'subject', type: 'text' }, deltas.uniqueValues),
+        bucketStatement(deltas.buckets),
+        valueStatement('meter_bucket_values', { name: 'bucket', type: 'bigint' }, deltas.bucketValues),
+      ].filter((statement): statement is Deferred => statement !== null);
+    },
+
+    /** Forgets everything counted for a meter (its filter or aggregation changed; a backfill counts again). */
+    async clear(meterId: string): Promise<void> {
+      for (const table of ['meter_totals', 'meter_unique_values', 'meter_buckets', 'meter_bucket_values'])
+        await db(table).where({ meter_id: meterId }).delete();
+    },
+
+    async totals(meterIds: readonly string[], subjects: readonly string[]): Promise<StoredTotal[]> {
+      if (meterIds.length === 0 || subjects.length === 0) return [];
+      const rows = (await db('meter_totals')
+        .whereIn('meter_id', [...meterIds])
+        .whereIn('subject', [...subjects])) as Array<Record<string, unknown>>;
+      return rows.map(totalFromRow);
+    },
+
+    /** Every row of one customer: by id, and those of events sent by their external id before they existed. */
+    async totalsOfCustomer(customer: {
+      id: string;
+      organizationId: string;
+      externalId: string | null;
+    }): Promise<StoredTotal[]> {
+      const query = db('meter_totals').where('customer_id', customer.id);
+      if (customer.externalId !== null)
+        query.orWhere((pending) => {
+          pending
+            .where('organization_id', customer.organizationId)
+            .where('external_customer_id', customer.externalId)
+            .whereNull('customer_id');
+        });
+      return ((await query) as Array<Record<string, unknown>>).map(totalFromRow);
+    },
+
+    /**
+     * Given customers' user events with a timestamp in [from, to): by customer id, and by external id for those sent
+     * before the customer existed. For per-customer series, whose size is bounded by those customers' events.
+     */
+    async eventsOfCustomers(
+      organizationId: string,
+      customers: ReadonlyArray<{ id: string; externalId: string | null }>,
+      from: number,
+      to: number,
+    ): Promise<AggregatedEvent[]> {
+      const externalIds = customers.flatMap((customer) => (customer.externalId === null ? [] : [customer.externalId]));
+      const query = db('events')
+        .where('source', 'user')
+        .where('timestamp', '>=', from)
+        .where('timestamp', '<', to)
+        .where((who) => {
+          who.whereIn(
+            'customer_id',
+            customers.map((customer) => customer.id),
+          );
+          if (externalIds.length > 0)
+            who.orWhere((pending) => {
+              pending
+                .where('organization_id', organizationId)
+                .whereNull('customer_id')
+                .whereIn('external_customer_id', externalIds);
+            });
+        })
+        .select('organization_id', 'customer_id', 'external_customer_id', 'name', 'source', 'timestamp', 'metadata');
+      return ((await query) as Array<Record<string, unknown>>).map(eventFromRow);
+    },
+
+    /** A backfill step: the organization's user events after `after`, up to `through`, oldest first. */
+    async eventsAfter(organizationId: string, after: number, through: number, limit: number) {
+      const rows = (await db('events')
+        .where('organization_id', organizationId)
+        .where('seq', '>', after)
+        .where('seq', '<=', through)
+        .where('source', 'user')
+        .orderBy('seq')
+        .limit(limit)
+        .select(
+          'seq',
+          'organization_id',
+          'customer_id',
+          'external_customer_id',
+          'name',
+          'source',
+          'timestamp',
+          'metadata',
+        )) as Array<Record<string, unknown>>;
+      return rows.map((row) => ({ seq: Number(row.seq), event: eventFromRow(row) }));
+    },
+
+    async totalById(id: string): Promise<StoredTotal | null> {
+      const row = (await db('meter_totals').where({ id }).first()) as Record<string, unknown> | undefined;
+      return row ? totalFromRow(row) : null;
+    },
+
+    /** Distinct values per meter over the given subjects (a customer's `c:` and `x:` rows together). */
+    async distinctCounts(meterIds: readonly string[], subjects: readonly string[]): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      if (meterIds.length === 0 || subjects.length === 0) return counts;
+      const rows = (await db('meter_unique_values')
+        .whereIn('meter_id', [...meterIds])
+        .whereIn('subject', [...subjects])
+        .groupBy('meter_id')
+        .select('meter_id', db.raw('count(DISTINCT value) as n'))) as Array<{ meter_id: string; n: number | string }>;
+      for (const row of rows) counts.set(row.meter_id, Number(row.n));
+      return counts;
+    },
+
+    async buckets(meterId: string, from: number, to: number): Promise<StoredBucket[]> {
+      const rows = (await db('meter_buckets')
+        .where({ meter_id: meterId })
+        .where('bucket', '>=', from)
+        .where('bucket', '<', to)
+        .orderBy('bucket')) as Array<Record<string, unknown>>;
+      return rows.map((row) => ({
+        bucket: Number(row.bucket),
+        events: Number(row.events),
+        valueCount: Number(row.value_count),
+        valueSum: Number(row.value_sum),
+        valueMin: row.value_min === null ? null : Number(row.value_min),
+        valueMax: row.value_max === null ? null : Number(row.value_max),
+      }));
+    },
+
+    async bucketValues(meterId: string, from: number, to: number): Promise<Array<{ bucket: number; value: string }>> {
+      const rows = (await db('meter_bucket_values')
+        .where({ meter_id: meterId })
+        .where('bucket', '>=', from)
+        .where('bucket', '<', to)
+        .select('bucket', 'value')) as Array<{ bucket: number | string; value: string }>;
+      return rows.map((row) => ({ bucket: Number(row.bucket), value: row.value }));
+    },
+
+    /**
+     * Customer meters: a customer's `c:` row, or their `x:` row when they have none (events sent by external id
+     * before the customer existed), joined to the live customer they belong to. Readers add the other row.
+     */
+    async listCustomerMeters(
+      filters: {
+        organizationIds: string[];
+        customerIds?: string[];
+        externalCustomerIds?: string[];
+        meterIds?: string[];
+      },
+      options: { page: number; limit: number; sorting: string[] },
+    ): Promise<{ rows: CustomerMeterRow[]; total: number }> {
+      const query = db('meter_totals as t')
+        .join('customers as c', (join) => {
+          join
+            .on('c.organization_id', '=', 't.organization_id')
+            .andOnNull('c.deleted_at')
+            .andOn((on) => {
+              on.on('c.id', '=', 't.customer_id').orOn((pending) => {
+                pending.onNull('t.customer_id').andOn('c.external_id', '=', 't.external_customer_id');
+              });
+            });
+        })
+        .join('meters as m', 'm.id', 't.meter_id')
+        .whereNull('m.archived_at')
+        .whereIn('t.organization_id', filters.organizationIds)
+        .where((where) => {
+          where.whereNotNull('t.customer_id').orWhereNotExists((sub: Knex.QueryBuilder) => {
+            sub
+              .select(db.raw('1'))
+              .from('meter_totals as own')
+              .whereRaw('own.meter_id = t.meter_id')
+              .whereRaw('own.customer_id = c.id');
+          });
+        });
+      if (filters.customerIds) query.whereIn('c.id', filters.customerIds);
+      if (filters.externalCustomerIds) query.whereIn('c.external_id', filters.externalCustomerIds);
+      if (filters.meterIds) query.whereIn('t.meter_id', filters.meterIds);
+      const countRow = (await query.clone().count({ n: '*' }).first()) as { n: number | string } | undefined;
+      const ordered = query.clone().select('t.*', 'c.id as resolved_customer_id');
+      for (const criterion of options.sorting) {
+        const descending = criterion.startsWith('-');
+        const field = descending ? criterion.slice(1) : criterion;
+        const column =
+          field === 'created_at'
+            ? 't.created_at'
+            : field === 'customer_id'
+              ? 'c.id'
+              : field === 'meter_id'
+                ? 't.meter_id'
+                : 't.modified_at';
+        ordered.orderBy(column, descending ? 'desc' : 'asc');
+      }
+      ordered.orderBy('t.id', 'asc');
+      const rows = (await ordered.limit(options.limit).offset(options.limit * (options.page - 1))) as Array<
+        Record<string, unknown>
+      >;
+      return {
+        rows: rows.map((row) => ({ total: totalFromRow(row), customerId: String(row.resolved_customer_id) })),
+        total: Number(countRow?.n ?? 0),
+      };
+    },
+  };
+}
+
+export type MeterAggregatesRepository = ReturnType<typeof meterAggregatesRepository>;

@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import { dialect, literalInsert, type Db } from '../database/index.js';
+
+/**
+ * Many rows written by one statement whose only bound value is the rows as one JSON array of arrays: the SQL text
+ * is the same for every batch (prepared once, never re-planned) and the values are parsed by the database in C,
+ * instead of tens of thousands of placeholders formatted, inlined and parsed one by one. On SQLite, literal VALUES
+ * are cheaper still (literalInsert); the JSON form is its fallback there. For the repositories of events and
+ * meters, whose batches have thousands of rows.
+ */
+export interface JsonColumn {
+  name: string;
+  /** How PostgreSQL reads the value from its JSON text; SQLite stores what JSON gives (text, integer, real, null). */
+  type: 'text' | 'uuid' | 'bigint' | 'double precision' | 'timestamptz' | 'json';
+}
+
+/** `SELECT <columns> FROM <the rows>`, for an INSERT … SELECT or a join. Timestamps travel as epoch milliseconds. */
+export function selectJsonRows(db: Db, columns: readonly JsonColumn[], rows: readonly unknown[][]): Knex.Raw {
+  const json = JSON.stringify(rows);
+  if (dialect(db) === 'postgres') {
+    const read = columns.map((column, i) => {
+      if (column.type === 'json') return `(r -> ${i})::text`;
+      if (column.type === 'timestamptz') return `to_timestamp((r ->> ${i})::double precision / 1000)`;
+      return `(r ->> ${i})::${column.type}`;
+    });
+    return db.raw(`SELECT ${read.join(', ')} FROM jsonb_array_elements(?::jsonb) AS rows(r)`, [json]);
+  }
+  const read = columns.map((column, i) => (column.type === 'json' ? `value -> ${i}` : `value ->> ${i}`));
+  return db.raw(`SELECT ${read.join(', ')} FROM json_each(?)`, [json]);
+}
+
+/** `INSERT INTO table (columns) SELECT … <suffix>` (an ON CONFLICT clause): one statement for the whole batch. */
+export function insertJsonRows(
+  db: Db,
+  table: string,
+  columns: readonly JsonColumn[],
+  rows: readonly unknown[][],
+  suffix: string,
+): Knex.Raw {
+  const literal = literalInsert(
+    db,
+    table,
+    columns.map((column) => column.name),
+    columns.some((column) => column.type === 'json')
+      ? rows.map((row) => row.map((value, i) => (columns[i]!.type === 'json' ? JSON.stringify(value) : value)))
+      : rows,
+    suffix,
+  );
+  if (literal) return literal;
+  const select = selectJsonRows(db, columns, rows).toSQL();
+  // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join (its documented ambiguity).
+  return db.raw(
+    `INSERT INTO ${table} (${columns.map((column) => column.name).join(', ')}) ${select.sql} WHERE true ${suffix}`,
+    select.bindings,
+  );
+}

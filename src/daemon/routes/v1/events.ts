@@ -1,0 +1,73 @@
+import type { CoreContext } from '../../../core/context.js';
+import {
+  eventListQuery,
+  eventListSchema,
+  eventSchema,
+  eventsIngestResponseSchema,
+  eventsIngestSchema,
+  eventTypeListQuery,
+  eventTypeListSchema,
+} from '../../../core/events/schemas.js';
+import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
+import { idParams } from '../../../core/polar-api/schemas.js';
+import { readScopes, writeScopes } from '../../../core/polar-api/scopes.js';
+import type { V1Api } from './operation.js';
+
+/** Usage events: ingestion, the event list and event types (Polar's events and event-types). */
+export function registerEventsRoutes(api: V1Api, core: CoreContext): void {
+  const service = core.events;
+  const read = readScopes('events');
+
+  api.op(
+    {
+      method: 'post',
+      path: '/v1/events/ingest',
+      operationId: 'events:ingest',
+      tag: 'events',
+      summary: 'Ingest up to 1,000 events (external_id deduplicated per organization)',
+      scopes: writeScopes('events'),
+      body: eventsIngestSchema,
+      response: eventsIngestResponseSchema,
+    },
+    ({ actor, body }) => service.ingest(actor, body.events),
+  );
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/events/',
+      operationId: 'events:list',
+      tag: 'events',
+      summary: 'List events (filters: customer, external customer, name, source, meter, time range, metadata, filter)',
+      scopes: read,
+      query: eventListQuery,
+      response: eventListSchema,
+    },
+    ({ actor, query, ctx }) => service.list(actor, query, metadataQuery(ctx.query)),
+  );
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/events/:id',
+      operationId: 'events:get',
+      tag: 'events',
+      summary: 'Get an event',
+      scopes: read,
+      params: idParams,
+      response: eventSchema,
+    },
+    ({ actor, params }) => service.get(actor, params.id),
+  );
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/event-types/',
+      operationId: 'event-types:list',
+      tag: 'event-types',
+      summary: 'List event types with their occurrences and first and last timestamps',
+      scopes: read,
+      query: eventTypeListQuery,
+      response: eventTypeListSchema,
+    },
+    ({ actor, query }) => service.listTypes(actor, query),
+  );
+}

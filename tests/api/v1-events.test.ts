@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.js';
+import { uniqueEmail } from '../helpers/http.js';
+import { createMerchant, type Merchant } from '../helpers/v1.js';
+
+const daemon = useTestDaemon();
+
+async function customer(merchant: Merchant, externalId?: string) {
+  const response = await merchant.api.post('/v1/customers/', {
+    email: uniqueEmail('buyer'),
+    ...(externalId ? { external_id: externalId } : {}),
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.json as { id: string };
+}
+
+async function ingest(merchant: Merchant, events: unknown[]) {
+  return merchant.api.post('/v1/events/ingest', { events });
+}
+
+async function storedEvents(organizationId: string): Promise<number> {
+  const row = await daemon().core.db('events').where({ organization_id: organizationId }).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+const tokensMeter = {
+  name: 'LLM tokens',
+  filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'llm' }] },
+  aggregation: { func: 'sum', property: 'tokens' },
+};
+
+describe('POST /v1/events/ingest', () => {
+  it('stores a batch once, however often it is sent, counting duplicates by external_id', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    const events = Array.from({ length: 20 }, (_, i) => ({
+      name: 'llm',
+      customer_id: buyer.id,
+      external_id: `evt-${i}`,
+      metadata: { tokens: i },
+    }));
+    const first = await ingest(merchant, events);
+    expect(first.status, first.text).toBe(200);
+    expect(first.json).toEqual({ inserted: 20, duplicates: 0 });
+    const parallel = await Promise.all(Array.from({ length: 5 }, () => ingest(merchant, events)));
+    for (const response of parallel) expect(response.json).toEqual({ inserted: 0, duplicates: 20 });
+    const withinBatch = await ingest(merchant, [
+      { name: 'llm', customer_id: buyer.id, external_id: 'same' },
+      { name: 'llm', customer_id: buyer.id, external_id: 'same' },
+    ]);
+    expect(withinBatch.json).toEqual({ inserted: 1, duplicates: 1 });
+    expect(await storedEvents(merchant.organization.id)).toBe(21);
+  });
+
+  it('refuses bad batches whole, naming every failing index, and stores nothing', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    const ok = { name: 'llm', customer_id: buyer.id };
+    const tooMany = await ingest(
+      merchant,
+      Array.from({ length: 1001 }, () => ok),
+    );
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.json.detail[0].loc).toEqual(['body', 'events']);
+
+    const unknown = await ingest(merchant, [
+      ok,
+      { name: 'llm', customer_id: '6a3c7f1e-2b4d-4e8f-9a1b-2c3d4e5f6a7b' },
+      ok,
+    ]);
+    expect(unknown.status).toBe(422);
+    expect(unknown.json.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'events', 1, 'customer_id'],
+    ]);
+
+    const tooManyKeys = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+    const metadata = await ingest(merchant, [
+      ok,
+      { ...ok, metadata: tooManyKeys },
+      { ...ok, metadata: { ['k'.repeat(41)]: 1 } },
+      { ...ok, metadata: { note: 'x'.repeat(501) } },
+      { ...ok, metadata: { nested: { a: 1 } } },
+    ]);
+    expect(metadata.status).toBe(422);
+    const indexes = new Set(metadata.json.detail.map((issue: { loc: unknown[] }) => issue.loc[2]));
+    expect([...indexes].sort()).toEqual([1, 2, 3, 4]);
+
+    const future = await ingest(merchant, [ok, { ...ok, timestamp: '2099-01-01T00:00:00Z' }]);
+    expect(future.status).toBe(422);
+    expect(future.json.detail[0].loc).toEqual(['body', 'events', 1, 'timestamp']);
+
+    const neither = await ingest(merchant, [{ name: 'llm' }]);
+    expect(neither.status).toBe(422);
+    expect(neither.json.detail[0].loc).toEqual(['body', 'events', 0, 'customer_id']);
+
+    expect(await storedEvents(merchant.organization.id)).toBe(0);
+  });
+
+  it('keeps events for an external id no customer has yet, and counts them once the customer exists', async () => {
+    const merchant = await createMerchant(daemon());
+    const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
+    const early = await ingest(merchant, [
+      { name: 'llm', external_customer_id: 'user-7', metadata: { tokens: 5 } },
+      { name: 'llm', external_customer_id: 'user-7', metadata: { tokens: 7 } },
+    ]);
+    expect(early.json).toEqual({ inserted: 2, duplicates: 0 });
+    const buyer = await customer(merchant, 'user-7');
+    await ingest(merchant, [{ name: 'llm', external_customer_id: 'user-7', metadata: { tokens: 100 } }]);
+    await ingest(merchant, [{ name: 'llm', customer_id: buyer.id, metadata: { tokens: 1000 } }]);
+    const list = await merchant.api.get(`/v1/customer-meters/?customer_id=${buyer.id}`);
+    expect(list.status, list.text).toBe(200);
+    expect(list.json.items).toHaveLength(1);
+    expect(list.json.items[0]).toMatchObject({
+      customer_id: buyer.id,
+      meter_id: meter.id,
+      consumed_units: 1112,
+      credited_units: 0,
+      balance: -1112,
+    });
+    const state = await merchant.api.get(`/v1/customers/${buyer.id}/state`);
+    expect(state.json.active_meters).toEqual([
+      expect.objectContaining({ meter_id: meter.id, consumed_units: 1112, balance: -1112 }),
+    ]);
+    const events = await merchant.api.get(`/v1/events/?customer_id=${buyer.id}`);
+    expect(events.json.pagination.total_count).toBe(4);
+    expect(events.json.items.every((event: { customer: { id: string } }) => event.customer.id === buyer.id)).toBe(true);
+  });
+});
+
+describe('meters', () => {
+  it('refuses a filter nested 50 deep and stores no meter', async () => {
+    const merchant = await createMerchant(daemon());
+    let filter: Record<string, unknown> = {
+      conjunction: 'and',
+      clauses: [{ property: 'a', operator: 'eq', value: 1 }],
+    };
+    for (let i = 0; i < 49; i++) filter = { conjunction: i % 2 ? 'and' : 'or', clauses: [filter] };
+    const response = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter });
+    expect(response.status).toBe(422);
+    let shallow: Record<string, unknown> = {
+      conjunction: 'and',
+      clauses: [{ property: 'a', operator: 'eq', value: 1 }],
+    };
+    for (let i = 0; i < 7; i++) shallow = { conjunction: 'and', clauses: [shallow] };
+    const deep = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter: shallow });
+    expect(deep.status).toBe(422);
+    const rows = await daemon().core.db('meters').where({ organization_id: merchant.organization.id });
+    expect(rows).toHaveLength(0);
+  });
+
+  it('counts events that existed before the meter in the background, saying so until done', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    await ingest(merchant, [
+      { name: 'llm', customer_id: buyer.id, metadata: { tokens: 3, model: 'a' } },
+      { name: 'llm', customer_id: buyer.id, metadata: { tokens: 4, model: 'b' } },
+      { name: 'other', customer_id: buyer.id, metadata: { tokens: 100 } },
+    ]);
+    const created = await merchant.api.post('/v1/meters/', {
+      name: 'Models',
+      filter: tokensMeter.filter,
+      aggregation: { func: 'unique', property: 'model' },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.backfill_pending).toBe(true);
+    await ingest(merchant, [{ name: 'llm', customer_id: buyer.id, metadata: { tokens: 1, model: 'c' } }]);
+    await daemon().core.scheduler.drain();
+    const meter = await merchant.api.get(`/v1/meters/${created.json.id}`);
+    expect(meter.json.backfill_pending).toBe(false);
+    const list = await merchant.api.get(`/v1/customer-meters/?meter_id=${created.json.id}`);
+    expect(list.json.items[0].consumed_units).toBe(3);
+
+    const changed = await merchant.api.call('PATCH', `/v1/meters/${created.json.id}`, {
+      body: { aggregation: { func: 'max', property: 'tokens' } },
+    });
+    expect(changed.json.backfill_pending).toBe(true);
+    await daemon().core.scheduler.drain();
+    const after = await merchant.api.get(`/v1/customer-meters/${list.json.items[0].id}`);
+    expect(after.json.consumed_units).toBe(4);
+  });
+
+  it('draws quantities per hour and per day, for everyone and per customer', async () => {
+    const merchant = await createMerchant(daemon());
+    const [a, b] = [await customer(merchant), await customer(merchant)];
+    const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
+    await ingest(merchant, [
+      { name: 'llm', customer_id: a.id, timestamp: '2026-11-20T10:15:00Z', metadata: { tokens: 1 } },
+      { name: 'llm', customer_id: b.id, timestamp: '2026-11-20T10:45:00Z', metadata: { tokens: 2 } },
+      { name: 'llm', customer_id: a.id, timestamp: '2026-11-21T09:00:00Z', metadata: { tokens: 4 } },
+    ]);
+    const daily = await merchant.api.get(
+      `/v1/meters/${meter.id}/quantities?start_timestamp=2026-11-19T00:00:00Z&end_timestamp=2026-11-21T12:00:00Z&interval=day`,
+    );
+    expect(daily.status, daily.text).toBe(200);
+    expect(daily.json).toEqual({
+      quantities: [
+        { timestamp: '2026-11-19T00:00:00.000Z', quantity: 0 },
+        { timestamp: '2026-11-20T00:00:00.000Z', quantity: 3 },
+        { timestamp: '2026-11-21T00:00:00.000Z', quantity: 4 },
+      ],
+      total: 7,
+    });
+    const perCustomer = await merchant.api.get(
+      `/v1/meters/${meter.id}/quantities?start_timestamp=2026-11-20T10:00:00Z&end_timestamp=2026-11-20T11:00:00Z&interval=hour&customer_id=${a.id}`,
+    );
+    expect(perCustomer.json.quantities).toEqual([
+      { timestamp: '2026-11-20T10:00:00.000Z', quantity: 1 },
+      { timestamp: '2026-11-20T11:00:00.000Z', quantity: 0 },
+    ]);
+    const filtered = await merchant.api.get(`/v1/events/?meter_id=${meter.id}`);
+    expect(filtered.json.pagination.total_count).toBe(3);
+    const byFilter = await merchant.api.get(
+      `/v1/events/?filter=${encodeURIComponent(JSON.stringify({ conjunction: 'and', clauses: [{ property: 'tokens', operator: 'gte', value: 2 }] }))}`,
+    );
+    expect(byFilter.json.items.map((event: { metadata: { tokens: number } }) => event.metadata.tokens)).toEqual([4, 2]);
+    const types = await merchant.api.get('/v1/event-types/');
+    expect(types.json.items).toEqual([expect.objectContaining({ name: 'llm', occurrences: 3, source: 'user' })]);
+  });
+});
