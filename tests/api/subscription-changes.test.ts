@@ -74,10 +74,10 @@ describe('plan changes', () => {
     daemon().clock.advance(20 * DAY);
     expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: -1600 });
     expect(await unbilledTotal(daemon(), subscription.id)).toBe(0);
-    expect(carriedCredit(subscription.id)).toBe(1000);
+    expect(await carriedCredit(daemon(), subscription.id)).toBe(1000);
     daemon().clock.advance(31 * DAY);
     expect(await simulateCycle(daemon(), subscription.id)).toEqual({ total: 0, items: 0 });
-    expect(carriedCredit(subscription.id)).toBe(400);
+    expect(await carriedCredit(daemon(), subscription.id)).toBe(400);
   });
 
   it('invoice (an upgrade): the difference is charged now in a paid subscription_update order', async () => {

@@ -13,7 +13,7 @@ import { createMerchant } from '../helpers/v1.js';
 
 /**
  * Property: over any sequence of plan changes (random times, plans and proration modes), what the customer is billed
- * (the checkout, the invoiced `subscription_update` orders, every cycle order as the cycle would build it with the
+ * (the checkout, the invoiced `subscription_update` orders, every cycle order the renewal cycle wrote with the
  * hooks' items, less any credit still carried or waiting) equals the price-time they actually used, within one minor unit per
  * immediate change (each change rounds its credit and its debit once). A seeded PRNG makes a failure reproducible.
  */
@@ -100,7 +100,8 @@ async function runSequence(seed: number) {
   const invoiced = (await ordersOf(merchant, subscription.id))
     .filter((order) => order.billing_reason === 'subscription_update')
     .reduce((sum, order) => sum + order.total_amount, 0);
-  charged += invoiced + (await unbilledTotal(daemon(), subscription.id)) - carriedCredit(subscription.id);
+  charged +=
+    invoiced + (await unbilledTotal(daemon(), subscription.id)) - (await carriedCredit(daemon(), subscription.id));
   return { charged, used, immediate, log };
 }
 

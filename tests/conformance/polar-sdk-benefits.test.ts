@@ -37,7 +37,12 @@ describe('@polar-sh/sdk 0.47 against /v1/benefits', () => {
   it('creates each of the six types, gets, lists every page, updates and deletes', async () => {
     const { sdk, api, organization } = await createMerchant(daemon());
     const file = await downloadableFile(organization.id);
-    const meterId = randomUUID();
+    // A meter_credit benefit names an existing meter of the organization.
+    const { id: meterId } = await sdk.meters.create({
+      name: 'Tokens',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'llm' }] },
+      aggregation: { func: 'sum', property: 'tokens' },
+    });
 
     const custom = await sdk.benefits.create({
       type: 'custom',

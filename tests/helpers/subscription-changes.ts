@@ -57,46 +57,30 @@ export function cycleHooks(daemon: TestDaemon): CycleHook[] {
   return [pauseCycleHook(options), pendingUpdateCycleHook(daemon.core.readCache), prorationCycleHook];
 }
 
-const carried = new Map<string, number>();
-
-/** The credit the simulated cycle carries to the next one (its order could not go below 0). */
-export function carriedCredit(id: string): number {
-  return carried.get(id) ?? 0;
+/** The credit the cycle carries to the next cycle order (its order could not go below 0). */
+export async function carriedCredit(daemon: TestDaemon, id: string): Promise<number> {
+  const row = await daemon.core.db('subscriptions').where({ id }).first('carried_credit');
+  return Number(row?.carried_credit ?? 0);
 }
 
 /**
- * What the renewal cycle (renewals/cycle.ts) does at the period end, as far as these hooks are concerned: in one
- * transaction on the locked subscription, run the hooks in order; unless one stopped it, bill the plan's price plus
- * every hook's items minus a credit carried from before (never below 0, the rest carried on), and move to the next
- * period, counted from the period anchor. Returns that order's total and the hooks' items, or null when stopped.
+ * The renewal cycle (renewals/cycle.ts) at the current time of the test clock: runs every due job, then answers the
+ * cycle order it wrote (its total and the hooks' proration lines), or null when none was written (a hook stopped it).
  */
 export async function simulateCycle(daemon: TestDaemon, id: string): Promise<{ total: number; items: number } | null> {
-  const at = daemon.clock.now();
-  return transaction(daemon.core.db, async (trx) => {
-    const repo = subscriptionsRepository(trx);
-    let subscription = (await repo.lock(id))!;
-    let items = 0;
-    for (const hook of cycleHooks(daemon)) {
-      const result = await hook(trx, subscription, at);
-      if (result.stop) return null;
-      items += (result.items ?? []).reduce((sum, item) => sum + item.amount, 0);
-      subscription = (await repo.findById(id))!;
-    }
-    const price = (await findPrice(trx, subscription.productPriceId, daemon.core.readCache))!.price;
-    const sum = (price.priceAmount ?? 0) + items - carriedCredit(id);
-    carried.set(id, Math.max(0, -sum));
-    const anchor = subscription.periodAnchor ?? subscription.trialEnd ?? subscription.startedAt!;
-    const interval = subscription.recurringInterval as Interval;
-    const billed = subscription.billedPeriods + 1;
-    await repo.save({
-      ...subscription,
-      currentPeriodStart: subscription.currentPeriodEnd,
-      currentPeriodEnd: periodEnd(anchor, interval, subscription.recurringIntervalCount, billed),
-      billedPeriods: billed,
-      modifiedAt: at,
-    });
-    return { total: Math.max(0, sum), items };
-  });
+  const cycleOrders = () =>
+    daemon.core.db('orders').where({ subscription_id: id, billing_reason: 'subscription_cycle' }).pluck('id');
+  const before = new Set<string>(await cycleOrders());
+  await daemon.core.scheduler.drain();
+  const fresh = (await cycleOrders()).filter((orderId: string) => !before.has(orderId));
+  if (fresh.length === 0) return null;
+  if (fresh.length > 1) throw new Error(`one cycle wrote ${fresh.length} orders`);
+  const order = await daemon.core.db('orders').where({ id: fresh[0] }).first('total_amount');
+  const lines = await daemon.core.db('order_items').where({ order_id: fresh[0], proration: true }).pluck('amount');
+  return {
+    total: Number(order.total_amount),
+    items: lines.reduce((sum: number, amount: unknown) => sum + Number(amount), 0),
+  };
 }
 
 /** The proration entries still waiting for an order (a credit carried forward is one). */

@@ -72,9 +72,14 @@ async function endAtPeriodEnd(trx: Transaction, current: Subscription, now: Date
   await announceLifecycle(trx, current, next, now, options, { benefitsRevokeAt: revokeAt });
 }
 
-/** The start every period is counted from: the trial's end for a subscription that had one, else its start. */
+/**
+ * The start every period is counted from: where a change restarted the count (a change of interval, a resume sets
+ * `period_anchor` and resets `billed_periods`), else the trial's end for a subscription that had one, else its start.
+ */
 function anchorOf(subscription: Subscription): Date {
-  return subscription.trialEnd ?? subscription.startedAt ?? subscription.currentPeriodStart;
+  return (
+    subscription.periodAnchor ?? subscription.trialEnd ?? subscription.startedAt ?? subscription.currentPeriodStart
+  );
 }
 
 /**
