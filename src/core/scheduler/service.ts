@@ -29,6 +29,8 @@ export interface PreparedJobHandler<P> {
 export const SCHEDULER = {
   /** Jobs claimed at once. */
   batchSize: 100,
+  /** Subjects of one batch run at the same time. */
+  lanes: 8,
   /** How long a claim holds; a daemon that dies mid-run leaves its jobs to others after this. */
   leaseMs: 5 * MINUTE,
   /** Attempts before a job is given up (kept, with its last error, for an operator to read). */
@@ -90,17 +92,30 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
       owner,
       SCHEDULER.batchSize,
     );
-    for (const [index, job] of jobs.entries()) {
-      // A daemon shutting down gives back what it has not started, rather than holding it for a lease.
-      if (shouldStop()) {
-        await scheduledJobsRepository(db).release(
-          jobs.slice(index).map((unrun) => unrun.id),
-          owner,
-        );
-        break;
-      }
-      await withRequestId(job.requestId, () => run(job));
+    // One lane per subject, in due order within it (a subscription's cycle before its charge); different subjects
+    // run side by side, so SQLite's group commit and PostgreSQL's pool share the work of a storm of due jobs.
+    const lanes = new Map<string, ScheduledJob[]>();
+    for (const job of jobs) {
+      const lane = lanes.get(job.subjectId);
+      if (lane) lane.push(job);
+      else lanes.set(job.subjectId, [job]);
     }
+    const queue = [...lanes.values()];
+    const unstarted: string[] = [];
+    const worker = async () => {
+      for (let lane = queue.shift(); lane; lane = queue.shift()) {
+        for (const job of lane) {
+          // A daemon shutting down gives back what it has not started, rather than holding it for a lease.
+          if (shouldStop()) {
+            unstarted.push(...lane.slice(lane.indexOf(job)).map((unrun) => unrun.id));
+            break;
+          }
+          await withRequestId(job.requestId, () => run(job));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SCHEDULER.lanes, queue.length) }, worker));
+    if (unstarted.length > 0) await scheduledJobsRepository(db).release(unstarted, owner);
     return jobs.length;
   }
 
