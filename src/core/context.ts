@@ -71,6 +71,7 @@ import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
 import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
 import { retryPastDueOnNewDefault } from './renewals/dunning.js';
+import { createPaymentRetry, type PaymentRetry } from './renewals/retry.js';
 import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
 import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
 
@@ -142,6 +143,8 @@ export interface CoreContext {
   orders: OrderService;
   /** /v1: CSV exports of orders, subscriptions and customers. */
   exports: ExportsService;
+  /** /v1: a past-due subscription's charge retried now (Till's retry-payment). */
+  retryPayment: PaymentRetry;
   /** Invoices and receipts of orders (PDF behind signed links), for merchants and customers. */
   orderDocuments: OrderDocumentsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
@@ -435,6 +438,7 @@ export function createCore(options: {
     webhooks,
     orders,
     exports: createExportsService({ db }),
+    retryPayment: createPaymentRetry({ db, clock, options: embed }),
     orderDocuments: createOrderDocumentsService({
       db,
       clock,

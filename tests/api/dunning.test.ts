@@ -181,4 +181,27 @@ describe('dunning', () => {
       await t.close();
     }
   });
+
+  it('retry-payment charges a past-due subscription now, outside the retry schedule, and refuses one not past due', async () => {
+    const t = await setUp('tok_chargeCustomerFail');
+    try {
+      const early = await t.merchant.api.post(`/v1/subscriptions/${t.subscriptionId}/retry-payment`);
+      expect(early.status).toBe(409);
+      expect(early.json.error).toBe('SubscriptionNotPastDue');
+      await moveTo(t.daemon, t.periodEnd);
+      expect((await subscription(t.merchant, t.subscriptionId)).status).toBe('past_due');
+      await cardNowBehavesAs(t.daemon, t.subscriptionId, 'tok_visa');
+      // An hour later, days before the first scheduled retry: the merchant retries by hand.
+      t.daemon.clock.advance(3_600_000);
+      const retried = await t.merchant.api.post(`/v1/subscriptions/${t.subscriptionId}/retry-payment`);
+      expect(retried.status).toBe(202);
+      expect(retried.json).toMatchObject({ id: t.subscriptionId, status: 'past_due' });
+      await t.daemon.core.scheduler.drain();
+      expect((await subscription(t.merchant, t.subscriptionId)).status).toBe('active');
+      const { orders } = await ledger(t.daemon, t.subscriptionId);
+      expect(orders.map((order) => order.status)).toEqual(['paid', 'paid']);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -61,6 +61,21 @@ export function registerSubscriptionsRoutes(api: V1Api, core: CoreContext): void
   );
   api.op(
     {
+      method: 'post',
+      path: '/v1/subscriptions/:id/retry-payment',
+      operationId: 'subscriptions:retry_payment',
+      tag,
+      summary:
+        "Retry a past-due subscription's unpaid renewal now (Till); the charge runs at once through the dunning rules",
+      scopes: writeScopes(tag),
+      params: idParams,
+      response: subscriptionSchema,
+      status: 202,
+    },
+    ({ actor, params }) => core.retryPayment(actor, params.id),
+  );
+  api.op(
+    {
       method: 'delete',
       path: '/v1/subscriptions/:id',
       operationId: 'subscriptions:revoke',
