@@ -176,13 +176,22 @@ describe('three daemons under load, one killed', () => {
                GROUP BY checkout_id HAVING count(*) > 1) doubled`,
             ),
           ).toBe(0);
-          // One successful processor charge per ordered checkout.
+          // One successful processor charge per ordered checkout and per renewal order.
           expect(
             await count(
-              `SELECT count(*) AS n FROM (SELECT split_part(reference, ':', 1) FROM sandbox_processor_records
+              `SELECT count(*) AS n FROM (SELECT CASE WHEN reference LIKE 'renewal:%' THEN split_part(reference, ':', 2)
+               ELSE split_part(reference, ':', 1) END FROM sandbox_processor_records
                WHERE kind = 'charge' AND status = 'succeeded' GROUP BY 1 HAVING count(*) > 1) doubled`,
             ),
           ).toBe(0);
+          // Each subscription renewed at most once per period: no two cycle orders for the same period start.
+          expect(
+            await count(
+              `SELECT count(*) AS n FROM (SELECT subscription_id, created_at FROM orders
+               WHERE billing_reason = 'subscription_cycle' GROUP BY 1, 2 HAVING count(*) > 1) doubled`,
+            ),
+          ).toBe(0);
+          const renewals = await count(`SELECT count(*) AS n FROM orders WHERE billing_reason = 'subscription_cycle'`);
           // Every acknowledged refund succeeded, once at the processor.
           const refundRows = await db('refunds').whereIn('id', refunds).select('id', 'status');
           expect(refundRows.length).toBe(refunds.length);
@@ -206,7 +215,7 @@ describe('three daemons under load, one killed', () => {
           expect(await count(`SELECT count(*) AS n FROM scheduled_jobs WHERE claimed_by IS NOT NULL`)).toBe(0);
           console.info(
             `multi-daemon: ${acknowledged.length} purchases (${acknowledged.filter((row) => row.recurring).length} subscriptions), ` +
-              `${refunds.length} refunds, ${advances} month advances, ${events.length} events, ${duplicates} redelivered`,
+              `${refunds.length} refunds, ${advances} month advances, ${renewals} renewals, ${events.length} events, ${duplicates} redelivered`,
           );
         } finally {
           await db.destroy();
