@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { createProduct } from '../helpers/catalog.js';
@@ -10,12 +11,15 @@ import { TILL_BIN, freePort, useSandboxes } from './till.js';
 const daemon = useTestDaemon();
 const sandbox = useSandboxes(() => ({ TILL_URL: daemon().url }));
 
+// Completion runs at every Tab: it loads no Knex, Koa, React or Ink (the same guard as tests/cli/help.test.ts).
+const FORBID_HEAVY = ['--import', fileURLToPath(new URL('./fixtures/forbid-heavy-modules.mjs', import.meta.url))];
+
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
 describe('till completion', () => {
   it('prints a script per shell, with the commands from the command tree and not the hidden one', async () => {
     const cli = sandbox();
-    const bash = await cli.run(['completion', 'bash']);
+    const bash = await cli.run(['completion', 'bash'], { nodeArgs: FORBID_HEAVY });
     expect(bash.exitCode, bash.stderr).toBe(0);
     expect(bash.stdout).toContain('complete -o default -F _till till');
     for (const command of ['products', 'orders', 'webhooks', 'checkouts', 'completion'])
@@ -33,7 +37,9 @@ describe('till completion', () => {
 
   it('completes subcommands and options from the tree, without the daemon', async () => {
     const cli = sandbox({ TILL_URL: `http://127.0.0.1:${await freePort()}` });
-    expect(lines((await cli.run(['__complete', 'products', 'sh'])).stdout)).toEqual(['show']);
+    const sub = await cli.run(['__complete', 'products', 'sh'], { nodeArgs: FORBID_HEAVY });
+    expect(sub.stderr).toBe('');
+    expect(lines(sub.stdout)).toEqual(['show']);
     const options = lines((await cli.run(['__complete', '--', 'webhooks', 'deliveries', '--l'])).stdout);
     expect(options).toEqual(['--limit']);
     // An option's value is skipped: after `--limit 5` come the options again.
@@ -52,7 +58,7 @@ describe('till completion', () => {
     const { order } = await paidOrder(daemon(), merchant);
     const cli = sandbox({ TILL_TOKEN: merchant.owner.token });
 
-    const shown = await cli.run(['__complete', 'products', 'show', '']);
+    const shown = await cli.run(['__complete', 'products', 'show', ''], { nodeArgs: FORBID_HEAVY });
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(lines(shown.stdout)).toEqual(expect.arrayContaining(products.map((product) => product.id)));
     expect(shown.stdout).not.toContain(elsewhere.id);

@@ -1,4 +1,5 @@
-import { ORDER_STATUSES, type OrderWire } from '../../../core/orders/schemas.js';
+import type { OrderWire } from '../../../core/orders/schemas.js';
+import { ORDER_STATUSES } from '../../../core/orders/statuses.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
 import { choiceFlag } from '../../flags.js';

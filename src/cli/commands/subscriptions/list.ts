@@ -1,4 +1,5 @@
-import { SUBSCRIPTION_STATUSES, type SubscriptionWire } from '../../../core/subscriptions/schemas.js';
+import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
+import { SUBSCRIPTION_STATUSES } from '../../../core/subscriptions/statuses.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
 import { choiceFlag } from '../../flags.js';
