@@ -5,9 +5,9 @@ import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { orderSubscriptionSchema } from '../subscriptions/schemas.js';
 
-import { ORDER_STATUSES } from './statuses.js';
+import { ORDER_STATUSES } from './types.js';
 
-export { ORDER_STATUSES, type OrderStatus } from './statuses.js';
+export { ORDER_STATUSES, type OrderStatus } from './types.js';
 export const BILLING_REASONS = [
   'purchase',
   'subscription_create',

@@ -4,9 +4,9 @@ import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 
-import { SUBSCRIPTION_STATUSES } from './statuses.js';
+import { SUBSCRIPTION_STATUSES } from './types.js';
 
-export { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './statuses.js';
+export { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './types.js';
 export const CANCELLATION_REASONS = [
   'customer_service',
   'low_quality',

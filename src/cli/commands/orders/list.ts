@@ -1,5 +1,5 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
-import { ORDER_STATUSES } from '../../../core/orders/statuses.js';
+import { ORDER_STATUSES } from '../../../core/orders/types.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
 import { choiceFlag } from '../../flags.js';

@@ -1,5 +1,5 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
-import { SUBSCRIPTION_STATUSES } from '../../../core/subscriptions/statuses.js';
+import { SUBSCRIPTION_STATUSES } from '../../../core/subscriptions/types.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
 import { choiceFlag } from '../../flags.js';
