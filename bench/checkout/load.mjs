@@ -116,6 +116,7 @@ async function run(spec) {
       try {
         const body = JSON.stringify({
           customer_email: `${spec.emailPrefix}-${index}-${n}@example.com`,
+          customer_billing_address: { country: 'DE' },
           confirmation_token_id: 'tok_visa',
         });
         const response = await pool.request({

@@ -175,7 +175,11 @@ async function setUpMerchant(baseUrl, tag) {
   );
   const paid = await json(baseUrl, `/v1/checkouts/client/${checkout.json.client_secret}/confirm`, {
     method: 'POST',
-    body: { customer_email: `first-buyer-${tag}@example.com`, confirmation_token_id: 'tok_visa' },
+    body: {
+      customer_email: `first-buyer-${tag}@example.com`,
+      customer_billing_address: { country: 'DE' },
+      confirmation_token_id: 'tok_visa',
+    },
   });
   if (paid.json.status !== 'confirmed' || paid.json.total_amount !== 1000) {
     throw new BenchError(

@@ -98,7 +98,12 @@ export async function orgFilter(target: Target, query: URLSearchParams, choice: 
 }
 
 /** A /v1 create's organization_id: the acting organization, named rather than left to the daemon's default. */
-export async function createIn(target: Target, body: Record<string, unknown>, choice: OrgChoice): Promise<void> {
-  const org = await actingOrg(target, { ...choice, allOrgs: false });
+export async function createIn(
+  target: Target,
+  body: Record<string, unknown>,
+  choice: OrgChoice & { quiet?: boolean },
+): Promise<void> {
+  // -q promises only the id: the organization goes unsaid, as with --json.
+  const org = await actingOrg(target, { ...choice, json: choice.json || choice.quiet, allOrgs: false });
   if (org) body.organization_id = org.id;
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { isoTimeFlag } from './flags.js';
 
 /** The options `orders export` and `subscriptions export` share, named as their list commands name filters. */
 export interface ExportOptions {
@@ -30,8 +31,8 @@ export function exportQuery(opts: ExportOptions, names: { after: string; before:
   const query = new URLSearchParams();
   if (opts.product) query.set('product_id', opts.product);
   if (opts.status) query.set('status', opts.status);
-  if (opts.after) query.set(names.after, opts.after);
-  if (opts.before) query.set(names.before, opts.before);
+  if (opts.after !== undefined) query.set(names.after, isoTimeFlag('--after', opts.after));
+  if (opts.before !== undefined) query.set(names.before, isoTimeFlag('--before', opts.before));
   if (opts.timezone) query.set('timezone', opts.timezone);
   for (const column of (opts.columns ?? '').split(',').map((name) => name.trim()))
     if (column) query.append('columns', column);

@@ -33,6 +33,7 @@ import { registerUserCommands } from './commands/user/index.js';
 import { registerWebhookCommands } from './commands/webhooks/index.js';
 import { registerListenCommand } from './commands/listen/index.js';
 import { registerCheckoutCommands } from './commands/checkouts/index.js';
+import { registerCompletionCommands } from './commands/completion/index.js';
 import { registerOpenCommand } from './commands/open/index.js';
 import { registerOrderCommands } from './commands/orders/index.js';
 import { registerSubscriptionCommands } from './commands/subscriptions/index.js';
@@ -113,6 +114,7 @@ export function buildProgram(jsonMode = false): Command {
   registerProfileCommands(program);
   registerWebhookCommands(program);
   registerListenCommand(program);
+  registerCompletionCommands(program);
   return program;
 }
 

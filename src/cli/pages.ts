@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { paginationSchema } from '../core/polar-api/schemas.js';
 import { call, orgFilter, signedIn, type GlobalOptions, type OrgChoice, type Target } from './context.js';
-import { UsageError } from './errors.js';
+import { wholeNumberFlag } from './flags.js';
 
 /** One page of a /v1 list, as the daemon answers it. */
 export interface Page<T> {
@@ -28,15 +28,8 @@ export async function fetchAll<T>(
 
 /** `--page` and `--limit` as typed, checked before anything is sent, onto a /v1 list's query. */
 export function pageParams(params: URLSearchParams, opts: { page?: string; limit?: string }): void {
-  for (const [flag, value] of [
-    ['--page', opts.page],
-    ['--limit', opts.limit],
-  ] as const) {
-    if (value !== undefined && !/^[1-9]\d*$/.test(value))
-      throw new UsageError(`${flag} takes a positive whole number (got "${value}")`);
-  }
-  if (opts.page !== undefined) params.set('page', opts.page);
-  if (opts.limit !== undefined) params.set('limit', opts.limit);
+  if (opts.page !== undefined) params.set('page', String(wholeNumberFlag('--page', opts.page, 1)));
+  if (opts.limit !== undefined) params.set('limit', String(wholeNumberFlag('--limit', opts.limit, 1, 100)));
 }
 
 /** The filters of a catalog list whose items have types (benefits, custom fields), and the page wanted. */

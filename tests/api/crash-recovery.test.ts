@@ -66,7 +66,10 @@ describe('nothing stuck after a crash', () => {
       expect(ended.signal).toBe('SIGKILL');
     };
     const confirm = (clientSecret: string) =>
-      new TestClient(url).post(`/v1/checkouts/client/${clientSecret}/confirm`, { confirmation_token_id: 'tok_visa' });
+      new TestClient(url).post(`/v1/checkouts/client/${clientSecret}/confirm`, {
+        customer_billing_address: { country: 'DE' },
+        confirmation_token_id: 'tok_visa',
+      });
     const refund = (merchant: Merchant, orderId: string, amount: number) =>
       merchant.api.post('/v1/refunds/', { order_id: orderId, amount, reason: 'customer_request' });
 

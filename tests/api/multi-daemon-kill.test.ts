@@ -95,7 +95,10 @@ describe('three daemons under load, one killed', () => {
           }).catch(() => null);
           if (!checkout) return;
           const confirmed = await new TestClient(urls[turn++ % 3]!)
-            .post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { confirmation_token_id: 'tok_visa' })
+            .post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+              customer_billing_address: { country: 'DE' },
+              confirmation_token_id: 'tok_visa',
+            })
             .catch(() => null);
           if (confirmed?.status !== 200) return;
           acknowledged.push({ checkoutId: checkout.id, recurring });

@@ -77,6 +77,7 @@ async function reconcile(): Promise<void> {
 
 function confirm(clientSecret: string, body: Record<string, unknown> = {}) {
   return new TestClient(daemon().url).post(`/v1/checkouts/client/${clientSecret}/confirm`, {
+    customer_billing_address: { country: 'DE' },
     confirmation_token_id: 'tok_visa',
     ...body,
   });

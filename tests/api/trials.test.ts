@@ -113,6 +113,7 @@ describe('trials', () => {
       const again = await createCheckout(merchant, [plan.id], { customer_email: 'Jane.Doe+again@gmail.com' });
       const client = new TestClient(daemon.url);
       const refused = await client.post(`/v1/checkouts/client/${again.client_secret}/confirm`, {
+        customer_billing_address: { country: 'DE' },
         confirmation_token_id: 'tok_visa',
       });
       expect(refused.status).toBe(403);
@@ -123,6 +124,7 @@ describe('trials', () => {
       expect((await merchant.api.get(`/v1/checkouts/${again.id}`)).json.status).toBe('open');
       // Without the trial the same person may subscribe, paying today.
       const paid = await client.post(`/v1/checkouts/client/${again.client_secret}/confirm`, {
+        customer_billing_address: { country: 'DE' },
         confirmation_token_id: 'tok_visa',
         allow_trial: false,
       });

@@ -118,10 +118,14 @@ describe('a checkout for an existing customer', () => {
     expect(checkout).toMatchObject({ customer_id: null, customer_email: null, external_customer_id: 'ba_new_user' });
     const missing = await confirmWithCardOnly(checkout.client_secret);
     expect(missing.status).toBe(422);
-    expect(missing.json.detail[0].loc).toEqual(['body', 'customer_email']);
+    expect(missing.json.detail.map((issue: { loc: string[] }) => issue.loc)).toEqual([
+      ['body', 'customer_email'],
+      ['body', 'customer_billing_address', 'country'],
+    ]);
     const email = buyerEmail();
     const confirmed = await buyer().post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
       customer_email: email,
+      customer_billing_address: { country: 'DE' },
       confirmation_token_id: 'tok_visa',
     });
     expect(confirmed.status, confirmed.text).toBe(200);

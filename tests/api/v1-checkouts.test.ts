@@ -34,6 +34,7 @@ describe('checkout → order', () => {
     expect(filled.status).toBe(200);
 
     const paid = await client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      customer_billing_address: { country: 'DE' },
       confirmation_token_id: 'tok_visa',
     });
     expect(paid.status, paid.text).toBe(200);
@@ -62,6 +63,7 @@ describe('checkout → order', () => {
     expect(await count('payment_attempts', { checkout_id: checkout.id, status: 'succeeded' })).toBe(1);
 
     const again = await client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      customer_billing_address: { country: 'DE' },
       confirmation_token_id: 'tok_visa',
     });
     expect(again.status).toBe(403);
@@ -74,6 +76,7 @@ describe('checkout → order', () => {
     const checkout = await createCheckout(merchant, [product.id], { customer_email: email() });
     const client = buyer();
     const declined = await client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      customer_billing_address: { country: 'DE' },
       confirmation_token_id: 'tok_chargeDeclined',
     });
     expect(declined.status).toBe(400);
@@ -82,12 +85,14 @@ describe('checkout → order', () => {
     expect(await count('payment_attempts', { checkout_id: checkout.id, status: 'failed' })).toBe(1);
     expect((await client.get(`/v1/checkouts/client/${checkout.client_secret}`)).json.status).toBe('open');
     const insufficient = await client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+      customer_billing_address: { country: 'DE' },
       confirmation_token_id: 'tok_chargeDeclinedInsufficientFunds',
     });
     expect(insufficient.json.detail).toBe('Your card has insufficient funds.');
     expect(
       (
         await client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+          customer_billing_address: { country: 'DE' },
           confirmation_token_id: 'tok_visa',
         })
       ).status,
@@ -102,7 +107,10 @@ describe('checkout → order', () => {
     const client = buyer();
     const responses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { confirmation_token_id: 'tok_visa' }),
+        client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+          customer_billing_address: { country: 'DE' },
+          confirmation_token_id: 'tok_visa',
+        }),
       ),
     );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
@@ -129,7 +137,10 @@ describe('checkout → order', () => {
     const client = buyer();
     const responses = await Promise.all(
       checkouts.map((checkout) =>
-        client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, { confirmation_token_id: 'tok_visa' }),
+        client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+          customer_billing_address: { country: 'DE' },
+          confirmation_token_id: 'tok_visa',
+        }),
       ),
     );
     const succeeded = responses.filter((response) => response.status === 200);

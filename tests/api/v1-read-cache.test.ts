@@ -36,6 +36,7 @@ async function purchase(on: TestDaemon, merchant: Merchant, productId: string, e
   const checkout = await createCheckout(merchant, [productId]);
   const confirmed = await new TestClient(on.url).post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
     customer_email: email,
+    customer_billing_address: { country: 'DE' },
     confirmation_token_id: 'tok_visa',
   });
   expect(confirmed.status, confirmed.text).toBe(200);

@@ -55,7 +55,7 @@ describe('till checkouts, orders, subscriptions and refunds', () => {
     const confirm = await fetch(`${daemon().url}/v1/checkouts/client/${secret}/confirm`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ confirmation_token_id: 'tok_visa' }),
+      body: JSON.stringify({ customer_billing_address: { country: 'DE' }, confirmation_token_id: 'tok_visa' }),
     });
     expect(confirm.status).toBe(200);
     const orders = await cli.run(['orders', 'list', '--json'], { nodeArgs: FORBID_HEAVY });

@@ -61,7 +61,7 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
     expect(updated.customerEmail).toBe(email);
     const confirmed = await buyer.checkouts.clientConfirm({
       clientSecret: checkout.clientSecret,
-      checkoutConfirmStripe: { confirmationTokenId: 'tok_visa' },
+      checkoutConfirmStripe: { customerBillingAddress: { country: 'DE' }, confirmationTokenId: 'tok_visa' },
     });
     expect(confirmed.status).toBe('confirmed');
     expect(confirmed.customerSessionToken).toMatch(/^till_cst_/);
@@ -72,6 +72,7 @@ describe('@polar-sh/sdk checkout → order → subscription', () => {
     CheckoutPublicConfirmed$inboundSchema.parse(
       (
         await anonymous.post(`/v1/checkouts/client/${second.clientSecret}/confirm`, {
+          customer_billing_address: { country: 'DE' },
           confirmation_token_id: 'tok_visa',
         })
       ).json,

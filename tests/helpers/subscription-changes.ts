@@ -34,6 +34,7 @@ export async function subscribe(
 ) {
   const checkout = await createCheckout(merchant, [productId], { customer_email: buyerEmail(), ...fields });
   const confirmed = await new TestClient(daemon.url).post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+    customer_billing_address: { country: 'DE' },
     confirmation_token_id: token,
   });
   if (confirmed.status !== 200) throw new Error(`confirm failed: ${confirmed.status} ${confirmed.text}`);

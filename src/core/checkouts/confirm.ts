@@ -6,11 +6,11 @@ import type { CrashHook } from '../kernel/crash.js';
 import { DomainError } from '../kernel/errors.js';
 import { deferRedemption, isRedemptionRefused } from '../discounts/redemption.js';
 import { deferEvents } from '../kernel/outbox.js';
-import { missingAddressFields } from '../customers/address.js';
 import { customersRepository } from '../customers/repository.js';
 import type { ChargeResult, PaymentProcessor } from '../payments/processor.js';
 import type { ProductWire } from '../products/schemas.js';
 import { applyCheckoutChangesWithProduct } from './apply.js';
+import { billingAddressModes, missingBillingFields } from './billing-address.js';
 import { customFieldDataIssues } from './custom-field-data.js';
 import { checkoutsRepository, type Checkout } from './repository.js';
 import type { CheckoutConfirmInput } from './schemas.js';
@@ -50,17 +50,7 @@ export function createCheckoutConfirmation(deps: {
     const issues: FieldIssue[] = [];
     if (!checkout.customerEmail && !checkout.customerId)
       issues.push({ loc: ['body', 'customer_email'], msg: 'Field required', type: 'missing' });
-    const address = checkout.customerBillingAddress;
-    if (checkout.requireBillingAddress) {
-      if (!address) issues.push({ loc: ['body', 'customer_billing_address'], msg: 'Field required', type: 'missing' });
-      else
-        for (const field of ['line1', 'city', 'postal_code'] as const)
-          if (!address[field])
-            issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
-    }
-    if (address)
-      for (const field of missingAddressFields(address))
-        issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
+    issues.push(...missingBillingFields(billingAddressModes(checkout, paymentNeeded), checkout.customerBillingAddress));
     issues.push(
       ...customFieldDataIssues(checkout.customFieldData, productWire.attached_custom_fields, { requireAll: true }),
     );

@@ -3,6 +3,7 @@ import { discountBaseWire } from '../discounts/wire.js';
 import type { MerchantOrganization } from '../organizations/repository.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
+import { billingAddressModes } from './billing-address.js';
 import type { Checkout } from './repository.js';
 import { activeTrial } from './trial.js';
 import type { CheckoutPublicWire, CheckoutWire } from './schemas.js';
@@ -30,30 +31,6 @@ type SharedWire = Omit<
   | 'subscription_id'
   | 'customer_metadata'
 >;
-
-function billingAddressFields(checkout: Checkout): SharedWire['billing_address_fields'] {
-  const country = checkout.customerBillingAddress?.country;
-  const stateNeeded = country === 'US' || country === 'CA';
-  if (checkout.requireBillingAddress) {
-    return {
-      country: 'required',
-      state: stateNeeded ? 'required' : 'optional',
-      city: 'required',
-      postal_code: 'required',
-      line1: 'required',
-      line2: 'optional',
-    };
-  }
-  // Without a full address Polar still asks US buyers for state and ZIP (sales tax is set by them).
-  return {
-    country: 'required',
-    state: stateNeeded ? 'required' : 'disabled',
-    city: 'disabled',
-    postal_code: country === 'US' ? 'required' : 'disabled',
-    line1: 'disabled',
-    line2: 'disabled',
-  };
-}
 
 /** The fields the merchant view (Checkout) and the buyer's view (CheckoutPublic) share. */
 function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase): SharedWire {
@@ -126,7 +103,7 @@ function sharedWire(checkout: Checkout, embeds: CheckoutEmbeds, base: WireBase):
     // Which processor really serves the checkout (Polar's field holds a processor's own client settings): a client
     // such as `till checkouts pay` tells the sandbox, which takes test cards, from a processor that moves money.
     payment_processor_metadata: base.processor ? { processor: base.processor } : {},
-    billing_address_fields: billingAddressFields(checkout),
+    billing_address_fields: billingAddressModes(checkout, paymentRequired || setupRequired),
     products: ordered,
     product,
     product_price: price ?? null,

@@ -5,8 +5,9 @@ import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
 import { orderSubscriptionSchema } from '../subscriptions/schemas.js';
 
-export const ORDER_STATUSES = ['pending', 'paid', 'refunded', 'partially_refunded'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import { ORDER_STATUSES } from './types.js';
+
+export { ORDER_STATUSES, type OrderStatus } from './types.js';
 export const BILLING_REASONS = [
   'purchase',
   'subscription_create',

@@ -1,7 +1,7 @@
 import type { CreateApiKeyBody, CreatedApiKeyWire } from '../../../core/api-keys/schemas.js';
 import type { Invocation } from '../../action.js';
 import { bearer, call, resolveTarget } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { wholeNumberFlag } from '../../flags.js';
 import { info, printJson, printLine } from '../../output.js';
 
 interface Options {
@@ -14,10 +14,7 @@ interface Options {
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const body: CreateApiKeyBody = {};
   if (opts.expiresIn !== undefined) {
-    const days = Number(opts.expiresIn);
-    if (!Number.isFinite(days) || days <= 0)
-      throw new UsageError(`--expires-in takes a number of days (got "${opts.expiresIn}")`);
-    body.expiresIn = Math.round(days * 86400);
+    body.expiresIn = wholeNumberFlag('--expires-in', opts.expiresIn, 1) * 86400;
   }
   if (opts.name !== undefined) body.name = opts.name;
   if (opts.prefix !== undefined) body.prefix = opts.prefix;

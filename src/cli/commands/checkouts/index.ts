@@ -42,7 +42,10 @@ checkout (id and url included).`,
       .option('--token <token>', 'a Stripe-style test token instead of a number, e.g. tok_visa')
       .option('--email <email>', "the buyer's e-mail, when the checkout has none yet")
       .option('--name <name>', "the buyer's name")
-      .option('--country <code>', 'billing country, ISO 3166-1 alpha-2 (e.g. US, DE), when the checkout has none'),
+      .option(
+        '--country <code>',
+        'billing country, ISO 3166-1 alpha-2 (e.g. US, DE); required to pay when the checkout has none',
+      ),
   )
     .addHelpText(
       'after',

@@ -74,6 +74,13 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
     throw new CliError(
       `the daemon's payment processor is ${processor ?? 'not named'}, not the sandbox: \`till checkouts pay\` takes only test cards; pay through the checkout page (${checkout.url})`,
     );
+  // Confirmation refuses a paid checkout without a billing country (tax is set by it); say which flag gives it.
+  if (
+    opts.country === undefined &&
+    checkout.billing_address_fields.country === 'required' &&
+    !checkout.customer_billing_address?.country
+  )
+    throw new UsageError('the checkout needs a billing country: give --country, e.g. --country DE');
   const body: Record<string, unknown> = { confirmation_token_id: token };
   if (opts.email !== undefined) body.customer_email = opts.email;
   if (opts.name !== undefined) body.customer_name = opts.name;

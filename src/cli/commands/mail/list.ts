@@ -1,7 +1,7 @@
-import type { ListMailsResponse } from '../../../core/mail/schemas.js';
+import { MAIL_STATUSES, type ListMailsResponse } from '../../../core/mail/schemas.js';
 import type { Invocation } from '../../action.js';
 import { call, resolveTarget } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { choiceFlag, wholeNumberFlag } from '../../flags.js';
 import { printJson, printTable } from '../../output.js';
 import { resolveAdminToken } from '../admin/admin-token.js';
 
@@ -14,8 +14,8 @@ interface Options {
 }
 
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
-  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
-    throw new UsageError(`--limit must be a number (got "${opts.limit}")`);
+  if (opts.limit !== undefined) wholeNumberFlag('--limit', opts.limit, 1, 500);
+  if (opts.status !== undefined) choiceFlag('--status', opts.status, MAIL_STATUSES);
   const target = resolveTarget(globals);
   const token = resolveAdminToken();
   const query = new URLSearchParams();

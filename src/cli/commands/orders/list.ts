@@ -1,6 +1,8 @@
 import type { OrderWire } from '../../../core/orders/schemas.js';
+import { ORDER_STATUSES } from '../../../core/orders/types.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
+import { choiceFlag } from '../../flags.js';
 import { money } from '../../money.js';
 import { printJson, printTable } from '../../output.js';
 import { fetchAll } from '../../pages.js';
@@ -20,7 +22,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   if (opts.customer) query.set('customer_id', opts.customer);
   if (opts.product) query.set('product_id', opts.product);
   if (opts.subscription) query.set('subscription_id', opts.subscription);
-  if (opts.status) query.set('status', opts.status);
+  if (opts.status !== undefined) query.set('status', choiceFlag('--status', opts.status, ORDER_STATUSES));
   await orgFilter(target, query, opts);
   const orders = await fetchAll<OrderWire>(target, '/v1/orders/', query);
   if (opts.json) {

@@ -1,6 +1,8 @@
 import type { SubscriptionWire } from '../../../core/subscriptions/schemas.js';
+import { SUBSCRIPTION_STATUSES } from '../../../core/subscriptions/types.js';
 import type { Invocation } from '../../action.js';
 import { orgFilter, signedIn } from '../../context.js';
+import { choiceFlag } from '../../flags.js';
 import { money } from '../../money.js';
 import { printJson, printTable } from '../../output.js';
 import { fetchAll } from '../../pages.js';
@@ -33,7 +35,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
   const query = new URLSearchParams();
   if (opts.customer) query.set('customer_id', opts.customer);
   if (opts.product) query.set('product_id', opts.product);
-  if (opts.status) query.set('status', opts.status);
+  if (opts.status !== undefined) query.set('status', choiceFlag('--status', opts.status, SUBSCRIPTION_STATUSES));
   if (opts.active) query.set('active', 'true');
   await orgFilter(target, query, opts);
   const subscriptions = await fetchAll<SubscriptionWire>(target, '/v1/subscriptions/', query);

@@ -2,6 +2,7 @@ import type { WebhookDeliveryWire, WebhookEndpointWire } from '../../../core/web
 import type { Invocation } from '../../action.js';
 import { call, orgFilter, signedIn, type OrgChoice, type Target } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { isoTimeFlag, wholeNumberFlag } from '../../flags.js';
 import { printJson, printTable } from '../../output.js';
 import { fetchAll, type Page } from '../../pages.js';
 
@@ -33,13 +34,16 @@ async function scopeToOrg(target: Target, query: URLSearchParams, opts: Options)
 
 export async function list({ opts, globals }: Invocation<Options>): Promise<void> {
   if (opts.failed && opts.succeeded) throw new UsageError('give --failed or --succeeded, not both');
-  const query = new URLSearchParams({ page: opts.page, limit: opts.limit });
+  const query = new URLSearchParams({
+    page: String(wholeNumberFlag('--page', opts.page, 1)),
+    limit: String(wholeNumberFlag('--limit', opts.limit, 1, 100)),
+  });
   for (const id of opts.endpoint ?? []) query.append('endpoint_id', id);
   for (const type of opts.eventType ?? []) query.append('event_type', type);
   if (opts.failed) query.set('succeeded', 'false');
   if (opts.succeeded) query.set('succeeded', 'true');
-  if (opts.since) query.set('start_timestamp', opts.since);
-  if (opts.until) query.set('end_timestamp', opts.until);
+  if (opts.since !== undefined) query.set('start_timestamp', isoTimeFlag('--since', opts.since));
+  if (opts.until !== undefined) query.set('end_timestamp', isoTimeFlag('--until', opts.until));
   const target = signedIn(globals);
   const page = (await scopeToOrg(target, query, opts))
     ? await call<Page<WebhookDeliveryWire>>(target, 'GET', `/v1/webhooks/deliveries?${query}`)

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { FieldIssue } from '../../../core/polar-api/errors.js';
 import type { CheckoutPublicWire } from '../../../core/checkouts/schemas.js';
+import { BILLING_ADDRESS_FIELDS, missingBillingFields } from '../../../core/checkouts/billing-address.js';
 import { testCardByNumber } from '../../../core/payments/sandbox.js';
 import { parseMajor } from './money.js';
 
@@ -13,7 +14,7 @@ import { parseMajor } from './money.js';
 export type FormAction = 'apply' | 'pay' | 'remove_discount';
 export type FormValues = Record<string, string>;
 
-export const BILLING_FIELDS = ['country', 'line1', 'line2', 'postal_code', 'city', 'state'] as const;
+export const BILLING_FIELDS = BILLING_ADDRESS_FIELDS;
 export const customFieldName = (slug: string) => `cf_${slug}`;
 export const billingFieldName = (field: string) => `billing_${field}`;
 
@@ -99,18 +100,13 @@ export function readForm(form: FormValues, checkout: CheckoutPublicWire): ReadFo
   return { action, changes, issues, cardNumber: form.card_number ?? '', shownTotal: form.shown_total ?? '' };
 }
 
-/** Checks made only when paying: what the page marks required, and the card (a sandbox test card number). */
+/** Checks made only when paying: the billing fields confirmation requires (the page marks them), and the card (a sandbox test card number). */
 export function payIssues(
   checkout: CheckoutPublicWire,
   cardNumber: string,
 ): { issues: FieldIssue[]; token: string | null } {
-  const issues: FieldIssue[] = [];
-  const fields = checkout.billing_address_fields;
-  const address = checkout.customer_billing_address;
-  for (const field of BILLING_FIELDS) {
-    if (fields[field] === 'required' && !address?.[field])
-      issues.push({ loc: ['body', 'customer_billing_address', field], msg: 'Field required', type: 'missing' });
-  }
+  // The API's own rule (core/checkouts/billing-address.ts), read from the modes the wire states.
+  const issues = missingBillingFields(checkout.billing_address_fields, checkout.customer_billing_address);
   if (!checkout.is_payment_form_required) return { issues, token: null };
   if (!cardNumber.trim()) {
     issues.push({ loc: ['body', 'confirmation_token_id'], msg: 'Enter a card number.', type: 'missing' });
