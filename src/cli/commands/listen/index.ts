@@ -20,7 +20,7 @@ export function registerListenCommand(program: Command): void {
         'only these event types (comma-separated or repeated), e.g. order.paid,subscription.canceled',
         list,
       )
-      .option('--org <id-or-slug>', 'organization (default: the active one)')
+      .option('--org <id|slug>', 'organization (default: the active one, or your only one)')
       .option(
         '--secret <whsec>',
         'sign with this secret instead of a new one (to keep your app configured between runs)',

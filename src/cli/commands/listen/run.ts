@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { SECRET_PREFIX, generateSecret, signatureHeader } from '../../../core/webhooks/signer.js';
 import type { Invocation } from '../../action.js';
-import { bearer, resolveOrg, signedIn } from '../../context.js';
+import { actingOrg, bearer, signedIn } from '../../context.js';
 import { CliError, NotSignedInError, UsageError } from '../../errors.js';
 import { info, printLine } from '../../output.js';
 
@@ -58,7 +58,8 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<numbe
   if (opts.secret && !opts.secret.startsWith(SECRET_PREFIX))
     throw new UsageError(`--secret must start with ${SECRET_PREFIX}`);
   const target = signedIn(globals);
-  const organizationId = opts.org ? (await resolveOrg(target, opts.org)).id : undefined;
+  // The organization rule of every command: --org, else the active one, else the user's only one (said on stderr).
+  const organizationId = (await actingOrg(target, { org: opts.org, json: opts.json }))?.id;
   const secret = opts.secret ?? generateSecret();
   const wanted = opts.events && opts.events.length > 0 ? new Set(opts.events) : null;
 
