@@ -6,11 +6,27 @@ import { bearerClient, createMerchant, type Merchant } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
 
+// A meter no organization has: meter_credit refuses it.
 const METER = '0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41';
 
-/** A valid body of each type; files for downloadables are made in the merchant's organization. */
+/** A meter of the merchant's, which a meter_credit benefit names. */
+async function meterOf(merchant: Merchant): Promise<string> {
+  const created = await merchant.api.post('/v1/meters/', {
+    name: 'API calls',
+    filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] },
+    aggregation: { func: 'count' },
+  });
+  if (created.status !== 201) throw new Error(`meter create failed: ${created.status} ${created.text}`);
+  return created.json.id as string;
+}
+
+/**
+ * A valid body of each type; files for downloadables are made in the merchant's organization, and the meter of
+ * meter_credit too.
+ */
 async function bodies(merchant: Merchant): Promise<Record<string, Record<string, unknown>>> {
   const file = await downloadableFile(merchant.organization.id);
+  const meterId = await meterOf(merchant);
   return {
     custom: { type: 'custom', description: 'Private Slack', properties: { note: 'Join at example.com' } },
     discord: {
@@ -37,7 +53,7 @@ async function bodies(merchant: Merchant): Promise<Record<string, Record<string,
     meter_credit: {
       type: 'meter_credit',
       description: 'API credits',
-      properties: { units: 1000, rollover: false, meter_id: METER },
+      properties: { units: 1000, rollover: false, meter_id: meterId },
     },
   };
 }
@@ -116,7 +132,11 @@ describe('POST /v1/benefits/', () => {
     const bare = await create(merchant, { type: 'license_keys', description: 'Bare license', properties: {} });
     expect(bare.properties).toEqual({ prefix: null, expires: null, activations: null, limit_usage: null });
     const meter = await create(merchant, all.meter_credit!);
-    expect(meter.properties).toEqual({ units: 1000, rollover: false, meter_id: METER });
+    expect(meter.properties).toEqual({
+      units: 1000,
+      rollover: false,
+      meter_id: (all.meter_credit!.properties as { meter_id: string }).meter_id,
+    });
     const note = await create(merchant, {
       type: 'custom',
       description: 'No note',

@@ -133,7 +133,10 @@ describe('till benefits', () => {
       repository_name: 'private-repo',
       permission: 'triage',
     });
-    const meterId = randomUUID();
+    // meter_credit names one of the organization's meters.
+    const created = await cli.run(['meters', 'create', '--name', 'API calls', '--event', 'api_call', '--json']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const meterId = created.json.id as string;
     const meter = await cli.run([
       'benefits',
       'create',
