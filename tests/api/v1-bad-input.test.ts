@@ -115,11 +115,16 @@ describe('/v1 bad input', () => {
           `${label} malformed JSON`,
         );
         for (const property of propertiesOf(schema)) {
+          // An empty batch is a whole, valid ingest (Polar's EventsIngest sets no minimum): it inserts nothing.
+          const wrong = WRONG_VALUES.filter(
+            (value) =>
+              !(path === '/v1/events/ingest' && property === 'events' && Array.isArray(value) && !value.length),
+          );
           const responses = await Promise.all(
-            WRONG_VALUES.map((value) => merchant.api.call(method.toUpperCase(), path, { body: { [property]: value } })),
+            wrong.map((value) => merchant.api.call(method.toUpperCase(), path, { body: { [property]: value } })),
           );
           responses.forEach((response, index) =>
-            expectPolarError(response, `${label} ${property}=${JSON.stringify(WRONG_VALUES[index]).slice(0, 30)}`),
+            expectPolarError(response, `${label} ${property}=${JSON.stringify(wrong[index]).slice(0, 30)}`),
           );
           checked += responses.length;
         }
