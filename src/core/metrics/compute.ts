@@ -1,5 +1,5 @@
-import { FLOW_COLUMNS, GAUGE_COLUMNS, HOUR_MS, type MetricColumn } from './contributions.js';
-import type { HourSums } from './repository.js';
+import { FLOW_COLUMNS, GAUGE_COLUMNS, METRIC_COLUMNS, type MetricColumn } from './contributions.js';
+import type { Sums } from './query-repository.js';
 import { METRIC_DEFINITIONS, type MetricSlug, type MetricType } from './schemas.js';
 
 type Values = Partial<Record<MetricSlug, number>>;
@@ -34,27 +34,22 @@ function pick(values: Values, slugs: readonly MetricSlug[]): Values {
 }
 
 /**
- * The answer from hourly sums: flows summed over each period, gauges at each period's end (their level before the
+ * The answer from the sums per period: flows summed over each period, gauges at each period's end (their level before the
  * range plus every change up to then), cumulative revenue from the range's start. Totals: flows over the whole
  * range, gauges and cumulative figures as at its end, rates over the whole range.
  */
 export function computeMetrics(
   starts: readonly number[],
-  hours: readonly HourSums[],
+  sums: ReadonlyArray<{ period: number } & Sums>,
   gaugesBefore: Partial<Record<MetricColumn, number>>,
   slugs: readonly MetricSlug[],
 ) {
   const zero = () =>
     Object.fromEntries([...FLOW_COLUMNS, ...GAUGE_COLUMNS].map((c) => [c, 0])) as Record<MetricColumn, number>;
   const periods = starts.map(() => zero());
-  let index = 0;
-  for (const row of hours) {
-    const at = row.hour * HOUR_MS;
-    while (index + 1 < starts.length && starts[index + 1] <= at) index++;
-    // Hours before the first period (a zone's offset within the first UTC hour) count in it; none fall after the end.
-    const period = periods[at < starts[0] ? 0 : index];
-    for (const column of FLOW_COLUMNS) period[column] += row[column];
-    for (const column of GAUGE_COLUMNS) period[column] += row[column];
+  for (const row of sums) {
+    const period = periods[row.period];
+    for (const column of METRIC_COLUMNS) period[column] += row[column];
   }
   const level = Object.fromEntries(GAUGE_COLUMNS.map((c) => [c, gaugesBefore[c] ?? 0])) as Record<MetricColumn, number>;
   const startLevel = level.active_subscriptions;

@@ -9,6 +9,7 @@ export type Interval = (typeof INTERVALS)[number];
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function offsetMs(timeZone: string, at: number): number {
+  if (timeZone === 'UTC') return 0;
   let format = formatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {

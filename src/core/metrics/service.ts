@@ -2,10 +2,10 @@ import type { Db } from '../database/index.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { organizationFilter } from '../polar-api/actor.js';
 import { validationError } from '../polar-api/errors.js';
-import { HOUR_MS, METRIC_COLUMNS } from './contributions.js';
+import { HOUR_MS } from './contributions.js';
 import { computeMetrics } from './compute.js';
 import { periodBoundaries } from './periods.js';
-import { gaugesBefore, organizationCurrencies, sumsByHour, type RollupScope } from './repository.js';
+import { gaugesBefore, organizationCurrencies, sumsByPeriod, type RollupScope } from './query-repository.js';
 import { INTERVAL_LIMITS, METRIC_SLUGS, MIN_DATE, type MetricsQuery, type MetricsResponse } from './schemas.js';
 
 export interface MetricsService {
@@ -55,13 +55,12 @@ export async function queryMetrics(
     billingTypes: query.billing_type,
     customerIds: query.customer_id,
   };
-  const fromHour = Math.floor(starts[0] / HOUR_MS);
-  const toHour = Math.ceil(end / HOUR_MS);
-  const [hours, before] = await Promise.all([
-    sumsByHour(db, scope, fromHour, toHour, METRIC_COLUMNS),
-    gaugesBefore(db, scope, fromHour),
-  ]);
-  return computeMetrics(starts, hours, before, query.metrics ?? METRIC_SLUGS) as MetricsResponse;
+  // An hour belongs to the period its start falls in; the first period also takes the hour it begins within (zones
+  // offset by part of an hour).
+  const hours = [...starts, end].map((at, index) => (index === 0 ? Math.floor : Math.ceil)(at / HOUR_MS));
+  const ranges = starts.map((_, index) => [hours[index], hours[index + 1]] as const);
+  const [sums, before] = await Promise.all([sumsByPeriod(db, scope, ranges), gaugesBefore(db, scope, hours[0])]);
+  return computeMetrics(starts, sums, before, query.metrics ?? METRIC_SLUGS) as MetricsResponse;
 }
 
 export function createMetricsService(deps: { db: Db }): MetricsService {
