@@ -34,6 +34,8 @@ import * as metricsRollups from './20261220000000_metrics_rollups.js';
  */
 export interface MigrationContext {
   seal?: (plaintext: string, context: string) => string;
+  /** Builds an organization's metrics rollups from its tables (src/core/metrics/rollups.ts: rebuildRollups). */
+  rebuildMetrics?: (knex: Knex, organizationId: string) => Promise<void>;
 }
 
 export interface TillMigration {

@@ -42,6 +42,8 @@ import { createWebhookService, type WebhookService } from './webhooks/service.js
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createExportsService, type ExportsService } from './exports/service.js';
 import { createMetricsService, type MetricsService } from './metrics/service.js';
+import { deferRollups } from './metrics/rollups.js';
+import { addEventWriter } from './kernel/outbox.js';
 import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
@@ -163,6 +165,8 @@ export function createCore(options: {
   crashAt?: CrashHook;
 }): CoreContext {
   const { config, db } = options;
+  // The metrics rollups follow every order, subscription and checkout event in the transaction that records it.
+  addEventWriter(deferRollups);
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
   // The bus's handlers reach the caches through `sessions`, `apiKeys` and `readCache`, which exist by the time any

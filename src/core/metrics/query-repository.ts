@@ -16,9 +16,7 @@ type Range = readonly [period: number, from: number, to: number];
 function scoped(query: Knex.QueryBuilder, scope: RollupScope, table: string): Knex.QueryBuilder {
   query.where((where) => {
     for (const organization of scope.organizations)
-      where.orWhere((one) =>
-        one.where(`${table}.organization_id`, organization.id).where(`${table}.currency`, organization.currency),
-      );
+      where.orWhere({ [`${table}.organization_id`]: organization.id, [`${table}.currency`]: organization.currency });
   });
   if (scope.customerIds) query.whereIn(`${table}.customer_id`, scope.customerIds);
   if (scope.productIds) query.whereIn(`${table}.product_id`, scope.productIds);
