@@ -103,19 +103,18 @@ export async function sumsByPeriod(
 export async function gaugesBefore(db: Db, scope: RollupScope, hour: number): Promise<Partial<Sums>> {
   if (scope.organizations.length === 0) return {};
   const day = Math.floor(hour / 24);
-  const parts: Array<[string, string, number, number]> = scope.customerIds
-    ? [['metrics_source_deltas', 'hour', Number.MIN_SAFE_INTEGER, hour]]
+  const parts: Array<[string, string, number | null, number]> = scope.customerIds
+    ? [['metrics_source_deltas', 'hour', null, hour]]
     : [
-        ['metrics_days', 'day', Number.MIN_SAFE_INTEGER, day],
+        ['metrics_days', 'day', null, day],
         ['metrics_buckets', 'hour', day * 24, hour],
       ];
   const rows = await Promise.all(
-    parts.map(([table, time, from, to]) =>
-      scoped(db(table), scope, table)
-        .where(`${table}.${time}`, '>=', from)
-        .where(`${table}.${time}`, '<', to)
-        .first(...sums(db, table, GAUGE_COLUMNS)),
-    ),
+    parts.map(([table, time, from, to]) => {
+      const query = scoped(db(table), scope, table).where(`${table}.${time}`, '<', to);
+      if (from !== null) void query.where(`${table}.${time}`, '>=', from);
+      return query.first(...sums(db, table, GAUGE_COLUMNS));
+    }),
   );
   const levels: Partial<Sums> = {};
   for (const row of rows)
