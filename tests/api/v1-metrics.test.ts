@@ -163,6 +163,7 @@ describe('GET /v1/metrics/', () => {
     for (const query of [
       'end_date=2025-01-01&interval=day',
       'start_date=2025-02-30&end_date=2025-03-01&interval=day',
+      'start_date=0099-12-31&end_date=0100-01-01&interval=day',
       'start_date=2025-01-01&end_date=2025-01-02&interval=minute',
       'start_date=2025-01-01&end_date=2025-01-02&interval=day&timezone=Mars/Olympus',
       'start_date=2025-01-01&end_date=2025-01-02&interval=day&metrics=nope',

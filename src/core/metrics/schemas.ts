@@ -48,16 +48,16 @@ export const INTERVAL_LIMITS = {
 } as const;
 export const MIN_DATE = '2023-01-01';
 
+/** A calendar date from 1970 on (before it, JavaScript's calendar arithmetic would read years below 100 as 19xx). */
+function isDate(value: string): boolean {
+  const at = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value) && at.getUTCFullYear() >= 1970;
+}
+
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Input should be a valid date in the format YYYY-MM-DD' })
-  .refine(
-    (value) =>
-      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
-    {
-      message: 'Input should be a valid date',
-    },
-  );
+  .refine(isDate, { message: 'Input should be a valid date' });
 
 function isTimeZone(value: string): boolean {
   try {
