@@ -3,7 +3,7 @@ import type { MigrationContext } from './index.js';
 
 // Metrics rollups (src/core/metrics): deltas per UTC hour (and per UTC day) and organization, currency, product and billing type, kept
 // in the transaction of each change, so a metrics query sums hours instead of scanning orders. `metrics_source_deltas`
-// holds what each order, subscription and checkout contributed, so a later change to it can take that back first; it
+// holds what each order and subscription contributed, so a later change to it can take that back first; it
 // also answers queries filtered by customer. Existing data is folded in by rebuilding every organization's rollups
 // with the rules of the code that runs the migration, the ones it keeps the rollups by afterwards.
 

@@ -33,10 +33,16 @@ function valuesOf(values: MetricValues): number[] {
 /**
  * The statements that replace what some sources contributed with their new rows, in order: take their old rows out of
  * the buckets, forget them, then write the new rows and add them to the buckets. `replacing` lists the sources that
- * may have rows already; a source seen for the first time skips the first two. No answer is read, so these can end a
+ * may have rows already; a source seen for the first time skips the first two. `countOnly` rows go to the buckets
+ * alone: they are never taken back and know no customer (checkouts). No answer is read, so these can end a
  * transaction (finishWith) like the outbox rows they go with.
  */
-export function deferApplyDeltas(trx: Db, replacing: readonly string[], rows: readonly DeltaRow[]): Deferred[] {
+export function deferApplyDeltas(
+  trx: Db,
+  replacing: readonly string[],
+  rows: readonly DeltaRow[],
+  countOnly: readonly DeltaRow[] = [],
+): Deferred[] {
   const writes: Deferred[] = [];
   if (replacing.length > 0) {
     const ids = replacing.map(() => '?').join(', ');
@@ -53,7 +59,7 @@ export function deferApplyDeltas(trx: Db, replacing: readonly string[], rows: re
     }
     writes.push(trx('metrics_source_deltas').whereIn('source_id', replacing).del());
   }
-  writes.push(...deferInsertSourceDeltas(trx, rows), ...deferAddToBuckets(trx, rows));
+  writes.push(...deferInsertSourceDeltas(trx, rows), ...deferAddToBuckets(trx, [...rows, ...countOnly]));
   return writes;
 }
 

@@ -107,7 +107,7 @@ export function deferRollups(trx: Db, events: readonly RollupEvent[]): Deferred[
     );
   }
   const replacing = [...latest.keys()].filter((id) => !created.has(id));
-  return deferApplyDeltas(trx, replacing, [...rows, ...additive]);
+  return deferApplyDeltas(trx, replacing, rows, additive);
 }
 
 const PAGE = 5000;
@@ -120,8 +120,8 @@ export async function rebuildRollups(db: Db, organizationId: string): Promise<vo
   await transaction(db, async (trx) => {
     await clearRollups(trx, organizationId);
     const all: DeltaRow[] = [];
-    const write = async (rows: DeltaRow[]) => {
-      for (const statement of deferInsertSourceDeltas(trx, rows)) await statement;
+    const write = async (rows: DeltaRow[], countOnly = false) => {
+      if (!countOnly) for (const statement of deferInsertSourceDeltas(trx, rows)) await statement;
       all.push(...rows.map((row) => ({ ...row, sourceId: '', customerId: '' })));
       // Bucket rows are summed as they come, so memory follows the number of buckets, not of sources.
       if (all.length >= 50 * PAGE) await flushBuckets();
@@ -149,6 +149,7 @@ export async function rebuildRollups(db: Db, organizationId: string): Promise<vo
           checkoutDelta(checkout, 'checkouts'),
           ...(checkout.succeeded ? [checkoutDelta(checkout, 'succeeded_checkouts')] : []),
         ]),
+        true,
       );
       after = checkouts[checkouts.length - 1].id;
     }
