@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../database/index.js';
+import { dialect, type Db } from '../database/index.js';
 import { GAUGE_COLUMNS, METRIC_COLUMNS, type MetricColumn } from './contributions.js';
 
 /** What a query covers: each organization in its own currency, and the optional filters. */
@@ -47,16 +47,23 @@ async function sumRanges(
   if (ranges.length === 0) return [];
   // Typed, since PostgreSQL reads untyped parameters in VALUES as text.
   const values = ranges.map(() => '(CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS INTEGER))').join(', ');
-  // Ranges first, as the outer loop (SQLite keeps the order of a CROSS JOIN): each one is a range of the key.
-  const query = db
+  const withRanges = db
     .with('ranges', ['period', 'time_from', 'time_to'], db.raw(`VALUES ${values}`, ranges.flat()))
-    .from('ranges')
-    .crossJoin(db.raw('??', [table]))
-    .where(`${table}.${time}`, '>=', db.ref('ranges.time_from'))
-    .where(`${table}.${time}`, '<', db.ref('ranges.time_to'));
-  const rows = await scoped(query, scope, table)
-    .select('ranges.period', ...sums(db, table, METRIC_COLUMNS))
-    .groupBy('ranges.period');
+    .from('ranges');
+  const inRange = (query: Knex.QueryBuilder) =>
+    scoped(query, scope, table)
+      .where(`${table}.${time}`, '>=', db.ref('ranges.time_from'))
+      .where(`${table}.${time}`, '<', db.ref('ranges.time_to'));
+  // Ranges as the outer loop, each one a range of the key: PostgreSQL is told so by LATERAL, SQLite by the order of
+  // a CROSS JOIN (which its planner keeps).
+  const rows =
+    dialect(db) === 'postgres'
+      ? await withRanges
+          .crossJoin(db.raw('LATERAL ? AS sums', [inRange(db(table)).select(...sums(db, table, METRIC_COLUMNS))]))
+          .select('ranges.period', 'sums.*')
+      : await inRange(withRanges.crossJoin(db.raw('??', [table])))
+          .select('ranges.period', ...sums(db, table, METRIC_COLUMNS))
+          .groupBy('ranges.period');
   return rows.map((row: Record<string, unknown>) => numbers(row) as { period: number } & Sums);
 }
 
