@@ -41,6 +41,9 @@ import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createExportsService, type ExportsService } from './exports/service.js';
+import { createMetricsService, type MetricsService } from './metrics/service.js';
+import { deferRollups } from './metrics/rollups.js';
+import { addEventWriter } from './kernel/outbox.js';
 import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
 import { createSubscriptionChangeService, type SubscriptionChangeService } from './subscription-changes/service.js';
@@ -145,6 +148,8 @@ export interface CoreContext {
   exports: ExportsService;
   /** /v1: a past-due subscription's charge retried now (Till's retry-payment). */
   retryPayment: PaymentRetry;
+  /** /v1/metrics: figures per period from the rollups kept with each change. */
+  metrics: MetricsService;
   /** Invoices and receipts of orders (PDF behind signed links), for merchants and customers. */
   orderDocuments: OrderDocumentsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
@@ -194,6 +199,8 @@ export function createCore(options: {
   grantStrategies?: Strategies;
 }): CoreContext {
   const { config, db } = options;
+  // The metrics rollups follow every order, subscription and checkout event in the transaction that records it.
+  addEventWriter(deferRollups);
   const clock = options.clock ?? systemClock;
   const hasher = options.hasher ?? createPasswordHasher({ cost: config.bcryptCost, workers: config.hashWorkers });
   // The bus's handlers reach the caches through `sessions`, `apiKeys` and `readCache`, which exist by the time any
@@ -439,6 +446,7 @@ export function createCore(options: {
     orders,
     exports: createExportsService({ db }),
     retryPayment: createPaymentRetry({ db, clock, options: embed }),
+    metrics: createMetricsService({ db }),
     orderDocuments: createOrderDocumentsService({
       db,
       clock,

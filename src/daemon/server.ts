@@ -9,6 +9,7 @@ import type { TillConfig } from '../core/config/index.js';
 import { createDb } from '../core/database/index.js';
 import { migrateLatest } from '../core/database/index.js';
 import { createSecretBox } from '../core/kernel/secret-box.js';
+import { rebuildRollups } from '../core/metrics/rollups.js';
 import { createApp } from './app.js';
 import { limitConnectionsPerClient, loadServerLimits, serverOptions, type ServerLimits } from './limits.js';
 import { createLogger, type Logger } from './logger.js';
@@ -64,7 +65,10 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   const db = createDb(config.databaseUrl, { exclusive: true });
   try {
     const box = createSecretBox(config.secret);
-    await migrateLatest(db, { seal: (plaintext, context) => box.seal(plaintext, context) });
+    await migrateLatest(db, {
+      seal: (plaintext, context) => box.seal(plaintext, context),
+      rebuildMetrics: rebuildRollups,
+    });
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw error;

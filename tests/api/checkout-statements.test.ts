@@ -150,19 +150,21 @@ async function eventsOf(organizationId: string): Promise<Array<{ type: string; d
 
 const sqlite = () => dialect(daemon().core.db) === 'sqlite';
 /** Creating a checkout: on SQLite one call, BEGIN and COMMIT included (a write-only transaction). */
-/** Creation writes the checkout, its expiry job (scheduler) and its event, sent together. */
+/** The metrics rollups' hourly and daily buckets, written with the events (metrics/rollups.ts). */
+const ROLLUP_BUCKETS = 'insert metrics_buckets + insert metrics_days';
+/** Creation writes the checkout, its expiry job (scheduler), its event and its count in the rollups, sent together. */
 const create = () =>
   sqlite()
-    ? ['begin + insert checkouts + insert scheduled_jobs + insert outbox_events + commit']
-    : ['begin', 'insert checkouts + insert scheduled_jobs + insert outbox_events', 'commit'];
+    ? [`begin + insert checkouts + insert scheduled_jobs + insert outbox_events + ${ROLLUP_BUCKETS} + commit`]
+    : ['begin', `insert checkouts + insert scheduled_jobs + insert outbox_events + ${ROLLUP_BUCKETS}`, 'commit'];
 /** The race for the checkout (open → confirmed, see confirm.ts): on SQLite one call, guarded writes and all. */
 const race = (discounted = false) => {
   const writes = `update checkouts + insert outbox_events${discounted ? ' + update discounts' : ''}`;
   return sqlite() ? [`begin + ${writes} + commit`] : ['begin', writes, 'commit'];
 };
-/** The fulfilment's last writes, parents first, then the grant job; on SQLite with the COMMIT. */
+/** The fulfilment's last writes, parents first, then the rollup rows and the grant job; on SQLite with the COMMIT. */
 const lastWrites = (parents: string) => {
-  const writes = `${parents} + update checkouts + insert order_items + insert customer_sessions + insert payment_attempts + insert outbox_events + insert scheduled_jobs`;
+  const writes = `${parents} + update checkouts + insert order_items + insert customer_sessions + insert payment_attempts + insert outbox_events + insert metrics_source_deltas + ${ROLLUP_BUCKETS} + insert scheduled_jobs`;
   return sqlite() ? [`${writes} + commit`] : [writes, 'commit'];
 };
 

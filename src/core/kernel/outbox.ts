@@ -52,6 +52,7 @@ export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: str
   const writes: Deferred[] = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
     writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
+  for (const writer of eventWriters) writes.push(...writer(trx, events));
   wakeAfterCommit(trx);
   return { ids: rows.map((row) => row.id), writes };
 }
@@ -62,6 +63,18 @@ export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: str
  */
 export async function unrecordEvents(trx: Db, ids: readonly string[]): Promise<void> {
   if (ids.length > 0) await trx('outbox_events').whereIn('id', ids).del();
+}
+
+/** Statements kept in step with the events, written after them in the same transaction. */
+export type EventWriter = (trx: Db, events: readonly OutboxEvent[]) => Deferred[];
+const eventWriters = new Set<EventWriter>();
+
+/**
+ * Registers writes that follow the recorded events in their transaction (the metrics rollups, which read every order,
+ * subscription and checkout change from its event): createCore registers them, so the kernel knows no domain.
+ */
+export function addEventWriter(writer: EventWriter): void {
+  eventWriters.add(writer);
 }
 
 const committedListeners = new Set<() => void>();

@@ -4,6 +4,7 @@ import { loadConfig, type TillConfig } from '../../../core/config/index.js';
 import { createDb, dialectOf, sqlitePath, type MigrationContext } from '../../../core/database/index.js';
 import { migrateLatest } from '../../../core/database/index.js';
 import { createSecretBox } from '../../../core/kernel/secret-box.js';
+import { rebuildRollups } from '../../../core/metrics/rollups.js';
 import type { Invocation } from '../../action.js';
 import { info, printJson, printLine } from '../../output.js';
 
@@ -21,9 +22,9 @@ function describeDatabase(url: string): string {
  */
 function migrationContext(config: TillConfig): MigrationContext {
   const stored = dialectOf(config.databaseUrl) === 'sqlite' && existsSync(join(config.dataDir, 'secret'));
-  if (!process.env.TILL_SECRET && !stored) return {};
+  if (!process.env.TILL_SECRET && !stored) return { rebuildMetrics: rebuildRollups };
   const box = createSecretBox(loadConfig(process.env).secret);
-  return { seal: (plaintext, context) => box.seal(plaintext, context) };
+  return { seal: (plaintext, context) => box.seal(plaintext, context), rebuildMetrics: rebuildRollups };
 }
 
 export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<void> {
