@@ -1,0 +1,80 @@
+import type { Invocation } from '../../action.js';
+import { actingOrg, signedIn } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import {
+  dateFlag,
+  daysBefore,
+  fetchMetrics,
+  formatMetric,
+  intervalFlag,
+  periodLabel,
+  presentmentCurrency,
+  type MetricDefinition,
+  type MetricsQuery,
+} from '../../metrics.js';
+import { printJson, printTable } from '../../output.js';
+
+interface Options {
+  start?: string;
+  end?: string;
+  interval: string;
+  timezone?: string;
+  product?: string[];
+  metric?: string[];
+  org?: string;
+  json?: boolean;
+}
+
+/** What a merchant looks at first, when no --metric narrows the table. */
+export const DEFAULT_METRICS = [
+  'revenue',
+  'net_revenue',
+  'orders',
+  'monthly_recurring_revenue',
+  'active_subscriptions',
+  'new_subscriptions',
+  'canceled_subscriptions',
+];
+
+export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
+  const interval = intervalFlag(opts.interval);
+  const endDate = opts.end === undefined ? daysBefore(new Date(), 0) : dateFlag('end', opts.end);
+  const startDate =
+    opts.start === undefined ? daysBefore(new Date(`${endDate}T00:00:00Z`), 29) : dateFlag('start', opts.start);
+  if (startDate > endDate) throw new UsageError(`--start (${startDate}) is after --end (${endDate})`);
+  const target = signedIn(globals);
+  const org = await actingOrg(target, { org: opts.org, json: opts.json });
+  const query: MetricsQuery = {
+    startDate,
+    endDate,
+    interval,
+    timezone: opts.timezone,
+    organizationId: org?.id,
+    productIds: opts.product,
+    metrics: opts.metric,
+  };
+  const response = await fetchMetrics(target, query);
+  if (opts.json) {
+    printJson(response);
+    return;
+  }
+  const known = Object.values(response.metrics).filter((metric): metric is MetricDefinition => Boolean(metric));
+  const bySlug = new Map(known.map((metric) => [metric.slug, metric]));
+  const unknown = (opts.metric ?? []).filter((slug) => !bySlug.has(slug));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `unknown metric ${unknown.map((slug) => `"${slug}"`).join(', ')}; known: ${[...bySlug.keys()].join(', ')}`,
+    );
+  }
+  const chosen = (opts.metric ?? DEFAULT_METRICS.filter((slug) => bySlug.has(slug))).map((slug) => bySlug.get(slug)!);
+  const currency = await presentmentCurrency(target, org?.id);
+  const cells = (values: Record<string, unknown>) =>
+    chosen.map((metric) => formatMetric(values[metric.slug], metric.type, currency));
+  printTable(
+    ['PERIOD', ...chosen.map((metric) => metric.display_name.toUpperCase())],
+    [
+      ...response.periods.map((period) => [periodLabel(period.timestamp, interval), ...cells(period)]),
+      ['TOTAL', ...cells(response.totals)],
+    ],
+  );
+}
