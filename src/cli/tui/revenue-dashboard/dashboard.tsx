@@ -110,7 +110,7 @@ export function RevenueDashboard({
           {pending(view.window) ? '  loading…' : `  updated ${clock(snapshot.loadedAt.toISOString())} UTC`}
         </Text>
       </Box>
-      <Text wrap="truncate-end">{headline(metrics, currency)}</Text>
+      <Text>{headline(metrics, currency)}</Text>
       <Box flexDirection={layout.sideBySide ? 'row' : 'column'}>
         <Chart
           title={`MRR (${currency.toUpperCase()})`}
