@@ -25,6 +25,7 @@ import * as requestIds from './20261215000000_request_ids.js';
 
 import * as webhookReplayBase from './20261217000000_webhook_replay_base.js';
 import * as orderInvoices from './20261218000000_order_invoices.js';
+import * as metricsRollups from './20261220000000_metrics_rollups.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -70,4 +71,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261215000000_request_ids', module: requestIds },
   { name: '20261217000000_webhook_replay_base', module: webhookReplayBase },
   { name: '20261218000000_order_invoices', module: orderInvoices },
+  { name: '20261220000000_metrics_rollups', module: metricsRollups },
 ];

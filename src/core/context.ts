@@ -41,6 +41,7 @@ import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createOrderService, type OrderService } from './orders/service.js';
 import { createExportsService, type ExportsService } from './exports/service.js';
+import { createMetricsService, type MetricsService } from './metrics/service.js';
 import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
@@ -123,6 +124,8 @@ export interface CoreContext {
   orders: OrderService;
   /** /v1: CSV exports of orders, subscriptions and customers. */
   exports: ExportsService;
+  /** /v1/metrics: figures per period from the rollups kept with each change. */
+  metrics: MetricsService;
   /** Invoices and receipts of orders (PDF behind signed links), for merchants and customers. */
   orderDocuments: OrderDocumentsService;
   /** /v1: subscriptions: cancel, uncancel, revoke. */
@@ -360,6 +363,7 @@ export function createCore(options: {
     webhooks,
     orders,
     exports: createExportsService({ db }),
+    metrics: createMetricsService({ db }),
     orderDocuments: createOrderDocumentsService({
       db,
       clock,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db, Deferred } from '../database/index.js';
 import { afterWriteOnlyCommit } from '../database/index.js';
+import { deferRollups } from '../metrics/rollups.js';
 import { uuidv7 } from './ids.js';
 import { currentRequestId } from './request-context.js';
 
@@ -52,6 +53,8 @@ export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: str
   const writes: Deferred[] = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
     writes.push(trx('outbox_events').insert(rows.slice(start, start + ROWS_PER_INSERT)));
+  // The metrics rollups follow every order, subscription and checkout change from its event, in its transaction.
+  writes.push(...deferRollups(trx, events));
   wakeAfterCommit(trx);
   return { ids: rows.map((row) => row.id), writes };
 }

@@ -11,6 +11,7 @@ import { registerCustomerPortalRoutes } from './customer-portal.js';
 import { registerCustomerSessionsRoutes } from './customer-sessions.js';
 import { registerCustomersRoutes } from './customers.js';
 import { registerExportsRoutes } from './exports.js';
+import { registerMetricsRoutes } from './metrics.js';
 import { registerDiscountsRoutes } from './discounts.js';
 import { renderDocsPage } from './docs.js';
 import { registerFilesRoutes } from './files.js';
@@ -42,6 +43,7 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerTaxRateRoutes(api, core);
   registerCheckoutRoutes(api, core);
   registerExportsRoutes(api, core);
+  registerMetricsRoutes(api, core);
   registerCustomersRoutes(api, core);
   registerCustomerSessionsRoutes(api, core);
   registerCustomerPortalRoutes(api, core);
