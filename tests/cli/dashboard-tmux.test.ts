@@ -11,7 +11,8 @@ import { Sandbox, TILL_BIN } from './till.js';
 // few orders, and the pane is read as a person would see it. Its own tmux server (-L), so nothing else is touched.
 
 const socket = `till-test-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 let daemon: TestDaemon;
@@ -51,6 +52,7 @@ describe('till dashboard in a terminal (tmux)', () => {
     const command = `exec env -i ${assignments.join(' ')} ${quote(process.execPath)} ${quote(TILL_BIN)} dashboard`;
     tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '40', command);
     const screen = await pane((text) => text.includes('Latest orders (3)'));
+    if (process.env.SHOW_PANE) process.stdout.write(screen);
     expect(screen, screen).toContain('Revenue  Tmux Co  30d by day');
     expect(screen).toContain('MRR 49.00 USD');
     // asciichart's axis beside the y labels, in currency units, for both charts.

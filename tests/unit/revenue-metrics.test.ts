@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMetric, metricsSearch, periodLabel } from '../../src/cli/metrics.js';
-import { fitSeries } from '../../src/cli/tui/revenue-dashboard/chart.js';
+import { fitSeries, seriesFor, stretchSeries } from '../../src/cli/tui/revenue-dashboard/chart.js';
 import { layoutFor } from '../../src/cli/tui/revenue-dashboard/layout.js';
 import { allowedIntervals } from '../../src/cli/tui/revenue-dashboard/model.js';
 import { retryOutcome } from '../../src/cli/tui/revenue-dashboard/data.js';
@@ -58,6 +58,13 @@ describe('the dashboard arithmetic', () => {
     );
     expect(fitted).toHaveLength(80);
     expect(fitted.reduce((total, value) => total + value, 0)).toBe(365);
+  });
+
+  it('widens a short series to the columns there are, each point an equal run', () => {
+    expect(stretchSeries([1, 2], 7)).toEqual([1, 1, 1, 2, 2, 2]);
+    expect(stretchSeries([1, 2, 3], 4)).toEqual([1, 2, 3]);
+    expect(seriesFor([1, 2, 3, 4, 5, 6], 3, 'sum')).toEqual([3, 7, 11]);
+    expect(seriesFor([5], 3, 'last')).toEqual([5, 5, 5]);
   });
 
   it("offers only the intervals the daemon's limits allow over the range", () => {

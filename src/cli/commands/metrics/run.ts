@@ -1,6 +1,6 @@
 import type { Invocation } from '../../action.js';
-import { actingOrg, signedIn } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { actingOrg, signedIn, type Target } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
 import {
   dateFlag,
   daysBefore,
@@ -36,6 +36,17 @@ export const DEFAULT_METRICS = [
   'canceled_subscriptions',
 ];
 
+/** The daemon refuses a --metric it does not know (422 on `metrics`): said as a usage error naming the ones it has. */
+async function unknownMetrics(error: unknown, target: Target, query: MetricsQuery): Promise<UsageError | null> {
+  const issues = error instanceof ApiError && error.status === 422 ? error.detail : null;
+  if (!Array.isArray(issues) || !issues.some((issue: { loc?: unknown[] }) => issue.loc?.includes('metrics'))) {
+    return null;
+  }
+  const known = Object.keys((await fetchMetrics(target, { ...query, metrics: undefined })).metrics);
+  const unknown = (query.metrics ?? []).filter((slug) => !known.includes(slug));
+  return new UsageError(`unknown metric ${unknown.map((slug) => `"${slug}"`).join(', ')}; known: ${known.join(', ')}`);
+}
+
 export async function run({ opts, globals }: Invocation<Options>): Promise<void> {
   const interval = intervalFlag(opts.interval);
   const endDate = opts.end === undefined ? daysBefore(new Date(), 0) : dateFlag('end', opts.end);
@@ -53,7 +64,9 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     productIds: opts.product,
     metrics: opts.metric,
   };
-  const response = await fetchMetrics(target, query);
+  const response = await fetchMetrics(target, query).catch(async (error: unknown) => {
+    throw (await unknownMetrics(error, target, query)) ?? error;
+  });
   if (opts.json) {
     printJson(response);
     return;

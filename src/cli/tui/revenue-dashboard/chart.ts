@@ -20,6 +20,17 @@ export function fitSeries(values: number[], width: number, fold: Fold): number[]
   return fitted;
 }
 
+/** A short series widened to the columns there are, each point drawn as an equal run, so the chart fills its box. */
+export function stretchSeries(values: number[], width: number): number[] {
+  const repeat = Math.floor(width / Math.max(values.length, 1));
+  return repeat <= 1 ? values : values.flatMap((value) => Array<number>(repeat).fill(value));
+}
+
+/** fitSeries then stretchSeries: any number of periods drawn across about `width` columns. */
+export function seriesFor(values: number[], width: number, fold: Fold): number[] {
+  return stretchSeries(fitSeries(values, width, fold), width);
+}
+
 /** A chart of `values` in `height` rows, labelled by `label` (padded to `labelWidth`); a flat line when empty. */
 export function drawChart(values: number[], height: number, labelWidth: number, label: (value: number) => string) {
   const points = values.length > 0 ? values : [0];

@@ -10,7 +10,7 @@ import {
 import { money } from '../../money.js';
 import { columns } from '../org-dashboard/components/section.js';
 import { List, type Row } from '../webhooks-dashboard/components/list.js';
-import { fitSeries } from './chart.js';
+import { seriesFor } from './chart.js';
 import { Chart } from './components/chart.js';
 import { Customer } from './components/customer.js';
 import { Footer } from './components/footer.js';
@@ -114,7 +114,7 @@ export function RevenueDashboard({
       <Box flexDirection={layout.sideBySide ? 'row' : 'column'}>
         <Chart
           title={`MRR (${currency.toUpperCase()})`}
-          values={fitSeries(series(metrics, 'monthly_recurring_revenue'), layout.points, 'last')}
+          values={seriesFor(series(metrics, 'monthly_recurring_revenue'), layout.points, 'last')}
           height={layout.chartHeight}
           width={layout.chartWidth}
           label={amount}
@@ -123,7 +123,7 @@ export function RevenueDashboard({
         />
         <Chart
           title={`Revenue per ${interval} (${currency.toUpperCase()})`}
-          values={fitSeries(series(metrics, 'revenue'), layout.points, 'sum')}
+          values={seriesFor(series(metrics, 'revenue'), layout.points, 'sum')}
           height={layout.chartHeight}
           width={layout.chartWidth}
           label={amount}
