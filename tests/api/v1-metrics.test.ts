@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { RFCDate } from '@polar-sh/sdk/types/rfcdate.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { createProduct } from '../helpers/catalog.js';
 import { purchase } from '../helpers/purchases.js';
@@ -188,26 +187,5 @@ describe('GET /v1/metrics/', () => {
     });
     const noScope = await createMerchant(daemon(), { scopes: ['products:read'] });
     expect((await noScope.api.get('/v1/metrics/limits')).status).toBe(403);
-  });
-
-  it('is parsed by @polar-sh/sdk 0.47 (metrics.get and metrics.limits)', async () => {
-    daemon().clock.set(new Date('2026-11-27T09:00:00.000Z'));
-    const merchant = await createMerchant(daemon(), { scopes: SCOPES });
-    const monthly = await product(merchant, 990, 'month');
-    await purchase(daemon(), merchant, monthly.id);
-    const answer = await merchant.sdk.metrics.get({
-      startDate: new RFCDate('2026-11-27'),
-      endDate: new RFCDate('2026-11-28'),
-      interval: 'day',
-      timezone: 'Europe/Paris',
-    });
-    expect(answer.periods).toHaveLength(2);
-    expect(answer.periods[0].timestamp).toBeInstanceOf(Date);
-    expect(answer.periods[0].monthlyRecurringRevenue).toBe(990);
-    expect(answer.totals.activeSubscriptions).toBe(1);
-    expect(answer.metrics.monthlyRecurringRevenue?.displayName).toBe('Monthly Recurring Revenue');
-    const limits = await merchant.sdk.metrics.limits();
-    expect(limits.intervals.day.maxDays).toBe(366);
-    expect(limits.minDate.toString()).toBe('2023-01-01');
   });
 });

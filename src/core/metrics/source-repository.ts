@@ -1,13 +1,21 @@
+import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
 import { toDate, toDateOrNull } from '../database/index.js';
 import type { CheckoutFacts, OrderFacts, SubscriptionFacts } from './contributions.js';
 
 // The tables the rollups are rebuilt from, read page by page in id order (keyset), one organization at a time.
 
+/** Rows after the last id of the previous page; none before the first ('' is no uuid to PostgreSQL). */
+function afterId(after: string, column: string) {
+  return (query: Knex.QueryBuilder) => {
+    if (after) void query.where(column, '>', after);
+  };
+}
+
 export async function ordersPage(db: Db, organizationId: string, after: string, limit: number): Promise<OrderFacts[]> {
   const rows = await db('orders')
     .where('organization_id', organizationId)
-    .where('id', '>', after)
+    .modify(afterId(after, 'id'))
     .orderBy('id')
     .limit(limit)
     .select(
@@ -45,7 +53,7 @@ export async function subscriptionsPage(
 ): Promise<SubscriptionFacts[]> {
   const rows = await db('subscriptions')
     .where('organization_id', organizationId)
-    .where('id', '>', after)
+    .modify(afterId(after, 'id'))
     .orderBy('id')
     .limit(limit)
     .select(
@@ -88,7 +96,7 @@ export async function checkoutsPage(
   const rows = await db('checkouts')
     .leftJoin('products', 'products.id', 'checkouts.product_id')
     .where('checkouts.organization_id', organizationId)
-    .where('checkouts.id', '>', after)
+    .modify(afterId(after, 'checkouts.id'))
     .orderBy('checkouts.id')
     .limit(limit)
     .select(
