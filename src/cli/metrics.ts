@@ -86,20 +86,24 @@ export function fetchLimits(target: Target, organizationId?: string): Promise<Me
   return call<MetricsLimits>(target, 'GET', `/v1/metrics/limits${search}`);
 }
 
+/** What the figures need of their organization: its name, and the currency its amounts are in. */
+export interface MetricsOrganization {
+  name: string;
+  default_presentment_currency: string;
+}
+
 /**
- * The currency the figures are in: the metrics carry amounts without a code, in the organization's presentment
- * currency. Without an organization (an organization token acts for its own), the one the caller sees.
+ * The organization the figures are about: the metrics carry amounts without a code, in the organization's
+ * presentment currency. Without an id (an organization token acts for its own), the one the caller sees.
  */
-export async function presentmentCurrency(target: Target, organizationId?: string): Promise<string> {
+export async function metricsOrganization(target: Target, organizationId?: string): Promise<MetricsOrganization> {
   const org = organizationId
-    ? await call<{ default_presentment_currency: string }>(
-        target,
-        'GET',
-        `/v1/organizations/${encodeURIComponent(organizationId)}`,
-      )
-    : (await call<Page<{ default_presentment_currency: string }>>(target, 'GET', '/v1/organizations/?limit=1'))
-        .items[0];
-  return org?.default_presentment_currency ?? 'usd';
+    ? await call<MetricsOrganization>(target, 'GET', `/v1/organizations/${encodeURIComponent(organizationId)}`)
+    : (await call<Page<MetricsOrganization>>(target, 'GET', '/v1/organizations/?limit=1')).items[0];
+  return {
+    name: org?.name ?? 'your organization',
+    default_presentment_currency: org?.default_presentment_currency ?? 'usd',
+  };
 }
 
 /** A figure as a person reads it: amounts in currency units with the code, ratios in percent, "—" for none. */

@@ -4,7 +4,7 @@ import { resolveTarget } from '../../src/cli/target.js';
 import { createHttpData } from '../../src/cli/tui/revenue-dashboard/data.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { paidOrder } from '../helpers/purchases.js';
-import { createMerchant, type Merchant } from '../helpers/v1.js';
+import { ALL_SCOPES, createMerchant, type Merchant } from '../helpers/v1.js';
 
 // The dashboard's HTTP data layer against a real daemon: what `till dashboard` loads and what its actions send.
 
@@ -12,18 +12,15 @@ let daemon: TestDaemon;
 let merchant: Merchant;
 beforeAll(async () => {
   daemon = await startTestDaemon(undefined, { clock: new ManualClock(new Date()) });
-  merchant = await createMerchant(daemon, { name: 'Data Co' });
+  merchant = await createMerchant(daemon, { name: 'Data Co', scopes: [...ALL_SCOPES, 'metrics:read'] });
 });
 afterAll(async () => {
   await daemon?.stop();
 });
 
-const data = () =>
+const data = (token = merchant.owner.token) =>
   createHttpData(
-    resolveTarget(
-      {},
-      { TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, XDG_CONFIG_HOME: '/nonexistent-till-config' },
-    ),
+    resolveTarget({}, { TILL_URL: daemon.url, TILL_TOKEN: token, XDG_CONFIG_HOME: '/nonexistent-till-config' }),
   );
 
 describe('the revenue dashboard data layer', () => {
@@ -40,6 +37,11 @@ describe('the revenue dashboard data layer', () => {
     expect(snapshot.limits.intervals.hour.max_days).toBeGreaterThanOrEqual(7);
     expect(snapshot.orders.map((order) => order.id).sort()).toEqual([first.order.id, plan.order.id].sort());
     expect(snapshot.pastDue).toEqual([]);
+    // An organization access token acts for its own organization, named and in its currency all the same.
+    const byToken = await data(merchant.token).load({ range: '1y', interval: 'month' });
+    expect(byToken.scope).toBe('Data Co');
+    expect(byToken.metrics.totals.orders).toBe(2);
+    expect(byToken.metrics.periods.length).toBeGreaterThanOrEqual(12);
   });
 
   it('cancels at the period end, opens the customer with a portal link, and passes on a refused retry', async () => {

@@ -8,7 +8,7 @@ import {
   formatMetric,
   intervalFlag,
   periodLabel,
-  presentmentCurrency,
+  metricsOrganization,
   type MetricDefinition,
   type MetricsQuery,
 } from '../../metrics.js';
@@ -80,7 +80,7 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
     );
   }
   const chosen = (opts.metric ?? DEFAULT_METRICS.filter((slug) => bySlug.has(slug))).map((slug) => bySlug.get(slug)!);
-  const currency = await presentmentCurrency(target, org?.id);
+  const currency = (await metricsOrganization(target, org?.id)).default_presentment_currency;
   const cells = (values: Record<string, unknown>) =>
     chosen.map((metric) => formatMetric(values[metric.slug], metric.type, currency));
   printTable(

@@ -7,7 +7,7 @@ import {
   daysBefore,
   fetchLimits,
   fetchMetrics,
-  presentmentCurrency,
+  metricsOrganization,
   type Interval,
   type MetricsLimits,
   type MetricsResponse,
@@ -86,11 +86,11 @@ export function createHttpData(target: Target, org?: string): RevenueData {
     async load(window) {
       if (!scope) {
         const organization = await actingOrg(target, { org, json: true });
-        const [currency, limits] = await Promise.all([
-          presentmentCurrency(target, organization?.id),
+        const [settings, limits] = await Promise.all([
+          metricsOrganization(target, organization?.id),
           fetchLimits(target, organization?.id),
         ]);
-        scope = { id: organization?.id, name: organization?.name ?? 'your organization', currency, limits };
+        scope = { id: organization?.id, name: settings.name, currency: settings.default_presentment_currency, limits };
       }
       const now = new Date();
       const filter = (query: Record<string, string>) => {
