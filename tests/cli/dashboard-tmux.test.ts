@@ -22,8 +22,10 @@ beforeAll(async () => {
   daemon = await startTestDaemon(undefined, { clock: new ManualClock(new Date()) });
   merchant = await createMerchant(daemon, { name: 'Tmux Co' });
   await paidOrder(daemon, merchant, 1900);
-  await paidOrder(daemon, merchant, 4900, 'month');
+  const plan = await paidOrder(daemon, merchant, 4900, 'month');
   await paidOrder(daemon, merchant, 2500);
+  // Until the dunning engine makes subscriptions past due, one is set so, for the past-due list to show.
+  await daemon.core.db('subscriptions').where({ id: plan.subscriptionId }).update({ status: 'past_due' });
 });
 afterAll(async () => {
   try {
@@ -46,7 +48,7 @@ async function pane(test: (screen: string) => boolean): Promise<string> {
 }
 
 describe('till dashboard in a terminal (tmux)', () => {
-  it('draws the charts and the latest orders, and quits on q', async () => {
+  it('draws the charts, the latest orders and the past-due list, opens a customer, and quits on q', async () => {
     const env = cli.environment({ TILL_URL: daemon.url, TILL_TOKEN: merchant.owner.token, TERM: 'xterm-256color' });
     const assignments = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`);
     const command = `exec env -i ${assignments.join(' ')} ${quote(process.execPath)} ${quote(TILL_BIN)} dashboard`;
@@ -62,8 +64,16 @@ describe('till dashboard in a terminal (tmux)', () => {
     expect(screen).toMatch(/25\.00 USD\s+paid\s+buyer-/);
     expect(screen).toMatch(/49\.00 USD\s+paid\s+buyer-/);
     expect(screen).toMatch(/19\.00 USD\s+paid\s+buyer-/);
+    expect(screen).toMatch(/Past due \(1\)\n\s+› buyer-\S+\s+Pro plan\s+49\.00 USD\/month/);
     // 120 columns: the two charts side by side.
     expect(screen.split('\n').find((line) => line.includes('MRR (USD)'))).toContain('Revenue per day (USD)');
+
+    // o on the past-due subscription shows its customer, with a portal link from the daemon.
+    tmux('send-keys', '-t', 'dash', 'o');
+    const opened = await pane((text) => text.includes('Portal: '));
+    expect(opened, opened).toContain(`Portal: ${daemon.url}/`);
+    expect(opened).toMatch(/Customer buyer-\S+@example\.com/);
+    expect(opened).toMatch(/\d+ active subscription\(s\) · \d+ benefit\(s\) granted/);
 
     tmux('send-keys', '-t', 'dash', 'q');
     let running = true;

@@ -58,6 +58,12 @@ describe('the revenue dashboard data layer', () => {
     expect(customer.activeSubscriptions).toBe(1);
     expect(customer.portalUrl).toMatch(new RegExp(`^${daemon.url}/`));
 
+    // Until the dunning engine makes subscriptions past due, the row is set so: the list asks for status=past_due.
+    await daemon.core.db('subscriptions').where({ id: plan.subscriptionId }).update({ status: 'past_due' });
+    const late = await layer.load({ range: '30d', interval: 'day' });
+    expect(late.pastDue.map((subscription) => subscription.id)).toEqual([plan.subscriptionId]);
+    await daemon.core.db('subscriptions').where({ id: plan.subscriptionId }).update({ status: 'active' });
+
     // An active subscription is not the retry's to charge: whatever the daemon answers is the error shown.
     await expect(layer.retryPayment(plan.subscriptionId!)).rejects.toThrow();
   });
