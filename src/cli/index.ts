@@ -38,6 +38,8 @@ import { registerOpenCommand } from './commands/open/index.js';
 import { registerOrderCommands } from './commands/orders/index.js';
 import { registerSubscriptionCommands } from './commands/subscriptions/index.js';
 import { registerRefundCommands } from './commands/refunds/index.js';
+import { registerMetricsCommand } from './commands/metrics/index.js';
+import { registerDashboardCommand } from './commands/dashboard/index.js';
 import { CliError, EXIT, NotSignedInError, UnreachableError, UsageError, errorJson } from './errors.js';
 
 // This module registers commands and nothing else: every implementation is imported inside its action, so
@@ -108,6 +110,8 @@ export function buildProgram(jsonMode = false): Command {
   registerOrderCommands(program);
   registerSubscriptionCommands(program);
   registerRefundCommands(program);
+  registerMetricsCommand(program);
+  registerDashboardCommand(program);
   registerAdminCommands(program);
   registerMailCommands(program);
   registerClockCommands(program);
