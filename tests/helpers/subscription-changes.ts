@@ -1,14 +1,4 @@
-import { transaction } from '../../src/core/database/index.js';
 import { prorationEntriesRepository } from '../../src/core/subscriptions/changes-repository.js';
-import type { CycleHook } from '../../src/core/subscriptions/cycle-hooks.js';
-import { periodEnd, type Interval } from '../../src/core/subscriptions/periods.js';
-import { findPrice } from '../../src/core/products/read.js';
-import { subscriptionsRepository } from '../../src/core/subscriptions/repository.js';
-import {
-  pauseCycleHook,
-  pendingUpdateCycleHook,
-  prorationCycleHook,
-} from '../../src/core/subscription-changes/hooks.js';
 import { createCheckout, createProduct } from './catalog.js';
 import type { TestDaemon } from './daemon.js';
 import { TestClient } from './http.js';
@@ -50,12 +40,6 @@ export async function subscribe(
 
 export function patch(client: TestClient, path: string, body: unknown) {
   return client.call('PATCH', path, { body });
-}
-
-/** The hooks in the order the cycle must run them (subscription-changes/hooks.ts). */
-export function cycleHooks(daemon: TestDaemon): CycleHook[] {
-  const options = { baseUrl: daemon.url, readCache: daemon.core.readCache };
-  return [pauseCycleHook(options), pendingUpdateCycleHook(daemon.core.readCache), prorationCycleHook];
 }
 
 /** The credit the cycle carries to the next cycle order (its order could not go below 0). */
