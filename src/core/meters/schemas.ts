@@ -74,7 +74,8 @@ export const meterCreateSchema = z
     name: z.string().min(3).max(256),
     unit: z.enum(METER_UNITS).default('scalar'),
     custom_label: z.string().max(64).nullable().optional(),
-    custom_multiplier: z.number().int().positive().nullable().optional(),
+    // Stored in a 32-bit column.
+    custom_multiplier: z.number().int().positive().max(2_147_483_647).nullable().optional(),
     filter: filterSchema,
     aggregation: aggregationSchema,
     metadata: metadataInput.optional(),
@@ -88,7 +89,8 @@ export const meterUpdateSchema = z
     name: z.string().min(3).max(256).nullable().optional(),
     unit: z.enum(METER_UNITS).nullable().optional(),
     custom_label: z.string().max(64).nullable().optional(),
-    custom_multiplier: z.number().int().positive().nullable().optional(),
+    // Stored in a 32-bit column.
+    custom_multiplier: z.number().int().positive().max(2_147_483_647).nullable().optional(),
     filter: filterSchema.nullable().optional(),
     aggregation: aggregationSchema.nullable().optional(),
     metadata: metadataInput.optional(),
