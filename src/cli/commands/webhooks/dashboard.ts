@@ -1,5 +1,5 @@
 import type { Invocation } from '../../action.js';
-import { signedIn } from '../../context.js';
+import { actingOrg, signedIn } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { createHttpData } from '../../tui/webhooks-dashboard/data.js';
 
@@ -11,7 +11,9 @@ export async function run({ opts, globals }: Invocation<{ org?: string; endpoint
   // screen nobody can answer.
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError(NO_TERMINAL);
   const target = signedIn(globals);
-  const data = createHttpData(target, { org: opts.org, endpoint: opts.endpoint });
+  // The organization rule of every command: --org, else the active one, else the user's only one.
+  const org = (await actingOrg(target, { org: opts.org }))?.id;
+  const data = createHttpData(target, { org, endpoint: opts.endpoint });
   // The first load happens before the screen takes over, so "not signed in", an unknown --org or --endpoint end
   // the command with the usual message and exit code instead of a screen showing only an error.
   const initial = await data.load();
