@@ -1,3 +1,4 @@
+import { isUuid } from '../polar-api/schemas.js';
 import type { Db, Deferred } from '../database/index.js';
 import { transaction } from '../database/index.js';
 import {
@@ -84,6 +85,9 @@ export function deferRollups(trx: Db, events: readonly RollupEvent[]): Deferred[
   const additive: DeltaRow[] = [];
   for (const event of events) {
     const data = event.data as Wire;
+    // Only resources Till wrote count: every order, subscription and checkout has a UUID (events recorded by hand,
+    // as some tests do, may carry anything).
+    if (!isUuid(String(data.id))) continue;
     const [kind, action] = event.type.split('.');
     if (kind === 'checkout') {
       if (action === 'created') additive.push(checkoutDelta(checkoutFacts(event.organizationId, data), 'checkouts'));
