@@ -267,6 +267,11 @@ describe('till open and -q', () => {
     expect(portal.exitCode, portal.stderr).toBe(0);
     expect(portal.json).toMatchObject({ page: 'portal', id: customer.stdout });
     expect(portal.json.url).toMatch(/^http/);
+    const named = await cli.run(['customers', 'portal', customer.stdout]);
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(named.stdout.trim()).toMatch(/\/portal\/[^?]+\?customer_session_token=/);
+    // Each call is a session of its own: the two URLs differ.
+    expect(named.stdout.trim()).not.toBe(portal.json.url);
 
     // A stand-in xdg-open on PATH records what it was asked to open.
     const bin = join(cli.root, 'bin');

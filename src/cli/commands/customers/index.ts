@@ -55,6 +55,20 @@ export function registerCustomerCommands(program: Command): void {
       .argument('<id>', 'customer id'),
   ).action(lazy(async () => (await import('./meters.js')).run));
 
+  withJson(
+    customers
+      .command('portal')
+      .description("create a customer session and print the customer's portal URL (POST /v1/customer-sessions/)")
+      .argument('<id>', 'customer id')
+      .option('--browser', 'open the portal with the desktop browser instead of printing the URL'),
+  )
+    .addHelpText(
+      'after',
+      `
+Whoever holds the URL is signed in as that customer until the session expires: send it to the customer only.`,
+    )
+    .action(lazy(async () => (await import('./portal.js')).run));
+
   withQuiet(
     withJson(
       customers
