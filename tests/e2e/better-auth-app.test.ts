@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATE_CHANGED_WINDOW_MS } from '../../src/core/webhooks/dispatcher.js';
+import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/schemas.js';
 import { createProduct } from '../helpers/catalog.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { TestClient, uniqueEmail } from '../helpers/http.js';
@@ -38,12 +39,29 @@ async function startApp(env: Record<string, string>): Promise<{ url: string; pro
   return { url, process: child, log };
 }
 
+/** Grants run in the scheduler; then the daemon's clock passes customer.state_changed's coalescing window and
+ * everything due is delivered (a few seconds, well inside the verifier's five-minute tolerance). */
+async function settle(daemon: TestDaemon): Promise<void> {
+  await daemon.core.scheduler.drain();
+  await advanceAndDrain(daemon, STATE_CHANGED_WINDOW_MS + 1);
+}
+
+/** Every delivery Till made succeeded (the plugin answers 400 to a bad signature or a payload it cannot parse), and
+ * each reached the app's onPayload. */
+async function expectAllDelivered(merchant: Merchant, received: Received): Promise<void> {
+  const deliveries = await merchant.api.get('/v1/webhooks/deliveries', { query: { limit: '100' } });
+  const items = (deliveries.json as { items: Array<{ succeeded: boolean; response: string | null }> }).items;
+  expect(items.filter((delivery) => !delivery.succeeded)).toEqual([]);
+  expect(received.payloads).toHaveLength(items.length);
+}
+
 describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed at Till', () => {
   let daemon: TestDaemon;
   let merchant: Merchant;
   let app: Awaited<ReturnType<typeof startApp>>;
   let product: { id: string };
   let meter: { id: string };
+  let benefit: { id: string };
 
   beforeAll(async () => {
     daemon = await startWebhookDaemon();
@@ -60,18 +78,20 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     });
     expect(createdMeter.status, createdMeter.text).toBe(201);
     meter = createdMeter.json as { id: string };
+    const createdBenefit = await merchant.api.post('/v1/benefits/', {
+      type: 'custom',
+      description: 'Priority support',
+      properties: { note: 'Write to support@example.com' },
+    });
+    expect(createdBenefit.status, createdBenefit.text).toBe(201);
+    benefit = createdBenefit.json as { id: string };
+    const attached = await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [benefit.id] });
+    expect(attached.status, attached.text).toBe(200);
     // The endpoint's URL is the app's, known once the app listens; the app needs the secret to start.
-    const endpoint = await createEndpoint(merchant, 'http://127.0.0.1:1/placeholder', [
-      'customer.created',
-      'customer.updated',
-      'customer.state_changed',
-      'checkout.created',
-      'checkout.updated',
-      'order.created',
-      'order.paid',
-      'subscription.created',
-      'subscription.active',
-    ]);
+    // The catalog's own events go out now, to no endpoint yet; the app's endpoint hears what its users do.
+    await daemon.core.webhooks.drain();
+    // Every event type Till sends, so the plugin's validateEvent parses every payload this flow produces.
+    const endpoint = await createEndpoint(merchant, 'http://127.0.0.1:1/placeholder', [...WEBHOOK_EVENT_TYPES]);
     app = await startApp({
       POLAR_SERVER_URL: daemon.url,
       POLAR_ACCESS_TOKEN: merchant.token,
@@ -133,12 +153,16 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     expect(paid.status, paid.text).toBe(200);
     const orders = await merchant.api.get('/v1/orders/', { query: { customer_id: customerId } });
     expect((orders.json as { items: unknown[] }).items).toHaveLength(1);
-    const order = (orders.json as { items: Array<{ id: string; total_amount: number }> }).items[0]!;
+    const order = (
+      orders.json as {
+        items: Array<{ id: string; total_amount: number; net_amount: number; subscription_id: string }>;
+      }
+    ).items[0]!;
 
     // Till delivers (customer.state_changed once its coalescing window has passed, and the customer's later events
     // after it, in order); the plugin verifies each signature and parses each payload with the SDK before the
-    // callbacks. A few seconds on the daemon's clock stay well inside the verifier's five-minute tolerance.
-    await advanceAndDrain(daemon, STATE_CHANGED_WINDOW_MS + 1);
+    // callbacks.
+    await settle(daemon);
     const received = await appWebhooks();
     expect(received.paidOrders).toEqual([
       { orderId: order.id, userId, productId: product.id, totalAmount: order.total_amount },
@@ -151,14 +175,11 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
       'order.created',
       'order.paid',
       'subscription.created',
+      'subscription.active',
+      'benefit_grant.created',
     ])
       expect(types, type).toContain(type);
-    const deliveries = await merchant.api.get('/v1/webhooks/deliveries', { query: { limit: '100' } });
-    const failed = (deliveries.json as { items: Array<{ succeeded: boolean; response: string | null }> }).items.filter(
-      (delivery) => !delivery.succeeded,
-    );
-    expect(failed, JSON.stringify(failed)).toEqual([]);
-    expect(received.payloads.length).toBe((deliveries.json as { items: unknown[] }).items.length);
+    await expectAllDelivered(merchant, received);
 
     // Customer state through the plugin: the subscription just bought.
     const state = await browser.get('/api/auth/customer/state');
@@ -219,6 +240,36 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     ]);
     const benefits = await browser.get('/api/auth/customer/benefits/list');
     expect(benefits.status, benefits.text).toBe(200);
-    expect((benefits.json as { result: { items: unknown[] } }).result.items).toEqual([]);
+    expect((benefits.json as { result: { items: unknown[] } }).result.items).toEqual([
+      expect.objectContaining({ benefitId: benefit.id, customerId, isGranted: true }),
+    ]);
+
+    // The merchant refunds the order in full, revoking what it granted (the subscription with it): the plugin
+    // verifies and parses those webhooks too.
+    const refund = await merchant.api.post('/v1/refunds/', {
+      order_id: order.id,
+      amount: order.net_amount,
+      reason: 'customer_request',
+      revoke_benefits: true,
+    });
+    expect(refund.status, refund.text).toBe(201);
+    await settle(daemon);
+    const after = await appWebhooks();
+    const later = new Set(after.payloads.map((payload) => payload.type));
+    for (const type of [
+      'refund.created',
+      'refund.updated',
+      'order.updated',
+      'order.refunded',
+      'subscription.updated',
+      'subscription.canceled',
+      'subscription.revoked',
+      'benefit_grant.revoked',
+    ])
+      expect(later, type).toContain(type);
+    await expectAllDelivered(merchant, after);
+    const stateAfter = await browser.get('/api/auth/customer/state');
+    expect(stateAfter.status, stateAfter.text).toBe(200);
+    expect(stateAfter.json).toMatchObject({ activeSubscriptions: [], grantedBenefits: [] });
   });
 });
