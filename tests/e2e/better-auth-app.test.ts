@@ -16,6 +16,15 @@ import { advanceAndDrain, createEndpoint, startWebhookDaemon } from '../helpers/
 
 const APP = fileURLToPath(new URL('../../examples/better-auth-app/server.mjs', import.meta.url));
 const PASSWORD = 'correct horse battery staple';
+/** What the plugin's calls need, as examples/better-auth-app/README.md lists them. */
+const APP_SCOPES = [
+  'customers:read',
+  'customers:write',
+  'checkouts:write',
+  'customer_sessions:write',
+  'subscriptions:read',
+  'events:write',
+];
 
 interface Received {
   payloads: Array<{ type: string; timestamp: string }>;
@@ -65,6 +74,7 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
 
   beforeAll(async () => {
     daemon = await startWebhookDaemon();
+    // The owner sets the shop up with a full token; the app gets only the scopes its README lists.
     merchant = await createMerchant(daemon, { name: 'Better Auth Shop' });
     product = await createProduct(merchant, {
       name: 'Pro',
@@ -92,9 +102,15 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     await daemon.core.webhooks.drain();
     // Every event type Till sends, so the plugin's validateEvent parses every payload this flow produces.
     const endpoint = await createEndpoint(merchant, 'http://127.0.0.1:1/placeholder', [...WEBHOOK_EVENT_TYPES]);
+    const appToken = await merchant.api.post('/v1/organization-access-tokens/', {
+      organization_id: merchant.organization.id,
+      comment: 'better-auth-app',
+      scopes: APP_SCOPES,
+    });
+    expect(appToken.status, appToken.text).toBe(201);
     app = await startApp({
       POLAR_SERVER_URL: daemon.url,
-      POLAR_ACCESS_TOKEN: merchant.token,
+      POLAR_ACCESS_TOKEN: (appToken.json as { token: string }).token,
       POLAR_WEBHOOK_SECRET: endpoint.secret,
       POLAR_PRODUCT_ID: product.id,
       BETTER_AUTH_SECRET: 'a-better-auth-secret-of-at-least-32-characters',
