@@ -111,10 +111,11 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     benefit = createdBenefit.json as { id: string };
     const attached = await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [benefit.id] });
     expect(attached.status, attached.text).toBe(200);
-    // The endpoint's URL is the app's, known once the app listens; the app needs the secret to start.
     // The catalog's own events go out now, to no endpoint yet; the app's endpoint hears what its users do.
     await daemon.core.webhooks.drain();
-    // Every event type the plugin can take, so its validateEvent parses every payload this flow produces.
+    // Every event type the plugin can take, so its validateEvent parses every payload this flow produces. The
+    // endpoint's URL is the app's, known once the app listens, and the app needs the secret to start: the URL is
+    // set once it does.
     const endpoint = await createEndpoint(
       merchant,
       'http://127.0.0.1:1/placeholder',
