@@ -173,6 +173,9 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     expect(redirect).toBe(false);
     const clientSecret = new RegExp(`^${daemon.url}/checkout/([^/?]+)$`).exec(checkoutUrl)?.[1];
     expect(clientSecret, checkoutUrl).toBeDefined();
+    const page = await new TestClient(daemon.url).get(new URL(checkoutUrl).pathname);
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-type'])).toMatch(/^text\/html/);
     const publicCheckout = await new TestClient(daemon.url).get(`/v1/checkouts/client/${clientSecret}`);
     const session = await merchant.api.get(`/v1/checkouts/${(publicCheckout.json as { id: string }).id}`);
     expect(session.json).toMatchObject({ customer_id: customerId, external_customer_id: userId, status: 'open' });
