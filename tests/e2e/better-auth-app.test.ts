@@ -162,6 +162,10 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     expect(customer.json).toMatchObject({ email, name: 'Ada Lovelace', external_id: userId });
     const customerId = (customer.json as { id: string }).id;
 
+    // Only signed-in users may check out (authenticatedUsersOnly).
+    const anonymous = await new TestClient(app.url, { origin: app.url }).post('/api/auth/checkout', { slug: 'pro' });
+    expect(anonymous.status, anonymous.text).toBe(401);
+
     // Checkout through the plugin, by the slug the app maps to the product; the URL is Till's hosted checkout.
     const started = await browser.post('/api/auth/checkout', {
       slug: 'pro',
@@ -218,6 +222,26 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     ])
       expect(types, type).toContain(type);
     await expectAllDelivered(merchant, received);
+    // The same order.paid body signed with another secret is refused by the plugin, and no callback runs.
+    const forged = received.payloads.length;
+    const body = (await merchant.api.get('/v1/webhooks/deliveries', { query: { limit: '100' } })).json as {
+      items: Array<{ webhook_event: { type: string; payload: string } }>;
+    };
+    const paidBody = body.items.find((delivery) => delivery.webhook_event.type === 'order.paid')!.webhook_event.payload;
+    const wrong = new Webhook(Buffer.from('whsec_not-the-endpoint-secret', 'utf-8').toString('base64'));
+    const now = new Date();
+    const refused = await new TestClient(app.url).post('/api/auth/polar/webhooks', undefined, {
+      rawBody: paidBody,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'msg_forged',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': wrong.sign('msg_forged', now, paidBody),
+      },
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect((await appWebhooks()).payloads).toHaveLength(forged);
+    expect((await appWebhooks()).paidOrders).toHaveLength(1);
 
     // Customer state through the plugin: the subscription just bought.
     const state = await browser.get('/api/auth/customer/state');
