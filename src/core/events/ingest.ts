@@ -2,6 +2,7 @@ import { dialect, finishWith, together, transaction, type Db, type Deferred } fr
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
 import { uuidv7 } from '../kernel/ids.js';
+import { withRequestId } from '../kernel/request-context.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
@@ -56,7 +57,8 @@ export function createIngestion(deps: { db: Db; clock: Clock }) {
       if (!queue) queues.set(organizationId, (queue = []));
       const alone = batch.some(({ input }) => !!input.parent_id);
       queue.push({ batch, now, alone, resolve, reject });
-      if (idle) void drain(organizationId, queue);
+      // Outside this request: the transaction writes other requests' batches too.
+      if (idle) void withRequestId(null, () => drain(organizationId, queue!));
     });
   }
 
