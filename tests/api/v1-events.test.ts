@@ -52,7 +52,7 @@ describe('POST /v1/events/ingest', () => {
     expect(await storedEvents(merchant.organization.id)).toBe(21);
   });
 
-  it('answers batches sent at once each on its own: first sender wins an external id, a bad batch is refused alone', async () => {
+  it('answers batches sent at once each on its own: an external id is stored once, a bad batch is refused alone', async () => {
     const merchant = await createMerchant(daemon());
     const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
     const buyer = await customer(merchant);

@@ -39,8 +39,8 @@ type Outcome = EventsIngestResponse | DomainError;
  * `POST /v1/events/ingest`: a batch, all or nothing. Everything is checked first (organizations, timestamps,
  * customers, parents); any failure is one 422 listing every failing index and nothing of that batch is written.
  *
- * One transaction per organization at a time: batches that arrive while one is being written wait, and are then
- * written together, in arrival order, by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome.
+ * One transaction per organization at a time (two on PostgreSQL): batches that arrive while it is being written
+ * wait, and are then written together, in arrival order, by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome.
  * It inserts their events (multi-row INSERTs; a repeated `external_id` is skipped and reported as a duplicate, the
  * first one sent winning, as if the batches had run one after another) and folds them into the running aggregates
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
@@ -48,23 +48,29 @@ type Outcome = EventsIngestResponse | DomainError;
  */
 export function createIngestion(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
-  const queues = new Map<string, Pending[]>();
+  const queues = new Map<string, { waiting: Pending[]; writers: number }>();
+  // On PostgreSQL a second transaction runs while the first commits, so the server and the daemon both stay busy;
+  // SQLite's one connection runs one at a time anyway.
+  const writers = dialect(db) === 'postgres' ? 2 : 1;
 
   function submit(organizationId: string, batch: Indexed[], now: Date): Promise<EventsIngestResponse> {
     return new Promise((resolve, reject) => {
       let queue = queues.get(organizationId);
-      const idle = queue === undefined;
-      if (!queue) queues.set(organizationId, (queue = []));
+      if (!queue) queues.set(organizationId, (queue = { waiting: [], writers: 0 }));
       const alone = batch.some(({ input }) => !!input.parent_id);
-      queue.push({ batch, now, alone, resolve, reject });
-      // Outside this request: the transaction writes other requests' batches too.
-      if (idle) void withRequestId(null, () => drain(organizationId, queue!));
+      queue.waiting.push({ batch, now, alone, resolve, reject });
+      if (queue.writers < writers) {
+        queue.writers += 1;
+        // Outside this request: the transaction writes other requests' batches too.
+        void withRequestId(null, () => drain(organizationId, queue!));
+      }
     });
   }
 
-  async function drain(organizationId: string, queue: Pending[]): Promise<void> {
-    while (queue.length > 0) await settle(organizationId, takeGroup(queue));
-    queues.delete(organizationId);
+  async function drain(organizationId: string, queue: { waiting: Pending[]; writers: number }): Promise<void> {
+    while (queue.waiting.length > 0) await settle(organizationId, takeGroup(queue.waiting));
+    queue.writers -= 1;
+    if (queue.writers === 0) queues.delete(organizationId);
   }
 
   async function settle(organizationId: string, group: Pending[]): Promise<void> {
