@@ -52,6 +52,44 @@ describe('POST /v1/events/ingest', () => {
     expect(await storedEvents(merchant.organization.id)).toBe(21);
   });
 
+  it('answers batches sent at once each on its own: an external id is stored once, a bad batch is refused alone', async () => {
+    const merchant = await createMerchant(daemon());
+    const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
+    const buyer = await customer(merchant);
+    // Five clients at once, each sending 10 events of which 5 share external ids with the next client's batch.
+    const batches = Array.from({ length: 5 }, (_, client) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        name: 'llm',
+        customer_id: buyer.id,
+        external_id: `shared-${client * 5 + i}`,
+        metadata: { tokens: 1 },
+      })),
+    );
+    const bad = [
+      { name: 'llm', customer_id: buyer.id, external_id: 'shared-0', metadata: { tokens: 1000 } },
+      { name: 'llm', customer_id: '6a3c7f1e-2b4d-4e8f-9a1b-2c3d4e5f6a7b', metadata: { tokens: 1000 } },
+    ];
+    const answers = await Promise.all(
+      [...batches.slice(0, 2), bad, ...batches.slice(2)].map((b) => ingest(merchant, b)),
+    );
+    const refused = answers[2]!;
+    expect(refused.status).toBe(422);
+    expect(refused.json.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'events', 1, 'customer_id'],
+    ]);
+    const accepted = answers.filter((_, i) => i !== 2);
+    for (const answer of accepted) {
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json.inserted + answer.json.duplicates).toBe(10);
+    }
+    // 30 distinct external ids over 50 events: each stored and counted once, whoever won it.
+    expect(accepted.reduce((sum, answer) => sum + answer.json.inserted, 0)).toBe(30);
+    expect(accepted.reduce((sum, answer) => sum + answer.json.duplicates, 0)).toBe(20);
+    expect(await storedEvents(merchant.organization.id)).toBe(30);
+    const list = await merchant.api.get(`/v1/customer-meters/?customer_id=${buyer.id}&meter_id=${meter.id}`);
+    expect(list.json.items[0]).toMatchObject({ consumed_units: 30 });
+  });
+
   it('refuses bad batches whole, naming every failing index, and stores nothing', async () => {
     const merchant = await createMerchant(daemon());
     const buyer = await customer(merchant);

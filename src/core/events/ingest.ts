@@ -1,103 +1,175 @@
-import { randomUUID } from 'node:crypto';
-import { finishWith, together, transaction, type Db, type Deferred } from '../database/index.js';
+import { dialect, finishWith, together, transaction, type Db, type Deferred } from '../database/index.js';
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
 import { uuidv7 } from '../kernel/ids.js';
+import { withRequestId } from '../kernel/request-context.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
-import { isUuid } from '../polar-api/schemas.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
 import { aggregateBatch, compileMeter } from '../meters/aggregates.js';
 import { metersRepository } from '../meters/repository.js';
-import { eventsRepository, type EventType, type StoredEvent } from './repository.js';
+import { customerIssues, eventTypes, resolveCustomers, resolveParents, type Indexed } from './ingest-lookups.js';
+import { eventsRepository, type StoredEvent } from './repository.js';
 import type { EventCreateInput, EventsIngestResponse } from './schemas.js';
 
 /** How far ahead of the server's clock an event may be stamped (clients' clocks drift; beyond that it is a mistake). */
 export const MAX_FUTURE_MS = 5 * 60_000;
 
-type Indexed = { index: number; input: EventCreateInput; timestamp: number };
+/**
+ * Events per transaction when waiting batches are written together: enough to fold a few batches into one set of
+ * aggregate upserts and one COMMIT; beyond about four batches of 1,000, building the statements' text costs more than
+ * SQLite saves (bench/events/README.md), and a batch waits longer.
+ */
+const MAX_GROUP_EVENTS = 4_000;
+
+/** One organization's part of one request, waiting for its transaction. */
+interface Pending {
+  batch: Indexed[];
+  now: Date;
+  /** It names parents, which may be events of a batch written just before it: it goes in a transaction of its own. */
+  alone: boolean;
+  resolve(result: EventsIngestResponse): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = EventsIngestResponse | DomainError;
 
 /**
  * `POST /v1/events/ingest`: a batch, all or nothing. Everything is checked first (organizations, timestamps,
- * customers, parents); any failure is one 422 listing every failing index and nothing is written. Then, per
- * organization, one transaction inserts the events (multi-row INSERTs; a repeated `external_id` is skipped and
- * reported as a duplicate) and folds them into the running aggregates of the organization's meters, grouped per
- * (meter, customer) and per (meter, hour), so a batch costs a handful of statements whatever its size.
+ * customers, parents); any failure is one 422 listing every failing index and nothing of that batch is written.
+ *
+ * One transaction per organization at a time (two on PostgreSQL): batches that arrive while it is being written
+ * wait, and are then written together, in arrival order, by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome.
+ * It inserts their events (multi-row INSERTs; a repeated `external_id` is skipped and reported as a duplicate, the
+ * first one sent winning, as if the batches had run one after another) and folds them into the running aggregates
+ * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
+ * COMMIT however many batches, and with many clients the upserts of a pair that several batches touch are one.
  */
 export function createIngestion(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
+  const queues = new Map<string, { waiting: Pending[]; writers: number }>();
+  // On PostgreSQL a second transaction runs while the first commits, so the server and the daemon both stay busy;
+  // SQLite's one connection runs one at a time anyway.
+  const writers = dialect(db) === 'postgres' ? 2 : 1;
 
-  async function ingestOrganization(
-    organizationId: string,
-    batch: Indexed[],
-    now: Date,
-  ): Promise<EventsIngestResponse> {
+  function submit(organizationId: string, batch: Indexed[], now: Date): Promise<EventsIngestResponse> {
+    return new Promise((resolve, reject) => {
+      let queue = queues.get(organizationId);
+      if (!queue) queues.set(organizationId, (queue = { waiting: [], writers: 0 }));
+      const alone = batch.some(({ input }) => !!input.parent_id);
+      queue.waiting.push({ batch, now, alone, resolve, reject });
+      if (queue.writers < writers) {
+        queue.writers += 1;
+        // Outside this request: the transaction writes other requests' batches too.
+        void withRequestId(null, () => drain(organizationId, queue!));
+      }
+    });
+  }
+
+  async function drain(organizationId: string, queue: { waiting: Pending[]; writers: number }): Promise<void> {
+    while (queue.waiting.length > 0) await settle(organizationId, takeGroup(queue.waiting));
+    queue.writers -= 1;
+    if (queue.writers === 0) queues.delete(organizationId);
+  }
+
+  async function settle(organizationId: string, group: Pending[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await ingestGroup(organizationId, group);
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      // The write itself failed: each batch again on its own, so that a failure is its own batch's only.
+      for (const pending of group) await settle(organizationId, [pending]);
+      return;
+    }
+    group.forEach((pending, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome instanceof DomainError) pending.reject(outcome);
+      else pending.resolve(outcome);
+    });
+  }
+
+  async function ingestGroup(organizationId: string, group: readonly Pending[]): Promise<Outcome[]> {
     return transaction(db, async (trx) => {
       const events = eventsRepository(trx);
       const meters = metersRepository(trx);
       await meters.lockOrganization(organizationId, 'shared');
+      const all = group.length === 1 ? group[0]!.batch : group.flatMap((pending) => pending.batch);
       const [active, customers] = await together(
         meters.activeOf(organizationId),
-        resolveCustomers(trx, organizationId, batch),
+        resolveCustomers(trx, organizationId, all),
       );
-      const issues: FieldIssue[] = [...customers.issues];
 
-      // Duplicates: within the batch (the first one wins) and against what is stored.
-      const externalIds = [...new Set(batch.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
-      const stored =
+      // Duplicates: within the group (the first one sent wins) and against what is stored.
+      const externalIds = [...new Set(all.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
+      const seen =
         externalIds.length > 0 ? await events.existingExternalIds(organizationId, externalIds) : new Set<string>();
-      const seen = new Set<string>(stored);
-      const fresh: Array<Indexed & { id: string }> = [];
-      for (const item of batch) {
-        const externalId = item.input.external_id;
-        if (externalId) {
-          if (seen.has(externalId)) continue;
-          seen.add(externalId);
+      const outcomes: Outcome[] = [];
+      const accepted: Array<{ position: number; rows: StoredEvent[]; size: number }> = [];
+      for (const [position, pending] of group.entries()) {
+        const issues = customerIssues(pending.batch, customers.byId);
+        const claimed: string[] = [];
+        const fresh: Array<Indexed & { id: string }> = [];
+        for (const item of pending.batch) {
+          const externalId = item.input.external_id;
+          if (externalId) {
+            if (seen.has(externalId)) continue;
+            seen.add(externalId);
+            claimed.push(externalId);
+          }
+          fresh.push({ ...item, id: uuidv7(pending.now.getTime()) });
         }
-        fresh.push({ ...item, id: uuidv7(now.getTime()) });
+        const parents = await resolveParents(trx, organizationId, fresh, issues);
+        if (issues.length > 0) {
+          // Refused whole: its external ids are free again for the batches after it.
+          for (const externalId of claimed) seen.delete(externalId);
+          outcomes.push(validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]))));
+          continue;
+        }
+        const ingestedAt = pending.now.getTime();
+        const rows = fresh.map(({ input, timestamp, id }): StoredEvent => {
+          const customer = input.customer_id
+            ? customers.byId.get(input.customer_id)!
+            : customers.byExternalId.get(input.external_customer_id!);
+          return {
+            id,
+            organizationId,
+            customerId: customer?.id ?? null,
+            externalCustomerId: customer ? customer.externalId : input.external_customer_id!,
+            memberId: input.member_id ?? null,
+            externalMemberId: input.external_member_id ?? null,
+            name: input.name,
+            source: 'user',
+            timestamp,
+            ingestedAt,
+            externalId: input.external_id ?? null,
+            parentId: input.parent_id ? parents.get(input.parent_id)! : null,
+            metadata: input.metadata ?? {},
+          };
+        });
+        outcomes.push({ inserted: 0, duplicates: 0 });
+        accepted.push({ position, rows, size: pending.batch.length });
       }
-
-      const parents = await resolveParents(trx, organizationId, fresh, issues);
-      if (issues.length > 0) throw validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-
-      const ingestedAt = now.getTime();
-      let rows: StoredEvent[] = fresh.map(({ input, timestamp, id }) => {
-        const customer = input.customer_id
-          ? customers.byId.get(input.customer_id)!
-          : customers.byExternalId.get(input.external_customer_id!);
-        return {
-          id,
-          organizationId,
-          customerId: customer?.id ?? null,
-          externalCustomerId: customer ? customer.externalId : input.external_customer_id!,
-          memberId: input.member_id ?? null,
-          externalMemberId: input.external_member_id ?? null,
-          name: input.name,
-          source: 'user',
-          timestamp,
-          ingestedAt,
-          externalId: input.external_id ?? null,
-          parentId: input.parent_id ? parents.get(input.parent_id)! : null,
-          metadata: input.metadata ?? {},
-        };
-      });
 
       const writes: Deferred[] = [];
       // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
       // could see them): the INSERT says which rows are ours, and only those are counted.
-      if (events.dialect() === 'postgres' && externalIds.length > 0) {
-        const inserted = await events.insertReturning(rows);
-        rows = rows.filter((row) => inserted.has(row.id));
-      } else writes.push(...events.deferInsert(rows));
+      if (dialect(trx) === 'postgres' && externalIds.length > 0) {
+        const inserted = await events.insertReturning(accepted.flatMap((batch) => batch.rows));
+        for (const batch of accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
+      } else writes.push(...events.deferInsert(accepted.flatMap((batch) => batch.rows)));
 
-      const compiled = active.map(compileMeter);
-      const deltas = aggregateBatch(compiled, rows);
+      const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
+      const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
+      const deltas = aggregateBatch(active.map(compileMeter), rows);
       writes.push(...meterAggregatesRepository(trx).deferAdd(deltas, now));
       const typeCount = events.deferCountTypes(eventTypes(organizationId, rows, now));
       if (typeCount) writes.push(typeCount);
       await finishWith(trx, ...writes);
-      return { inserted: rows.length, duplicates: batch.length - rows.length };
+      for (const batch of accepted)
+        outcomes[batch.position] = { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length };
+      return outcomes;
     });
   }
 
@@ -133,7 +205,7 @@ export function createIngestion(deps: { db: Db; clock: Clock }) {
       const total: EventsIngestResponse = { inserted: 0, duplicates: 0 };
       // Several organizations in one call (a member's session) are rare: each is its own transaction.
       for (const [organizationId, batch] of byOrganization) {
-        const result = await ingestOrganization(organizationId, batch, now);
+        const result = await submit(organizationId, batch, now);
         total.inserted += result.inserted;
         total.duplicates += result.duplicates;
       }
@@ -142,83 +214,15 @@ export function createIngestion(deps: { db: Db; clock: Clock }) {
   };
 }
 
-interface CustomerRef {
-  id: string;
-  externalId: string | null;
-}
-
-async function resolveCustomers(trx: Db, organizationId: string, batch: readonly Indexed[]) {
-  const ids = new Set<string>();
-  const externalIds = new Set<string>();
-  for (const { input } of batch) {
-    if (input.customer_id) ids.add(input.customer_id);
-    else if (input.external_customer_id) externalIds.add(input.external_customer_id);
+/** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */
+function takeGroup(queue: Pending[]): Pending[] {
+  const first = queue.shift()!;
+  const group = [first];
+  if (first.alone) return group;
+  let size = first.batch.length;
+  while (queue.length > 0 && !queue[0]!.alone && size + queue[0]!.batch.length <= MAX_GROUP_EVENTS) {
+    size += queue[0]!.batch.length;
+    group.push(queue.shift()!);
   }
-  const events = eventsRepository(trx);
-  const [byIdRows, byExternalRows] = await together(
-    events.customersByIds(organizationId, [...ids]),
-    events.customersByExternalIds(organizationId, [...externalIds]),
-  );
-  const byId = new Map<string, CustomerRef>(byIdRows.map((row) => [row.id, row]));
-  const byExternalId = new Map<string, CustomerRef>(byExternalRows.map((row) => [row.externalId!, row]));
-  const issues: FieldIssue[] = [];
-  for (const { index, input } of batch)
-    if (input.customer_id && !byId.has(input.customer_id))
-      issues.push({
-        loc: ['body', 'events', index, 'customer_id'],
-        msg: 'Customer not found.',
-        type: 'value_error',
-        input: input.customer_id,
-      });
-  return { byId, byExternalId, issues };
-}
-
-/** Parents named by a Polar id or an external id, of events stored or earlier in the same batch. */
-async function resolveParents(
-  trx: Db,
-  organizationId: string,
-  batch: ReadonlyArray<Indexed & { id: string }>,
-  issues: FieldIssue[],
-): Promise<Map<string, string>> {
-  const parents = new Map<string, string>();
-  const wanted = batch.flatMap(({ input }) => (input.parent_id ? [input.parent_id] : []));
-  if (wanted.length === 0) return parents;
-  for (const { input, id } of batch) if (input.external_id) parents.set(input.external_id, id);
-  const missing = [...new Set(wanted.filter((reference) => !parents.has(reference)))];
-  const found = await eventsRepository(trx).idsByReference(organizationId, missing, missing.filter(isUuid));
-  for (const [reference, id] of found) parents.set(reference, id);
-  for (const { index, input } of batch)
-    if (input.parent_id && !parents.has(input.parent_id))
-      issues.push({
-        loc: ['body', 'events', index, 'parent_id'],
-        msg: 'Parent event not found.',
-        type: 'value_error',
-        input: input.parent_id,
-      });
-  return parents;
-}
-
-function eventTypes(organizationId: string, rows: readonly StoredEvent[], now: Date): EventType[] {
-  const types = new Map<string, EventType>();
-  for (const row of rows) {
-    const type = types.get(row.name);
-    if (type) {
-      type.occurrences += 1;
-      type.firstSeen = Math.min(type.firstSeen, row.timestamp);
-      type.lastSeen = Math.max(type.lastSeen, row.timestamp);
-    } else
-      types.set(row.name, {
-        id: randomUUID(),
-        organizationId,
-        name: row.name,
-        label: row.name,
-        source: row.source,
-        occurrences: 1,
-        firstSeen: row.timestamp,
-        lastSeen: row.timestamp,
-        createdAt: now,
-        modifiedAt: null,
-      });
-  }
-  return [...types.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return group;
 }

@@ -130,3 +130,77 @@ export const eventTypeListQuery = z.object({
   ...pageQuery,
   sorting: sortingQuery(['name', 'label', 'occurrences', 'first_seen', 'last_seen'], ['-last_seen']),
 });
+
+// zod's z.uuid(): RFC 9562 versions 1–8 and variant 10, or the nil and max UUIDs.
+const STRICT_UUID =
+  /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
+const EVENT_KEYS = new Set([
+  'timestamp',
+  'name',
+  'organization_id',
+  'external_id',
+  'parent_id',
+  'metadata',
+  'customer_id',
+  'member_id',
+  'external_customer_id',
+  'external_member_id',
+]);
+
+const text = (value: unknown, max: number): boolean =>
+  typeof value === 'string' && value.length >= 1 && value.length <= max;
+const optionalText = (value: unknown, max: number): boolean => value === undefined || text(value, max);
+const nullableText = (value: unknown, max: number): boolean =>
+  value === undefined || value === null || text(value, max);
+
+function validMetadata(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (++keys > 50 || key.length < 1 || key.length > 40 || key === '__proto__') return false;
+    const entry = (value as Record<string, unknown>)[key];
+    if (typeof entry === 'string' ? entry.length > 500 : typeof entry !== 'number' && typeof entry !== 'boolean')
+      return false;
+  }
+  return Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function validEvent(event: unknown): boolean {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return false;
+  if (Object.getPrototypeOf(event) !== Object.prototype) return false;
+  for (const key in event) if (!EVENT_KEYS.has(key)) return false;
+  const e = event as Record<string, unknown>;
+  if (!text(e.name, 128)) return false;
+  if (e.timestamp !== undefined && !(typeof e.timestamp === 'string' && datetime.safeParse(e.timestamp).success))
+    return false;
+  if (!nullableText(e.organization_id, 64) || !nullableText(e.external_id, 256) || !nullableText(e.parent_id, 256))
+    return false;
+  if (!nullableText(e.external_member_id, 256) || !optionalText(e.external_customer_id, 256)) return false;
+  if (e.customer_id !== undefined && !(typeof e.customer_id === 'string' && STRICT_UUID.test(e.customer_id)))
+    return false;
+  if (
+    e.member_id !== undefined &&
+    e.member_id !== null &&
+    !(typeof e.member_id === 'string' && STRICT_UUID.test(e.member_id))
+  )
+    return false;
+  if ((e.customer_id === undefined) === (e.external_customer_id === undefined)) return false;
+  return validMetadata(e.metadata);
+}
+
+/**
+ * `eventsIngestSchema` by hand, for the common case: the body when every event is valid, else null, and the schema
+ * then parses it and names every error (so a 422 reads the same either way). It accepts nothing the schema would
+ * refuse, and returns the body as the schema would (no defaults, no transforms): zod's per-event cost was a tenth
+ * of the daemon's main thread under load (bench/events).
+ */
+export function fastEventsIngest(body: unknown): z.output<typeof eventsIngestSchema> | null {
+  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) return null;
+  for (const key in body) if (key !== 'events') return null;
+  const events = (body as { events?: unknown }).events;
+  if (!Array.isArray(events) || events.length > MAX_EVENTS_PER_INGEST) return null;
+  for (const event of events) if (!validEvent(event)) return null;
+  return body as z.output<typeof eventsIngestSchema>;
+}

@@ -5,6 +5,7 @@ import {
   eventSchema,
   eventsIngestResponseSchema,
   eventsIngestSchema,
+  fastEventsIngest,
   eventTypeListQuery,
   eventTypeListSchema,
 } from '../../../core/events/schemas.js';
@@ -27,6 +28,7 @@ export function registerEventsRoutes(api: V1Api, core: CoreContext): void {
       summary: 'Ingest up to 1,000 events (external_id deduplicated per organization)',
       scopes: writeScopes('events'),
       body: eventsIngestSchema,
+      fastBody: fastEventsIngest,
       response: eventsIngestResponseSchema,
     },
     ({ actor, body }) => service.ingest(actor, body.events),

@@ -32,6 +32,11 @@ export interface OperationSpec<P extends Schema, Q extends Schema, B extends Sch
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A hand-written check of the body for the common case (a hot route): the body, as `body` would output it, when
+   * valid; null sends it to `body`, which names the errors.
+   */
+  fastBody?: (raw: unknown) => z.output<B> | null;
   response?: Schema;
   /** 200 unless given; 201 for creations, 204 for deletions. */
   status?: number;
@@ -158,7 +163,7 @@ export class V1Api {
       const query = parse(spec.query, ctx.query, 'query');
       const raw = spec.body ? await readV1Body(ctx, MAX_BODY_BYTES) : undefined;
       refuseNul('body', raw);
-      const body = parse(spec.body, raw, 'body');
+      const body = spec.fastBody?.(raw) ?? parse(spec.body, raw, 'body');
       // Handlers return the body; a handler that set ctx.body itself (a file, a redirect) returns undefined.
       const result = await handler({ ctx, params, query, body });
       if (result === undefined) {
