@@ -198,7 +198,7 @@ async function resolveParents(
   return parents;
 }
 
-function eventTypes(organizationId: string, rows: readonly StoredEvent[], now: Date): EventType[] {
+export function eventTypes(organizationId: string, rows: readonly StoredEvent[], now: Date): EventType[] {
   const types = new Map<string, EventType>();
   for (const row of rows) {
     const type = types.get(row.name);
