@@ -1,4 +1,4 @@
-import { finishWith, type Db, type Deferred } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { eventTypes } from './ingest.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
@@ -47,5 +47,6 @@ export async function recordSystemEvents(trx: Db, events: readonly SystemEvent[]
     );
     if (count) writes.push(count);
   }
-  await finishWith(trx, ...writes);
+  // Not finishWith: these writes are in the middle of the caller's transaction, not its last statements.
+  for (const write of writes) await write;
 }
