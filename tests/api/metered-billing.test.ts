@@ -1,3 +1,4 @@
+import { Polar } from '@polar-sh/sdk';
 import { validateEvent } from '@polar-sh/sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,7 +226,7 @@ describe('metered billing', () => {
 
     // The system events, as Polar names them: a reset per bill, a credit per grant and cycle, one negative on revoke.
     const system = await merchant.api.get('/v1/events/', {
-      query: { customer_id: customerId, source: 'system', limit: 100 },
+      query: { customer_id: customerId, source: 'system', limit: '100' },
     });
     expect(system.status, system.text).toBe(200);
     const names = (system.json.items as Array<{ name: string; metadata: any }>).map((event) => event.name);
@@ -286,6 +287,17 @@ describe('metered billing', () => {
     const [meter] = listed.result.items;
     expect(meter).toMatchObject({ consumedUnits: 300.75, creditedUnits: 100, balance: -200.75 });
     expect((await sdk.customerMeters.get({ id: meter!.id })).creditedUnits).toBe(100);
+
+    // The customer's own view (CustomerSubscriptionMeter: the meter named).
+    const session = await sdk.customerSessions.create({ customerId });
+    const portal = new Polar({ accessToken: session.token, serverURL: daemon.url });
+    const own = await portal.customerPortal.subscriptions.get(
+      { customerSession: session.token },
+      { id: subscriptionId },
+    );
+    expect(own.meters).toEqual([
+      expect.objectContaining({ meterId, amount: charge(200.75), meter: expect.objectContaining({ name: 'Tokens' }) }),
+    ]);
 
     const revoked = await merchant.api.call('DELETE', `/v1/subscriptions/${subscriptionId}`);
     expect(revoked.status, revoked.text).toBe(200);

@@ -250,7 +250,7 @@ export async function fulfilCheckout(
     customerIsNew || !savedMethod ? null : paymentMethodsRepository(trx).defaultIdOf(customer.id),
     customerIsNew ? [] : grantedBenefitsOf(trx, customer.id),
     // A new customer has meters only from events sent by their external id before they existed.
-    customerIsNew && customer.externalId === null ? [] : activeMetersOf(trx, customer.id),
+    customerIsNew && customer.externalId === null ? [] : activeMetersOf(trx, customer.id, customer),
   );
   // The card kept for renewals becomes a saved method that the new subscription bills; the customer's default only
   // if they had none (payment-methods/billing.ts).

@@ -18,7 +18,11 @@ export type ActiveSubscriptionsReader = ((
 };
 
 /** Reads a customer's meters as CustomerState lists them (meters/customer-meters.ts implements it). */
-export type ActiveMetersReader = (db: Db, customerId: string) => Promise<CustomerStateWire['active_meters']>;
+export type ActiveMetersReader = (
+  db: Db,
+  customerId: string,
+  customer?: Customer,
+) => Promise<CustomerStateWire['active_meters']>;
 
 /**
  * A customer's state (Polar's CustomerState): the customer plus what they currently have. The one place it is
@@ -34,7 +38,7 @@ export async function customerState(
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
   const readMeters = activeMetersOf ?? activeSubscriptionsOf.activeMeters;
-  const meters = readMeters ? await readMeters(db, customer.id) : [];
+  const meters = readMeters ? await readMeters(db, customer.id, customer) : [];
   const subscriptions = await activeSubscriptionsOf(db, customer.id);
   return stateOf(customer, subscriptions, await grantedBenefitsOf(db, customer.id), meters);
 }
@@ -73,7 +77,9 @@ export async function recordCustomerEvent(
   const subscriptions = event === 'created' ? [] : await activeSubscriptionsOf(trx, customer.id);
   const grants = event === 'created' ? [] : await grantedBenefitsOf(trx, customer.id);
   // A new customer may already have meters: events sent by their external id before they existed.
-  const meters = activeSubscriptionsOf.activeMeters ? await activeSubscriptionsOf.activeMeters(trx, customer.id) : [];
+  const meters = activeSubscriptionsOf.activeMeters
+    ? await activeSubscriptionsOf.activeMeters(trx, customer.id, customer)
+    : [];
   await recordEvents(trx, [
     customerEvent(customer, event, at),
     stateChangedEvent(stateOf(customer, subscriptions, grants, meters), at),
