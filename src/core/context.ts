@@ -68,7 +68,10 @@ import { createGrantEngine } from './benefit-grants/engine.js';
 import { grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
-import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import { meterCreditStrategy } from './metered-billing/credit-strategy.js';
+import { meteredCycleHook } from './metered-billing/cycle-hook.js';
+import { finalUsageHandler } from './metered-billing/final-bill.js';
 import { cycleHandler } from './renewals/cycle.js';
 import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
@@ -333,7 +336,13 @@ export function createCore(options: {
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const embed = { baseUrl: config.baseUrl, readCache };
   // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
-  const cycleHooks: CycleHook[] = [pauseCycleHook(embed), pendingUpdateCycleHook(readCache), prorationCycleHook];
+  // Metered usage last: a hook that stops the cycle (a pause) leaves the usage for the cycle that bills.
+  const cycleHooks: CycleHook[] = [
+    pauseCycleHook(embed),
+    pendingUpdateCycleHook(readCache),
+    prorationCycleHook,
+    meteredCycleHook(readCache),
+  ];
   const cycle = { options: embed, hooks: cycleHooks };
   const subscriptions = createSubscriptionService({
     db,
@@ -375,7 +384,7 @@ export function createCore(options: {
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
   const grantEngine = createGrantEngine({
-    strategies: { ...defaultStrategies(secretBox), ...options.grantStrategies },
+    strategies: { ...defaultStrategies(secretBox), meter_credit: meterCreditStrategy, ...options.grantStrategies },
     activeSubscriptionsOf,
   });
   for (const [kind, handler] of Object.entries(grantJobHandlers(grantEngine))) scheduler.register(kind, handler);
@@ -390,6 +399,7 @@ export function createCore(options: {
     (trx, subscription, at) => syncSubscriptionGrants(trx, subscription.id, at),
   ];
   scheduler.register(CYCLE_JOB, cycleHandler(cycle));
+  scheduler.register(FINAL_USAGE_JOB, finalUsageHandler(embed));
   scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
   scheduler.registerPrepared(
     CHARGE_JOB,

@@ -206,8 +206,8 @@ describe('statements of one purchase', () => {
     expect(confirm.slice(2 + race().length)).toEqual([
       ...fulfilmentStart('insert customers'), // does nothing: the customer exists
       'select customers',
-      // their state (subscriptions and grants), and whether they have a default card already (read together)
-      'select subscriptions + select payment_methods + select benefit_grants',
+      // their state (subscriptions, grants and meters), and whether they have a default card already (read together)
+      'select subscriptions + select payment_methods + select benefit_grants + select meter_totals',
       ...lastWrites('insert payment_methods + insert subscriptions + insert scheduled_jobs + insert orders'),
     ]);
   });

@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { transaction } from '../../src/core/database/index.js';
+import { customersRepository } from '../../src/core/customers/repository.js';
+import { resetMeters } from '../../src/core/metered-billing/usage.js';
+import { periodUsage } from '../../src/core/meters/period-usage.js';
+import type { ProductPrice } from '../../src/core/products/read.js';
 import { seededRandom } from '../fuzz/generators.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
@@ -6,9 +11,10 @@ import { createMerchant, type Merchant } from '../helpers/v1.js';
 
 /**
  * Property: whatever the order of ingestion (duplicates, timestamps out of order, concurrent batches, meters created
- * or changed midway and counted by backfill, customers created after their events), every customer meter and every
- * quantity series equals a recomputation from the raw events stored. The oracle below shares no code with the
- * daemon: a filter is evaluated by a plain recursive interpreter.
+ * or changed midway and counted by backfill, customers created after their events, cycle bills that reset a
+ * customer's meter), every customer meter, every cycle bill and every quantity series equals a recomputation from
+ * the raw events stored. The oracle below shares no code with the daemon: a filter is evaluated by a plain recursive
+ * interpreter, and a bill is the oracle's units since the customer's last reset × 0.35¢, in integers.
  */
 
 const daemon = useTestDaemon();
@@ -18,6 +24,7 @@ type Clause = { property: string; operator: string; value: Value };
 type FilterNode = { conjunction: 'and' | 'or'; clauses: Array<Clause | FilterNode> };
 type Aggregation = { func: 'count' } | { func: 'sum' | 'max' | 'min' | 'avg' | 'unique'; property: string };
 interface RawEvent {
+  seq: number;
   customer_id: string | null;
   external_customer_id: string | null;
   name: string;
@@ -187,6 +194,60 @@ describe('meters: running aggregates equal a recomputation from raw events', () 
       expect(response.status, response.text).toBe(200);
     }
 
+    async function rawEvents(): Promise<RawEvent[]> {
+      const rows = (await daemon()
+        .core.db('events')
+        .where({ organization_id: merchant.organization.id, source: 'user' })) as Array<Record<string, unknown>>;
+      return rows.map((row) => ({
+        seq: Number(row.seq),
+        customer_id: (row.customer_id as string | null) ?? null,
+        external_customer_id: (row.external_customer_id as string | null) ?? null,
+        name: String(row.name),
+        source: String(row.source),
+        timestamp: Number(row.timestamp),
+        metadata: JSON.parse(String(row.metadata)),
+      }));
+    }
+    const ownerOf = (event: RawEvent) =>
+      customers.find(
+        (customer) =>
+          customer.id === event.customer_id ||
+          (event.customer_id === null && customer.externalId === event.external_customer_id),
+      );
+    // Per meter and customer, the last event seq a bill covered: a customer meter counts what came after.
+    const lastReset = new Map<string, number>();
+    const sinceReset = (raw: RawEvent[], meter: (typeof meters)[number], customer: (typeof customers)[number]) =>
+      raw.filter(
+        (event) =>
+          holds(meter.filter, event) &&
+          ownerOf(event) === customer &&
+          event.seq > (lastReset.get(`${meter.id}|${customer.id}`) ?? 0),
+      );
+    let bills = 0;
+    /** A cycle bill of one customer's meter, through a metered price of 0.35¢ a unit, then the meter's reset. */
+    async function bill(meter: (typeof meters)[number], customer: (typeof customers)[number]) {
+      const raw = await rawEvents();
+      const units = aggregate(meter.aggregation, sinceReset(raw, meter, customer));
+      const price = { amountType: 'metered_unit', unitAmount: '0.35', capAmount: null, meterId: meter.id };
+      await transaction(daemon().core.db, async (trx) => {
+        const row = (await customersRepository(trx).findAnyById(customer.id))!;
+        const [line] = await periodUsage(trx, row, [price as ProductPrice]);
+        expect(line!.consumed).toBeCloseTo(units, 9);
+        // 0.35¢ a unit, half away from zero: exact in integers for whole units, within half a cent for an avg.
+        const billable = Math.max(0, units);
+        if (Number.isInteger(billable)) expect(line!.amount).toBe(Math.floor((billable * 70 + 100) / 200));
+        else expect(Math.abs(line!.amount - billable * 0.35)).toBeLessThanOrEqual(0.5 + 1e-9);
+        await resetMeters(
+          trx,
+          row,
+          [{ meterId: meter.id, consumed: line!.consumed, credited: line!.credited }],
+          new Date(),
+        );
+      });
+      lastReset.set(`${meter.id}|${customer.id}`, Math.max(...raw.map((event) => event.seq), 0));
+      bills += 1;
+    }
+
     for (let step = 0; step < 24; step++) {
       if (step % 6 === 5 && midway.length > 0) await createMeter(midway.shift());
       const action = int(10);
@@ -206,27 +267,24 @@ describe('meters: running aggregates equal a recomputation from raw events', () 
         expect(changed.status, changed.text).toBe(200);
       }
       if (random() < 0.3) await daemon().core.scheduler.drain();
+      if (step % 4 === 3) {
+        // A bill needs the meter counted to date: a meter still backfilling bills when it is done.
+        await daemon().core.scheduler.drain();
+        await bill(pick(meters), pick(customers));
+      }
     }
     await daemon().core.scheduler.drain();
+    // A meter changed after a bill counts again in the background, and only what came after each customer's bill.
+    const billed = meters.find((meter) => [...lastReset.keys()].some((key) => key.startsWith(`${meter.id}|`)))!;
+    billed.aggregation = billed.aggregation.func === 'count' ? { func: 'sum', property: 'n' } : { func: 'count' };
+    const recount = await merchant.api.call('PATCH', `/v1/meters/${billed.id}`, {
+      body: { aggregation: billed.aggregation },
+    });
+    expect(recount.status, recount.text).toBe(200);
+    await daemon().core.scheduler.drain();
 
-    const raw = (
-      (await daemon().core.db('events').where({ organization_id: merchant.organization.id })) as Array<
-        Record<string, unknown>
-      >
-    ).map((row): RawEvent => ({
-      customer_id: (row.customer_id as string | null) ?? null,
-      external_customer_id: (row.external_customer_id as string | null) ?? null,
-      name: String(row.name),
-      source: String(row.source),
-      timestamp: Number(row.timestamp),
-      metadata: JSON.parse(String(row.metadata)),
-    }));
-    const ownerOf = (event: RawEvent) =>
-      customers.find(
-        (customer) =>
-          customer.id === event.customer_id ||
-          (event.customer_id === null && customer.externalId === event.external_customer_id),
-      );
+    const raw = await rawEvents();
+    expect(bills).toBe(6);
 
     // The history must exercise what it claims to: pending external ids, several meters, events each meter counts.
     expect(raw.some((event) => event.customer_id === null)).toBe(true);
@@ -246,9 +304,11 @@ describe('meters: running aggregates equal a recomputation from raw events', () 
         ]),
       );
       for (const customer of customers) {
-        const own = matched.filter((event) => ownerOf(event) === customer);
+        const own = sinceReset(raw, meter, customer);
         if (own.length === 0) {
-          expect(byCustomer.has(customer.id)).toBe(false);
+          // Never counted, or counted to 0 since its last bill.
+          expect(byCustomer.get(customer.id) ?? 0).toBe(0);
+          if (!lastReset.has(`${meter.id}|${customer.id}`)) expect(byCustomer.has(customer.id)).toBe(false);
           continue;
         }
         expect(byCustomer.get(customer.id), `meter ${JSON.stringify(meter)} customer ${customer.id}`).toBeCloseTo(

@@ -167,15 +167,33 @@ export function createGrantEngine(deps: { strategies: Strategies; activeSubscrip
       await announce(trx, grant.customerId, [{ grant: updated, type: 'updated', previous: grant.properties }], at);
     },
 
-    /** A renewal paid: `benefit_grant.cycled` for each live grant of the subscription. */
+    /**
+     * A renewal paid: each live grant of the subscription cycled through its strategy (meter credits credit again),
+     * then `benefit_grant.cycled` for each.
+     */
     async cycleHolder(trx: Db, subscriptionId: string, customerId: string, at: Date): Promise<void> {
-      const grants = (await benefitGrantsRepository(trx).forHolder(subscriptionId)).filter(isGranted);
-      await announce(
-        trx,
-        customerId,
-        grants.map((grant) => ({ grant, type: 'cycled' as const })),
-        at,
-      );
+      const live = (await benefitGrantsRepository(trx).forHolder(subscriptionId)).filter(isGranted);
+      const benefits = live.length
+        ? await benefitsById(
+            trx,
+            live[0]!.organizationId,
+            live.map((grant) => grant.benefitId),
+          )
+        : new Map<string, BenefitWire>();
+      const changes: Change[] = [];
+      for (const grant of live) {
+        const benefit = benefits.get(grant.benefitId);
+        const strategy = benefit ? strategyFor(benefit) : null;
+        if (!benefit || !strategy?.cycle) {
+          changes.push({ grant, type: 'cycled' });
+          continue;
+        }
+        const properties = await strategy.cycle({ trx, grant, benefit, at });
+        const cycled: BenefitGrant = { ...grant, properties, modifiedAt: at };
+        await benefitGrantsRepository(trx).save(cycled);
+        changes.push({ grant: cycled, type: 'cycled', previous: grant.properties });
+      }
+      await announce(trx, customerId, changes, at);
     },
   };
 }

@@ -31,6 +31,8 @@ export interface BenefitStrategy {
   revoke(ctx: StrategyContext): Promise<GrantProperties>;
   /** The benefit's properties changed under a live grant. */
   update(ctx: StrategyContext): Promise<GrantOutcome>;
+  /** A renewal of the grant's subscription was paid (meter credits renew); answers the grant's new properties. */
+  cycle?(ctx: StrategyContext): Promise<GrantProperties>;
 }
 
 export type Strategies = Partial<Record<BenefitType, BenefitStrategy>>;
@@ -88,8 +90,9 @@ function licenseKeysStrategy(box: SecretBox): BenefitStrategy {
 }
 
 /**
- * The strategies this daemon grants with. A benefit type without one (downloadables, GitHub, Discord and meter
- * credits, until their strategies exist) gets no grant: nothing is recorded that nothing could honour.
+ * The strategies this daemon grants with (meter credits' sits above meters: metered-billing/credit-strategy.ts, added
+ * in context.ts). A benefit type without one (downloadables, GitHub, Discord, until their strategies exist) gets no
+ * grant: nothing is recorded that nothing could honour.
  */
 export function defaultStrategies(box: SecretBox): Strategies {
   return { custom: customStrategy, license_keys: licenseKeysStrategy(box) };

@@ -28,6 +28,7 @@ import { normalizeEmail } from '../kernel/email.js';
 import { activeTrial, trialEnd } from './trial.js';
 import { trialRedemptionsRepository } from './trial-redemptions-repository.js';
 import { deferSchedule } from '../scheduler/schedule.js';
+import { activeMetersOf } from '../meters/customer-meters.js';
 import { activeSubscriptionsOf, stateSubscription } from '../subscriptions/state.js';
 import { orderSubscriptionWire, subscriptionWire } from '../subscriptions/wire.js';
 import type { Checkout } from './repository.js';
@@ -244,10 +245,12 @@ export async function fulfilCheckout(
   // A returning customer's other subscriptions (for their state) and whether they already have a default card are
   // read together.
   const savedMethod = subscription ? (input.savedMethod ?? null) : null;
-  const [otherSubscriptions, defaultMethodId, grantedBenefits] = await together(
+  const [otherSubscriptions, defaultMethodId, grantedBenefits, activeMeters] = await together(
     customerIsNew ? [] : activeSubscriptionsOf(trx, customer.id),
     customerIsNew || !savedMethod ? null : paymentMethodsRepository(trx).defaultIdOf(customer.id),
     customerIsNew ? [] : grantedBenefitsOf(trx, customer.id),
+    // A new customer has meters only from events sent by their external id before they existed.
+    customerIsNew && customer.externalId === null ? [] : activeMetersOf(trx, customer.id, customer),
   );
   // The card kept for renewals becomes a saved method that the new subscription bills; the customer's default only
   // if they had none (payment-methods/billing.ts).
@@ -267,7 +270,7 @@ export async function fulfilCheckout(
   // One state_changed for the whole purchase, with the state it ends in: their other subscriptions (none for a new
   // customer), then this one, the newest.
   const activeSubscriptions = [...otherSubscriptions, ...(subscription ? [stateSubscription(subscription)] : [])];
-  events.push(stateChangedEvent(stateOf(customer, activeSubscriptions, grantedBenefits), at));
+  events.push(stateChangedEvent(stateOf(customer, activeSubscriptions, grantedBenefits, activeMeters), at));
   const succeeded: Checkout = {
     ...checkout,
     status: 'succeeded',

@@ -63,6 +63,14 @@ export function customerSubscriptionWire(
   subscription: SubscriptionWire,
   organization: CustomerOrganizationWire,
 ): CustomerSubscriptionWire {
-  const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, ...rest } = subscription;
-  return { ...rest, product: customerProduct(product, organization), meters: [] };
+  const { metadata: _m, custom_field_data: _c, customer: _cu, discount: _d, product, meters, ...rest } = subscription;
+  return {
+    ...rest,
+    product: customerProduct(product, organization),
+    // CustomerSubscriptionMeter: the meter named, not described.
+    meters: meters.map(({ meter, ...figures }) => ({
+      ...figures,
+      meter: { id: meter.id, created_at: meter.created_at, modified_at: meter.modified_at, name: meter.name },
+    })),
+  };
 }

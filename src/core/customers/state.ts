@@ -9,13 +9,20 @@ import { customerStateWire, customerWire } from './wire.js';
  * Reads a customer's active subscriptions as CustomerState lists them. Subscriptions (and, later, grants and meters)
  * embed customers and so sit above them: the core hands this reader in (subscriptions/state.ts implements it).
  */
-export type ActiveSubscriptionsReader = (
+export type ActiveSubscriptionsReader = ((
   db: Db,
   customerId: string,
-) => Promise<CustomerStateWire['active_subscriptions']>;
+) => Promise<CustomerStateWire['active_subscriptions']>) & {
+  /** The customer's meters (`active_meters`), which also sit above customers; without it, states list none. */
+  activeMeters?: ActiveMetersReader;
+};
 
 /** Reads a customer's meters as CustomerState lists them (meters/customer-meters.ts implements it). */
-export type ActiveMetersReader = (db: Db, customerId: string) => Promise<CustomerStateWire['active_meters']>;
+export type ActiveMetersReader = (
+  db: Db,
+  customerId: string,
+  customer?: Customer,
+) => Promise<CustomerStateWire['active_meters']>;
 
 /**
  * A customer's state (Polar's CustomerState): the customer plus what they currently have. The one place it is
@@ -30,7 +37,8 @@ export async function customerState(
 ): Promise<CustomerStateWire | null> {
   const customer = await customersRepository(db).findAnyById(customerId);
   if (!customer) return null;
-  const meters = activeMetersOf ? await activeMetersOf(db, customer.id) : [];
+  const readMeters = activeMetersOf ?? activeSubscriptionsOf.activeMeters;
+  const meters = readMeters ? await readMeters(db, customer.id, customer) : [];
   const subscriptions = await activeSubscriptionsOf(db, customer.id);
   return stateOf(customer, subscriptions, await grantedBenefitsOf(db, customer.id), meters);
 }
@@ -45,8 +53,7 @@ export function stateOf(
   grantedBenefits: CustomerStateWire['granted_benefits'] = [],
   activeMeters: CustomerStateWire['active_meters'] = [],
 ): CustomerStateWire {
-  // `active_meters` comes from the meters' running aggregates (GET …/state passes its reader; states sent with
-  // events leave them out for now).
+  // `active_meters` comes from the meters' running aggregates (the readers, above customers, hand them in).
   return customerStateWire(customer, { activeSubscriptions, grantedBenefits, activeMeters });
 }
 
@@ -69,9 +76,13 @@ export async function recordCustomerEvent(
   // A customer created a moment ago has no subscriptions or grants yet.
   const subscriptions = event === 'created' ? [] : await activeSubscriptionsOf(trx, customer.id);
   const grants = event === 'created' ? [] : await grantedBenefitsOf(trx, customer.id);
+  // A new customer may already have meters: events sent by their external id before they existed.
+  const meters = activeSubscriptionsOf.activeMeters
+    ? await activeSubscriptionsOf.activeMeters(trx, customer.id, customer)
+    : [];
   await recordEvents(trx, [
     customerEvent(customer, event, at),
-    stateChangedEvent(stateOf(customer, subscriptions, grants), at),
+    stateChangedEvent(stateOf(customer, subscriptions, grants, meters), at),
   ]);
 }
 

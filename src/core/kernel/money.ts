@@ -163,3 +163,47 @@ export function formatAmount(amount: number, currency: string): string {
   const units = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
   return `${sign}${units} ${currency.toUpperCase()}`;
 }
+
+/** A finite decimal as an integer and a power of ten: "12.345" → 12345n / 10^3 (exponent forms too: 1e-7). */
+function parseDecimal(text: string): { digits: bigint; scale: number } {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text.trim());
+  if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new RangeError(`not a decimal: ${text}`);
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  let digits = BigInt(`${whole}${fraction}` || '0');
+  let scale = fraction.length - Number(exponent);
+  if (scale < 0) {
+    digits *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { digits: sign === '-' ? -digits : digits, scale };
+}
+
+/**
+ * `units × unitAmount` in minor units, rounded half away from zero: a metered price's charge for a period. Both are
+ * taken as the decimals they print as (a unit amount is Polar's decimal string of cents per unit; units may be
+ * fractional, a `sum` or `avg` meter's), so 3 × "0.1" is exactly 0.3 and rounds to 0, never to a float's 0.30000004.
+ */
+export function meteredAmount(units: number | string, unitAmount: string): number {
+  const a = parseDecimal(String(units));
+  const b = parseDecimal(unitAmount);
+  const product = a.digits * b.digits;
+  const denominator = 10n ** BigInt(a.scale + b.scale);
+  const magnitude = product < 0n ? -product : product;
+  const rounded = (magnitude * 2n + denominator) / (denominator * 2n);
+  const result = Number(product < 0n ? -rounded : rounded);
+  assertAmount(result, 'metered amount');
+  return result;
+}
+
+/** `a − b` of two decimals, exactly, as a decimal string (a meter's consumed units less its integer credits). */
+export function subtractDecimal(a: number | string, b: number | string): string {
+  const x = parseDecimal(String(a));
+  const y = parseDecimal(String(b));
+  const scale = Math.max(x.scale, y.scale);
+  const difference = x.digits * 10n ** BigInt(scale - x.scale) - y.digits * 10n ** BigInt(scale - y.scale);
+  const negative = difference < 0n;
+  const text = (negative ? -difference : difference).toString().padStart(scale + 1, '0');
+  const whole = text.slice(0, text.length - scale);
+  const fraction = scale > 0 ? text.slice(text.length - scale).replace(/0+$/, '') : '';
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}

@@ -2,7 +2,8 @@ import type { Db } from '../database/index.js';
 import { schedule } from '../scheduler/schedule.js';
 import type { JobHandler } from '../scheduler/service.js';
 import { meterAggregatesRepository } from './aggregates-repository.js';
-import { aggregateBatch, compileMeter } from './aggregates.js';
+import { aggregateBatch, compileMeter, subjectOf } from './aggregates.js';
+import { meterResetsRepository } from './resets-repository.js';
 import { metersRepository, type Meter } from './repository.js';
 
 /**
@@ -36,10 +37,26 @@ export function meterBackfillHandler(): JobHandler {
       BACKFILL_STEP,
     );
     if (rows.length > 0) {
-      const deltas = aggregateBatch(
-        [compileMeter(meter)],
+      // What a customer's meter counted before its last reset was billed (or credited against): not counted again.
+      const resetSeqs = await meterResetsRepository(trx).resetSeqs(meter.id);
+      const counted = rows.filter((row) => {
+        const subject = subjectOf(row.event);
+        return subject === null || row.seq > (resetSeqs.get(subject) ?? 0);
+      });
+      const compiled = [compileMeter(meter)];
+      const all = aggregateBatch(
+        compiled,
         rows.map((row) => row.event),
       );
+      // Quantity series are by event time, over all events; only the customer meters start at their reset.
+      const own =
+        counted.length === rows.length
+          ? all
+          : aggregateBatch(
+              compiled,
+              counted.map((row) => row.event),
+            );
+      const deltas = { ...all, totals: own.totals, uniqueValues: own.uniqueValues };
       for (const statement of aggregates.deferAdd(deltas, now)) await statement;
     }
     const done = rows.length < BACKFILL_STEP;

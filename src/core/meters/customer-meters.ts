@@ -50,8 +50,12 @@ export async function customerMeterFigures(
 }
 
 /** CustomerState's `active_meters`: every meter of the customer's organization not archived that counted them. */
-export async function activeMetersOf(db: Db, customerId: string): Promise<CustomerStateWire['active_meters']> {
-  const customer = await customersRepository(db).findAnyById(customerId);
+export async function activeMetersOf(
+  db: Db,
+  customerId: string,
+  known?: Customer,
+): Promise<CustomerStateWire['active_meters']> {
+  const customer = known ?? (await customersRepository(db).findAnyById(customerId));
   if (!customer) return [];
   const rows = await meterAggregatesRepository(db).totalsOfCustomer(customer);
   if (rows.length === 0) return [];

@@ -45,7 +45,8 @@ export function chargeHandler(deps: ChargeDeps): PreparedJobHandler<ChargeResult
       const order = await ordersRepository(db).findById(job.subjectId);
       if (!order || order.status !== 'pending' || !order.subscriptionId) return null;
       const subscription = await subscriptionsRepository(db).findById(order.subscriptionId);
-      if (!subscription || subscription.endedAt) return null;
+      // An ended subscription's orders are not charged, except its final usage order (written at or after the end).
+      if (!subscription || (subscription.endedAt && order.createdAt < subscription.endedAt)) return null;
       if (await scheduledJobsRepository(db).otherClaimed(CHARGE_JOB, order.id, job.id, now))
         throw new Error(`another charge of order ${order.id} is in flight; this attempt waits for it`);
       const reference = chargeReference(order.id, job.id);

@@ -167,7 +167,7 @@ async function bill(trx: Transaction, current: Subscription, items: CycleItem[],
     // Tax is computed on the order's net (one rate: the buyer's address); the plan's line carries it.
     taxAmount: position === 0 ? totals.taxAmount : 0,
     proration: line.proration,
-    productPriceId: position === 0 ? current.productPriceId : null,
+    productPriceId: position === 0 ? current.productPriceId : (line.productPriceId ?? null),
     position,
     createdAt: now,
   }));

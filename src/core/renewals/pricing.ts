@@ -15,6 +15,8 @@ export interface CycleLine {
   /** Signed minor units: a credit is negative. */
   amount: number;
   proration: boolean;
+  /** The price a line other than the plan's bills (a metered price), if any. */
+  productPriceId?: string;
 }
 
 export interface CycleTotals {
@@ -50,7 +52,11 @@ export function cycleTotals(input: {
 }): CycleTotals {
   const lines: CycleLine[] = [
     { label: input.plan.label, amount: input.plan.amount, proration: false },
-    ...input.items.map((item) => ({ label: item.label, amount: item.amount, proration: true })),
+    ...input.items.map((item) =>
+      item.productPriceId
+        ? { label: item.label, amount: item.amount, proration: false, productPriceId: item.productPriceId }
+        : { label: item.label, amount: item.amount, proration: true },
+    ),
   ];
   if (input.carriedCredit > 0)
     lines.push({ label: 'Credit from an earlier period', amount: -input.carriedCredit, proration: false });

@@ -15,6 +15,8 @@ export interface CycleItem {
   label: string;
   /** Positive is a debit, negative a credit (unused time of a plan left mid-period). */
   amount: number;
+  /** The price the line bills, when it bills one (a metered price's usage); else the line is a proration. */
+  productPriceId?: string;
 }
 
 export interface CycleHookResult {
@@ -29,3 +31,10 @@ export interface CycleHookResult {
  * again after every hook has run and bills what it finds, plus every hook's items.
  */
 export type CycleHook = (trx: Db, subscription: Subscription, at: Date) => Promise<CycleHookResult>;
+
+/**
+ * The scheduled job kind that settles what a subscription still owes when it ends (canceled at its period end or
+ * revoked): the usage of its metered prices since the last cycle, billed in a final order
+ * (metered-billing/final-bill.ts). Scheduled by `announceLifecycle` when a subscription ends.
+ */
+export const FINAL_USAGE_JOB = 'subscription.final_usage';

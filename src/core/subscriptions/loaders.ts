@@ -9,6 +9,7 @@ import type { EmbedOptions } from '../products/embedded.js';
 import { priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
+import { subscriptionMeterWithMeter, subscriptionUsage } from '../meters/subscription-meters.js';
 import { pendingUpdatesRepository } from './changes-repository.js';
 import type { Subscription } from './repository.js';
 import type { SubscriptionWire } from './schemas.js';
@@ -70,8 +71,11 @@ export async function loadSubscriptionWires(
     ),
   );
   const pending = await pendingUpdatesRepository(db).forSubscriptions(subscriptions.map((s) => s.id));
+  const usage = await subscriptionUsage(db, subscriptions, options.readCache);
   return subscriptions.map((subscription) =>
     subscriptionWire(subscription, {
+      meteredPrices: usage.get(subscription.id)?.prices.map(priceWire),
+      meters: usage.get(subscription.id)?.usage.map((line) => subscriptionMeterWithMeter(subscription, line)),
       pendingUpdate: pending.get(subscription.id) ?? null,
       customer: loaded.customers.get(subscription.customerId)!,
       product: loaded.products.get(subscription.productId)!,

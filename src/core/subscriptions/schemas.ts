@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { customerSchema, subscriptionPeriodFields } from '../customers/schemas.js';
 import { discountBaseSchema } from '../discounts/schemas.js';
 import { datetime, listResource, metadataOutput } from '../polar-api/schemas.js';
+import { meterSchema } from '../meters/schemas.js';
 import { productPriceSchema, productSchema } from '../products/schemas.js';
 
 import { SUBSCRIPTION_STATUSES } from './types.js';
@@ -61,6 +62,21 @@ export type PendingSubscriptionUpdateWire = z.infer<typeof pendingSubscriptionUp
 
 export const orderSubscriptionSchema = z.object(subscriptionBaseFields).meta({ id: 'OrderSubscription' });
 
+/** A metered price's period so far (Polar's SubscriptionMeter): units since the last cycle, credits, amount due. */
+export const subscriptionMeterSchema = z
+  .object({
+    created_at: datetime,
+    modified_at: datetime.nullable(),
+    id: z.string(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    amount: z.number().int(),
+    meter_id: z.string(),
+    meter: meterSchema,
+  })
+  .meta({ id: 'SubscriptionMeter' });
+export type SubscriptionMeterWire = z.infer<typeof subscriptionMeterSchema>;
+
 export const subscriptionSchema = z
   .object({
     ...subscriptionBaseFields,
@@ -69,7 +85,7 @@ export const subscriptionSchema = z
     product: productSchema,
     discount: discountBaseSchema.nullable(),
     prices: z.array(productPriceSchema),
-    meters: z.array(z.unknown()),
+    meters: z.array(subscriptionMeterSchema),
     pending_update: pendingSubscriptionUpdateSchema.nullable(),
   })
   .meta({ id: 'Subscription' });

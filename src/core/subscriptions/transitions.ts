@@ -3,6 +3,8 @@ import type { Db } from '../database/index.js';
 import { syncSubscriptionGrants } from '../grant-triggers/triggers.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { EmbedOptions } from '../products/embedded.js';
+import { schedule } from '../scheduler/schedule.js';
+import { FINAL_USAGE_JOB } from './cycle-hooks.js';
 import { loadSubscriptionWires } from './loaders.js';
 import type { Subscription } from './repository.js';
 import { activeSubscriptionsOf } from './state.js';
@@ -60,6 +62,10 @@ export async function announceLifecycle(
   await recordEvents(trx, events);
   await recordStateChanged(trx, after.customerId, at, activeSubscriptionsOf);
   const endedNow = !before.endedAt && !!after.endedAt;
+  // Usage since the last cycle is billed in a final order. Due a millisecond earlier than the grant sync below (jobs
+  // run in due order), so the bill counts the credits the revocation then takes back.
+  if (endedNow)
+    await schedule(trx, { kind: FINAL_USAGE_JOB, subjectId: after.id, dueAt: new Date(at.getTime() - 1) }, at);
   // An end whose benefits outlive it (the organization's grace period) is synced by the revocation job at that time.
   const graced = endedNow && context.benefitsRevokeAt !== undefined;
   if ((before.status !== after.status || before.productId !== after.productId || endedNow) && !graced)

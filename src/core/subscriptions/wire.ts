@@ -4,7 +4,12 @@ import type { DiscountBaseWire } from '../discounts/schemas.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Subscription } from './repository.js';
 import type { PendingUpdate } from './changes-repository.js';
-import type { OrderSubscriptionWire, PendingSubscriptionUpdateWire, SubscriptionWire } from './schemas.js';
+import type {
+  OrderSubscriptionWire,
+  PendingSubscriptionUpdateWire,
+  SubscriptionMeterWire,
+  SubscriptionWire,
+} from './schemas.js';
 
 /** The period, trial and cancellation dates (customers' subscriptionPeriodFields) in every subscription shape. */
 export function subscriptionPeriodWire(subscription: Subscription) {
@@ -54,6 +59,9 @@ export interface SubscriptionEmbeds {
   price: ProductPriceWire | null;
   /** The `next_period` plan change waiting for the cycle; absent means none. */
   pendingUpdate?: PendingUpdate | null;
+  /** The product's metered prices (billed at each cycle on usage) and their period so far. */
+  meteredPrices?: ProductPriceWire[];
+  meters?: SubscriptionMeterWire[];
 }
 
 export function pendingUpdateWire(update: PendingUpdate): PendingSubscriptionUpdateWire {
@@ -74,8 +82,8 @@ export function subscriptionWire(subscription: Subscription, embeds: Subscriptio
     customer: embeds.customer,
     product: embeds.product,
     discount: embeds.discount,
-    prices: embeds.price ? [embeds.price] : [],
-    meters: [],
+    prices: [...(embeds.price ? [embeds.price] : []), ...(embeds.meteredPrices ?? [])],
+    meters: embeds.meters ?? [],
     pending_update: embeds.pendingUpdate ? pendingUpdateWire(embeds.pendingUpdate) : null,
   };
 }

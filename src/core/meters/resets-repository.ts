@@ -1,0 +1,123 @@
+import type { Db } from '../database/index.js';
+import { customerMeterId } from './aggregates-repository.js';
+
+/** The customer a meter row belongs to: their `c:` row, and the `x:` row of events sent before they existed. */
+export interface MeterCustomer {
+  id: string;
+  organizationId: string;
+  externalId: string | null;
+}
+
+export interface ResetState {
+  /** Epoch ms of the last reset, null if the customer's meter never was. */
+  resetAt: number | null;
+  /** The credit left at that reset (whole units), until a rollover credit carries it on. */
+  resetBalance: number;
+}
+
+const subjectsOf = (customer: MeterCustomer) => [
+  `c:${customer.id}`,
+  ...(customer.externalId !== null ? [`x:${customer.externalId}`] : []),
+];
+
+/**
+ * Credits and resets of customer meters, on the `meter_totals` rows the ingestion keeps (aggregates-repository.ts):
+ * a credit adds to the customer's `c:` row (created empty if they never used the meter), a reset zeroes their rows'
+ * figures in place. Both are one or two statements whatever the history.
+ */
+export function meterResetsRepository(db: Db) {
+  /** The customer's `c:` row, created with nothing counted if missing (a credit or reset before any usage). */
+  async function ensureRow(meterId: string, customer: MeterCustomer, at: Date): Promise<void> {
+    const subject = `c:${customer.id}`;
+    await db('meter_totals')
+      .insert({
+        meter_id: meterId,
+        subject,
+        id: customerMeterId(meterId, subject),
+        organization_id: customer.organizationId,
+        customer_id: customer.id,
+        external_customer_id: customer.externalId,
+        events: 0,
+        value_count: 0,
+        value_sum: 0,
+        value_min: null,
+        value_max: null,
+        credited: 0,
+        created_at: at,
+        modified_at: at,
+      })
+      .onConflict(['meter_id', 'subject'])
+      .ignore();
+  }
+
+  return {
+    /** Adds `units` (negative: takes back) to the customer's credited units, which never go below 0 (Polar's rule). */
+    async credit(meterId: string, customer: MeterCustomer, units: number, at: Date): Promise<void> {
+      await ensureRow(meterId, customer, at);
+      await db('meter_totals')
+        .where({ meter_id: meterId, subject: `c:${customer.id}` })
+        .update({
+          credited: db.raw('CASE WHEN credited + ? < 0 THEN 0 ELSE credited + ? END', [units, units]),
+          modified_at: at,
+        });
+    },
+
+    /**
+     * Zeroes the customer's figures and credits for the meter (consumed and credited count again from now), and
+     * records when, the balance left, and the last event seq the zeroed figures covered.
+     */
+    async reset(meterId: string, customer: MeterCustomer, at: Date, balance: number): Promise<void> {
+      await ensureRow(meterId, customer, at);
+      const subjects = subjectsOf(customer);
+      const last = (await db('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
+      await db('meter_totals')
+        .where({ meter_id: meterId })
+        .whereIn('subject', subjects)
+        .update({
+          events: 0,
+          value_count: 0,
+          value_sum: 0,
+          value_min: null,
+          value_max: null,
+          credited: 0,
+          reset_at: at.getTime(),
+          reset_seq: Number(last?.seq ?? 0),
+          modified_at: at,
+        });
+      await db('meter_totals')
+        .where({ meter_id: meterId, subject: `c:${customer.id}` })
+        .update({ reset_balance: balance });
+      await db('meter_unique_values').where({ meter_id: meterId }).whereIn('subject', subjects).delete();
+    },
+
+    async state(meterId: string, customerId: string): Promise<ResetState> {
+      const row = (await db('meter_totals')
+        .where({ meter_id: meterId, subject: `c:${customerId}` })
+        .first('reset_at', 'reset_balance')) as
+        { reset_at: number | string | null; reset_balance: number | string } | undefined;
+      return {
+        resetAt: row?.reset_at === null || row?.reset_at === undefined ? null : Number(row.reset_at),
+        resetBalance: Number(row?.reset_balance ?? 0),
+      };
+    },
+
+    /** The balance left at the last reset, handed to one rollover credit (a second benefit finds 0). */
+    async takeResetBalance(meterId: string, customerId: string): Promise<number> {
+      const { resetBalance } = await this.state(meterId, customerId);
+      if (resetBalance > 0)
+        await db('meter_totals')
+          .where({ meter_id: meterId, subject: `c:${customerId}` })
+          .update({ reset_balance: 0 });
+      return resetBalance;
+    },
+
+    /** Per subject of a meter, the last event seq its last reset covered (a backfill skips those events). */
+    async resetSeqs(meterId: string): Promise<Map<string, number>> {
+      const rows = (await db('meter_totals')
+        .where({ meter_id: meterId })
+        .where('reset_seq', '>', 0)
+        .select('subject', 'reset_seq')) as Array<{ subject: string; reset_seq: number | string }>;
+      return new Map(rows.map((row) => [row.subject, Number(row.reset_seq)]));
+    },
+  };
+}
