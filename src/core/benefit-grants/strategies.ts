@@ -88,8 +88,9 @@ function licenseKeysStrategy(box: SecretBox): BenefitStrategy {
 }
 
 /**
- * The strategies this daemon grants with. A benefit type without one (downloadables, GitHub, Discord and meter
- * credits, until their strategies exist) gets no grant: nothing is recorded that nothing could honour.
+ * The strategies every daemon grants with (context.ts adds downloadables, and GitHub and Discord where configured).
+ * A benefit type without one (meter credits, until their strategy exists; GitHub or Discord without credentials)
+ * gets no grant: nothing is recorded that nothing could honour.
  */
 export function defaultStrategies(box: SecretBox): Strategies {
   return { custom: customStrategy, license_keys: licenseKeysStrategy(box) };
