@@ -1,7 +1,7 @@
 import type { BenefitStrategy, StrategyContext } from '../benefit-grants/strategies.js';
 import type { DiscordPlatformConfig } from '../config/index.js';
 import type { CustomerAccountService } from '../customer-accounts/service.js';
-import { expectStatus, platformCall, PlatformError } from './http.js';
+import { expectStatus, platformCall, PlatformError } from '../customer-accounts/platform-http.js';
 
 interface DiscordTerms {
   guild_id: string;

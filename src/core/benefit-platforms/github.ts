@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import type { BenefitStrategy, StrategyContext } from '../benefit-grants/strategies.js';
 import type { GitHubPlatformConfig } from '../config/index.js';
 import type { CustomerAccountService } from '../customer-accounts/service.js';
-import { expectStatus, platformCall, PlatformError } from './http.js';
+import { expectStatus, platformCall, PlatformError } from '../customer-accounts/platform-http.js';
 
 interface RepositoryTerms {
   repository_owner: string;

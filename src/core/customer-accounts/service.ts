@@ -10,7 +10,7 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import { createProviderRegistry, OAuthFlowError, type ResolvedProvider } from '../oauth/client.js';
 import { DEFAULT_OAUTH } from '../config/index.js';
 import { badRequest, fieldError, unauthorized } from '../polar-api/errors.js';
-import { platformCall } from '../benefit-platforms/http.js';
+import { platformCall } from './platform-http.js';
 import { platformProvider } from './providers.js';
 import { customerAccountsRepository, type AccountPlatform, type CustomerAccount } from './repository.js';
 import { connectStateSigner } from './state.js';
