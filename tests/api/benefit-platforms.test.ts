@@ -1,3 +1,4 @@
+import { Polar } from '@polar-sh/sdk';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRANT_JOBS } from '../../src/core/grant-triggers/kinds.js';
@@ -152,6 +153,15 @@ describe('github_repository and discord benefits', () => {
       .map((row: any) => JSON.parse(row.payload).id)
       .filter((id: string) => granted.some((grant) => grant.id === id));
     expect(ids.sort()).toEqual(granted.map((grant) => grant.id).sort());
+
+    // The portal shows the connected accounts (Polar's CustomerPortalCustomer.oauth_accounts, read by the SDK).
+    // (A new portal session: the clock moved past the first one's hour.)
+    const later = await sessionFor(merchant, bought.customerId);
+    const me = await new Polar({ serverURL: daemon.url }).customerPortal.customers.get({ customerSession: later });
+    expect(me.oauthAccounts).toEqual({
+      discord: { accountId: user, accountUsername: 'nelly' },
+      github: { accountId: '1001', accountUsername: 'octo-buyer' },
+    });
 
     // The tokens are sealed at rest.
     const rows = await daemon.core.db('customer_oauth_accounts').where({ customer_id: bought.customerId });
