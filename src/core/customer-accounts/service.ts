@@ -41,7 +41,7 @@ export function createCustomerAccountService(deps: {
 }) {
   const { db, clock, box, config } = deps;
   const registry = createProviderRegistry(DEFAULT_OAUTH, clock);
-  const states = connectStateSigner(deps.secret);
+  const states = connectStateSigner(deps.secret, box);
   const redirectUri = `${deps.baseUrl}${callbackPath()}`;
   const allowedOrigins = new Set([new URL(deps.baseUrl).origin, ...deps.trustedOrigins.map(originOf)]);
 

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { deriveKey, hmacSha256Base64Url, safeEqual } from '../kernel/crypto.js';
+import { deriveKey, hmacSha256Base64Url } from '../kernel/crypto.js';
+import type { SecretBox } from '../kernel/secret-box.js';
 import type { AccountPlatform } from './repository.js';
 
 /** How long the customer has to finish at the provider. */
 export const STATE_TTL_MS = 10 * 60 * 1000;
+
+const CONTEXT = 'customer-oauth-state';
 
 export interface ConnectState {
   customerId: string;
@@ -14,12 +17,13 @@ export interface ConnectState {
 }
 
 /**
- * The OAuth `state` of a customer connecting an account: signed, so the callback knows which customer asked (no
- * cookie: the portal is reached through a session token in its URL), for which platform, and where to return. The
- * PKCE verifier is derived from the nonce with a key only the daemon holds, so it never travels.
+ * The OAuth `state` of a customer connecting an account: sealed with the secret box (encrypted and authenticated), so
+ * the callback knows which customer asked (no cookie: the portal is reached through a session token in its URL), for
+ * which platform, and where to return, while the provider, which sees the state, learns none of it (`return_to` is
+ * the portal's URL, session token included). The PKCE verifier is derived from the nonce with a key only the daemon
+ * holds, so it never travels.
  */
-export function connectStateSigner(secret: string) {
-  const key = deriveKey(secret, 'customer-oauth-state');
+export function connectStateSigner(secret: string, box: SecretBox) {
   const pkceKey = deriveKey(secret, 'customer-oauth-pkce');
 
   return {
@@ -29,8 +33,7 @@ export function connectStateSigner(secret: string) {
         expiresAt: Math.floor((now.getTime() + STATE_TTL_MS) / 1000),
         nonce: randomBytes(16).toString('base64url'),
       };
-      const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-      return { state: `${body}.${hmacSha256Base64Url(key, body)}`, codeVerifier: this.verifier(payload) };
+      return { state: box.seal(JSON.stringify(payload), CONTEXT), codeVerifier: this.verifier(payload) };
     },
 
     verifier(state: ConnectState): string {
@@ -39,11 +42,9 @@ export function connectStateSigner(secret: string) {
 
     /** The state's content, or why it is refused. */
     open(state: string | undefined, now: Date): ConnectState | 'invalid' | 'expired' {
-      const match = /^([A-Za-z0-9_-]{1,2000})\.([A-Za-z0-9_-]{43})$/.exec(state ?? '');
-      if (!match || !safeEqual(match[2]!, hmacSha256Base64Url(key, match[1]!))) return 'invalid';
       let parsed: ConnectState;
       try {
-        parsed = JSON.parse(Buffer.from(match[1]!, 'base64url').toString('utf8')) as ConnectState;
+        parsed = JSON.parse(box.open(state ?? '', CONTEXT)) as ConnectState;
       } catch {
         return 'invalid';
       }
