@@ -168,6 +168,20 @@ describe('github_repository and discord benefits', () => {
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(String(row.access_token)).toMatch(/^v1\./);
 
+    // The merchant raises the permission: the live grant is updated on GitHub (`benefit_grant.updated`).
+    const raised = await merchant.api.call('PATCH', `/v1/benefits/${repo.json.id}`, {
+      body: {
+        type: 'github_repository',
+        properties: { repository_owner: 'acme', repository_name: 'private-repo', permission: 'maintain' },
+      },
+    });
+    expect(raised.status, raised.text).toBe(200);
+    await daemon.core.scheduler.drain();
+    expect(platforms.github.invitations.get('acme/private-repo')).toEqual(new Map([['octo-buyer', 'maintain']]));
+    expect(
+      (await grantsOf(merchant, bought.customerId)).find((g) => g.benefit_id === repo.json.id).properties.permission,
+    ).toBe('maintain');
+
     const refund = await merchant.api.post('/v1/refunds/', {
       order_id: bought.order.id,
       amount: bought.order.net_amount,
