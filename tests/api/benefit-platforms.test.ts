@@ -214,6 +214,23 @@ describe('github_repository and discord benefits', () => {
     await connect('discord', await sessionFor(merchant, bought.customerId));
     await daemon.core.scheduler.drain();
     expect(platforms.discord.members.get(GUILD)?.get('90351110224678913')).toEqual(new Set([ROLE]));
+
+    // A week later the merchant moves the benefit to another role: the old role goes, the new one comes, and the
+    // customer's Discord token, expired by now, is refreshed first.
+    const firstToken = platforms.discord.joins.at(-1)!.accessToken;
+    daemon.clock.advance(8 * 24 * HOUR);
+    const moved = await merchant.api.call('PATCH', `/v1/benefits/${role.json.id}`, {
+      body: { type: 'discord', properties: { guild_token: GUILD, role_id: KICK_ROLE, kick_member: false } },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await daemon.core.scheduler.drain();
+    expect(platforms.discord.members.get(GUILD)?.get('90351110224678913')).toEqual(new Set([KICK_ROLE]));
+    const refreshed = platforms.discord.joins.at(-1)!;
+    expect(refreshed.user).toBe('90351110224678913');
+    expect(refreshed.accessToken).not.toBe(firstToken);
+    const [stored] = await daemon.core.db('customer_oauth_accounts').where({ customer_id: bought.customerId });
+    expect(new Date(stored.expires_at).getTime()).toBe(daemon.clock.now().getTime() + 604800 * 1000);
+
     const kickedBefore = platforms.discord.kicked.length;
     await merchant.api.post('/v1/refunds/', {
       order_id: bought.order.id,
@@ -223,6 +240,7 @@ describe('github_repository and discord benefits', () => {
     });
     await daemon.core.scheduler.drain();
     expect(platforms.discord.members.get(GUILD)?.get('90351110224678913')).toEqual(new Set());
+    expect(platforms.discord.members.get(GUILD)?.has('90351110224678913')).toBe(true);
     expect(platforms.discord.kicked).toHaveLength(kickedBefore);
   });
 
