@@ -23,6 +23,7 @@ import * as normalizedEmail from './20261202000000_normalized_email.js';
 import * as renewals from './20261210000000_renewals.js';
 import * as subscriptionChanges from './20261211000000_subscription_changes.js';
 import * as benefitGrants from './20261212000000_benefit_grants.js';
+import * as downloadablesAndCustomerAccounts from './20261223000000_downloadables_and_customer_accounts.js';
 import * as eventsAndMeters from './20261213000000_events_and_meters.js';
 import * as webhookOrdering from './20261214000000_webhook_ordering.js';
 import * as requestIds from './20261215000000_request_ids.js';
@@ -83,5 +84,6 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261217000000_webhook_replay_base', module: webhookReplayBase },
   { name: '20261218000000_order_invoices', module: orderInvoices },
   { name: '20261220000000_metrics_rollups', module: metricsRollups },
+  { name: '20261223000000_downloadables_and_customer_accounts', module: downloadablesAndCustomerAccounts },
   { name: '20261224000000_meter_resets', module: meterResets },
 ];

@@ -14,7 +14,7 @@ import { createPasswordHasher, type PasswordHasher } from './auth/password-hashe
 import { createSessionService, type SessionService } from './auth/sessions.js';
 import type { Clock } from './kernel/clock.js';
 import { MINUTE, systemClock } from './kernel/clock.js';
-import type { TillConfig } from './config/index.js';
+import { loadBenefitPlatformsConfig, type TillConfig } from './config/index.js';
 import { InvalidationBus } from './cache/invalidation.js';
 import { createChanging, type Changing } from './cache/changing.js';
 import { ReadCache } from './cache/read-cache.js';
@@ -72,6 +72,10 @@ import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycl
 import { meterCreditStrategy } from './metered-billing/credit-strategy.js';
 import { meteredCycleHook } from './metered-billing/cycle-hook.js';
 import { finalUsageHandler } from './metered-billing/final-bill.js';
+import { createDownloadablesService, type DownloadablesService } from './downloadables/service.js';
+import { createCustomerAccountService, type CustomerAccountService } from './customer-accounts/service.js';
+import { platformStrategies } from './benefit-platforms/strategies.js';
+import { fileStorage } from './files/storage.js';
 import { cycleHandler } from './renewals/cycle.js';
 import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
@@ -171,6 +175,10 @@ export interface CoreContext {
   benefitGrants: BenefitGrantService;
   /** /v1: license keys for the merchant and in the portal, and the public validate, activate and deactivate. */
   licenseKeys: LicenseKeyService;
+  /** /v1/customer-portal/downloadables: granted files with signed links, and the bytes behind a link. */
+  downloadables: DownloadablesService;
+  /** /v1/customer-portal/oauth-accounts: customers' GitHub and Discord accounts for those benefits. */
+  customerAccounts: CustomerAccountService;
   /** /v1: usage events: ingestion (folded into meters' running aggregates), the event list, event types. */
   events: EventService;
   /** /v1: meters, their quantities, customer meters and the portal's meters. */
@@ -383,9 +391,25 @@ export function createCore(options: {
   const customerPortal = createCustomerPortalService({ db, clock, baseUrl: config.baseUrl, readCache });
   const scheduler = createScheduler({ db, clock });
   scheduler.register(CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler({ baseUrl: config.baseUrl, readCache }));
+  const customerAccounts = createCustomerAccountService({
+    db,
+    clock,
+    box: secretBox,
+    config: config.benefitPlatforms ?? loadBenefitPlatformsConfig({}),
+    baseUrl: config.baseUrl,
+    secret: config.secret,
+    trustedOrigins: config.trustedOrigins,
+    customerSessions,
+  });
   const grantEngine = createGrantEngine({
-    strategies: { ...defaultStrategies(secretBox), meter_credit: meterCreditStrategy, ...options.grantStrategies },
+    strategies: {
+      ...defaultStrategies(secretBox),
+      meter_credit: meterCreditStrategy,
+      ...platformStrategies(config.benefitPlatforms ?? loadBenefitPlatformsConfig({}), customerAccounts),
+      ...options.grantStrategies,
+    },
     activeSubscriptionsOf,
+    crashAt,
   });
   for (const [kind, handler] of Object.entries(grantJobHandlers(grantEngine))) scheduler.register(kind, handler);
   const benefitGrants = createBenefitGrantService({
@@ -472,6 +496,14 @@ export function createCore(options: {
     scheduler,
     benefitGrants,
     licenseKeys,
+    downloadables: createDownloadablesService({
+      db,
+      clock,
+      baseUrl: config.baseUrl,
+      secret: config.secret,
+      storage: fileStorage(config.files.dir),
+    }),
+    customerAccounts,
     events,
     meters,
     clockControl,

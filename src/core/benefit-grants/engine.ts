@@ -6,6 +6,7 @@ import { customersRepository } from '../customers/repository.js';
 import { recordStateChanged, type ActiveSubscriptionsReader } from '../customers/state.js';
 import { customerWire } from '../customers/wire.js';
 import type { Db } from '../database/index.js';
+import { noCrash, type CrashHook } from '../kernel/crash.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import type { BenefitGrant, GrantProperties, Holder } from './repository.js';
 import { benefitGrantsRepository } from './repository.js';
@@ -25,8 +26,14 @@ interface Change {
  * what is missing and revokes what is no longer due, through each benefit type's strategy, and announces each
  * change (`benefit_grant.*`, then one `customer.state_changed`). Running it again changes nothing.
  */
-export function createGrantEngine(deps: { strategies: Strategies; activeSubscriptionsOf: ActiveSubscriptionsReader }) {
+export function createGrantEngine(deps: {
+  strategies: Strategies;
+  activeSubscriptionsOf: ActiveSubscriptionsReader;
+  /** Test-only: stops the process once a strategy granted, before the job commits (kernel/crash.ts). */
+  crashAt?: CrashHook;
+}) {
   const { strategies } = deps;
+  const crashAt = deps.crashAt ?? noCrash;
 
   async function benefitsById(trx: Db, organizationId: string, ids: string[]): Promise<Map<string, BenefitWire>> {
     const wires = await benefitsRepository(trx).findByIds(organizationId, ids, { includeDeleted: true });
@@ -81,6 +88,7 @@ export function createGrantEngine(deps: { strategies: Strategies; activeSubscrip
       await benefitGrantsRepository(trx).save(failed);
       return null;
     }
+    crashAt('grant.granted');
     const granted: BenefitGrant = {
       ...grant,
       grantedAt: at,

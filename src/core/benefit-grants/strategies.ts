@@ -90,9 +90,10 @@ function licenseKeysStrategy(box: SecretBox): BenefitStrategy {
 }
 
 /**
- * The strategies this daemon grants with (meter credits' sits above meters: metered-billing/credit-strategy.ts, added
- * in context.ts). A benefit type without one (downloadables, GitHub, Discord, until their strategies exist) gets no
- * grant: nothing is recorded that nothing could honour.
+ * The strategies every daemon grants with. context.ts adds downloadables, GitHub and Discord where configured
+ * (benefit-platforms/) and meter credits (metered-billing/credit-strategy.ts, which sits above meters). A benefit
+ * type without one (GitHub or Discord without credentials) gets no grant: nothing is recorded that nothing could
+ * honour.
  */
 export function defaultStrategies(box: SecretBox): Strategies {
   return { custom: customStrategy, license_keys: licenseKeysStrategy(box) };

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { checkMailUrl, loadEmailFlows, loadMailConfig, type EmailFlowsConfig, type MailConfig } from './mail.js';
 import { loadOAuthConfig, type OAuthConfig } from './oauth.js';
+import { loadBenefitPlatformsConfig, type BenefitPlatformsConfig } from './benefit-platforms.js';
 import { loadMetricsConfig, type MetricsConfig } from './metrics.js';
 
 // The one entry point of configuration: mail.ts and oauth.ts are reached through here.
@@ -17,6 +18,14 @@ export {
   type MailConfig,
 } from './mail.js';
 export type { MetricsConfig } from './metrics.js';
+export {
+  loadBenefitPlatformsConfig,
+  type BenefitPlatformsConfig,
+  type DiscordPlatformConfig,
+  type GitHubCredentials,
+  type GitHubPlatformConfig,
+  type PlatformOAuthClient,
+} from './benefit-platforms.js';
 export {
   CATALOGUED_PROVIDER_IDS,
   DEFAULT_OAUTH,
@@ -84,6 +93,8 @@ export interface TillConfig {
   clock: ClockMode;
   /** TILL_METRICS (metrics.ts): where GET /metrics answers. Optional so hand-built configs get the default, admin. */
   metrics?: MetricsConfig;
+  /** GitHub and Discord for their benefits (benefit-platforms.ts). Optional so hand-built configs get the default. */
+  benefitPlatforms?: BenefitPlatformsConfig;
 }
 
 export type ClockMode = 'system' | 'simulated';
@@ -313,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       integer('TILL_RECONCILE_LEASE_MS', env.TILL_RECONCILE_LEASE_MS, 600_000, 0, 7 * 24 * 3_600_000),
     clock: overrides.clock ?? clockMode(env.TILL_CLOCK),
     metrics: overrides.metrics ?? loadMetricsConfig(env.TILL_METRICS),
+    benefitPlatforms: overrides.benefitPlatforms ?? loadBenefitPlatformsConfig(env),
   };
 }
 

@@ -1,3 +1,4 @@
+import { portalOAuthAccounts } from './oauth-accounts-repository.js';
 import { randomUUID } from 'node:crypto';
 import { fieldError, type FieldIssue, validationError } from '../polar-api/errors.js';
 import type { Clock } from '../kernel/clock.js';
@@ -107,7 +108,11 @@ export function createCustomerSessionService(deps: {
     },
 
     async portalCustomer(actor: CustomerActor) {
-      return customerPortalWire(actor.customer, await defaults.idOf(db, actor.customer.id));
+      return customerPortalWire(
+        actor.customer,
+        await defaults.idOf(db, actor.customer.id),
+        await portalOAuthAccounts(db, actor.customer.id),
+      );
     },
 
     /**
@@ -145,7 +150,7 @@ export function createCustomerSessionService(deps: {
           afterCommit = await defaults.set(trx, current, input.default_payment_method_id, next.modifiedAt);
         await repo.update(next);
         await recordCustomerEvent(trx, next, 'updated', next.modifiedAt, activeSubscriptionsOf);
-        return customerPortalWire(next, await defaults.idOf(trx, next.id));
+        return customerPortalWire(next, await defaults.idOf(trx, next.id), await portalOAuthAccounts(trx, next.id));
       });
       if (afterCommit) await (afterCommit as () => Promise<void>)();
       return updated;

@@ -1,3 +1,4 @@
+import type { PortalOAuthAccounts } from './oauth-accounts-repository.js';
 import { createHash } from 'node:crypto';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { Customer } from './repository.js';
@@ -55,7 +56,11 @@ export function customerStateWire(customer: Customer, parts: CustomerStateParts)
 }
 
 /** The customer as the portal shows it to themselves (Polar's CustomerPortalCustomer), with their default card. */
-export function customerPortalWire(customer: Customer, defaultPaymentMethodId: string | null) {
+export function customerPortalWire(
+  customer: Customer,
+  defaultPaymentMethodId: string | null,
+  oauthAccounts: PortalOAuthAccounts = {},
+) {
   return {
     created_at: iso(customer.createdAt),
     modified_at: isoOrNull(customer.modifiedAt),
@@ -66,7 +71,7 @@ export function customerPortalWire(customer: Customer, defaultPaymentMethodId: s
     billing_name: customer.billingName ?? customer.name,
     billing_address: customer.billingAddress,
     tax_id: customer.taxId,
-    oauth_accounts: {},
+    oauth_accounts: oauthAccounts,
     default_payment_method_id: defaultPaymentMethodId,
     type: customer.type,
     locale: customer.locale,

@@ -123,6 +123,12 @@ export function filesRepository(db: Db) {
       const row = await db('files').where({ id }).whereNull('deleted_at').first();
       return row ? fileFromRow(row) : null;
     },
+    /** Files not deleted, among `ids` (the downloadables a customer holds). */
+    async findLiveByIds(ids: readonly string[]): Promise<FileRecord[]> {
+      const valid = ids.filter((id) => UUID.test(id));
+      if (valid.length === 0) return [];
+      return (await db('files').whereIn('id', valid).whereNull('deleted_at')).map(fileFromRow);
+    },
     async list(organizationIds: string[], ids: string[] | undefined, options: ListOptions) {
       // Polar lists completed uploads only: a file whose upload never finished is not something to attach.
       const query = db('files')

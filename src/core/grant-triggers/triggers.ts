@@ -66,3 +66,23 @@ export async function benefitPropertiesChanged(trx: Db, benefitId: string, at: D
 export async function benefitDeleted(trx: Db, benefitId: string, at: Date): Promise<void> {
   await schedule(trx, { kind: GRANT_JOBS.benefitDeleted, subjectId: benefitId, dueAt: at }, at);
 }
+
+/**
+ * The customer connected the account some grants were waiting for (GitHub, Discord): their holders are synced
+ * again, which now grants them. In the transaction that stores the account.
+ */
+export async function retryGrantsAwaitingAccount(
+  trx: Db,
+  customerId: string,
+  benefitTypes: readonly string[],
+  at: Date,
+): Promise<number> {
+  const holders = await grantTriggersRepository(trx).releaseAwaitingAction(customerId, benefitTypes, at);
+  for (const holder of holders) {
+    if (holder.subscriptionId)
+      await schedule(trx, { kind: GRANT_JOBS.syncSubscription, subjectId: holder.subscriptionId, dueAt: at }, at);
+    else if (holder.orderId)
+      await schedule(trx, { kind: GRANT_JOBS.syncOrder, subjectId: holder.orderId, dueAt: at }, at);
+  }
+  return holders.length;
+}

@@ -16,6 +16,8 @@ export const CRASH_POINTS = [
   'refund.processed',
   /** The processor charged a renewal order's saved method; the payment is not recorded, the order still pending. */
   'renewal.charged',
+  /** A grant job's strategy did its work (a key issued, an invitation sent); the grant is not committed yet. */
+  'grant.granted',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

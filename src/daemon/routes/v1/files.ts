@@ -26,7 +26,7 @@ function contentDisposition(kind: 'attachment' | 'inline', name: string): string
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
-function sendFile(
+export function sendFile(
   ctx: Context,
   opened: { file: FileRecord; stream: NodeJS.ReadableStream; size: number },
   kind: 'attachment' | 'inline',

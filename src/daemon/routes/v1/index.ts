@@ -1,5 +1,7 @@
 import { registerBenefitGrantRoutes } from './benefit-grants.js';
 import { registerLicenseKeyRoutes } from './license-keys.js';
+import { registerDownloadablesRoutes } from './downloadables.js';
+import { registerCustomerOAuthAccountRoutes } from './customer-oauth-accounts.js';
 import type { CoreContext } from '../../../core/context.js';
 import { resourceNotFound } from '../../../core/polar-api/errors.js';
 import { tillVersion } from '../../../core/kernel/version.js';
@@ -58,6 +60,8 @@ export function v1Router(core: CoreContext, cookies: AuthCookies) {
   registerCustomerPortalBillingRoutes(api, core);
   registerBenefitGrantRoutes(api, core);
   registerLicenseKeyRoutes(api, core);
+  registerDownloadablesRoutes(api, core);
+  registerCustomerOAuthAccountRoutes(api, core);
   registerPaymentMethodsRoutes(api, core);
   registerWebhooksRoutes(api, core);
   registerEventsRoutes(api, core);

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { createDb } from '../../src/core/database/index.js';
+import { adminToken } from '../../src/core/kernel/crypto.js';
+import { createCheckout, createProduct } from '../helpers/catalog.js';
+import { TEST_SECRET, type TestDaemon } from '../helpers/daemon.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { TestClient } from '../helpers/http.js';
+import { buyerEmail } from '../helpers/purchases.js';
+import { createMerchant } from '../helpers/v1.js';
+import { until } from '../helpers/webhooks.js';
+import { TILL_BIN, freePort } from '../cli/till.js';
+
+const admin = { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } };
+
+/**
+ * A real daemon process (the built dist/) SIGKILLed at `grant.granted`: the grant job's license key strategy has
+ * issued a key inside the job's transaction, nothing is committed. Started again, the job is retaken (at once on
+ * SQLite, whose one daemon releases the dead one's claims; after the lease on PostgreSQL) and done once: one key,
+ * each grant granted once, one `benefit_grant.created` per grant, no job left.
+ */
+describe('a daemon killed in the middle of a grant job', () => {
+  it('completes the grants exactly once after the restart', async () => {
+    const database = await createTestDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'till-grant-crash-'));
+    const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${join(dataDir, 'till.db')}` : database.url;
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const daemon = { url } as TestDaemon;
+    let child: ResultPromise | null = null;
+    // Wrapped: an execa child is a thenable, and an async function returning it would wait for it to exit.
+    const start = async (env: Record<string, string>): Promise<{ process: ResultPromise }> => {
+      const started = execa(process.execPath, [TILL_BIN, 'daemon', 'run'], {
+        env: {
+          PATH: process.env.PATH!,
+          TILL_DATA_DIR: dataDir,
+          TILL_DATABASE_URL: databaseUrl,
+          TILL_PORT: String(port),
+          TILL_SECRET: TEST_SECRET,
+          TILL_BCRYPT_COST: '4',
+          TILL_RATE_LIMIT: 'off',
+          TILL_CLOCK: 'simulated',
+          ...env,
+        },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      await until(async () => {
+        const answer = await request(`${url}/api/auth/ok`, { headersTimeout: 1000, bodyTimeout: 1000 }).catch(
+          () => null,
+        );
+        await answer?.body.dump();
+        return answer?.statusCode === 200;
+      });
+      return { process: started };
+    };
+    const clock = new TestClient(url);
+    try {
+      child = (await start({ TILL_TEST_CRASH_AT: 'grant.granted' })).process;
+      const merchant = await createMerchant(daemon);
+      const keys = await merchant.api.post('/v1/benefits/', {
+        type: 'license_keys',
+        description: 'App license',
+        properties: { prefix: 'APP', limit_usage: 10 },
+      });
+      const note = await merchant.api.post('/v1/benefits/', {
+        type: 'custom',
+        description: 'Thanks',
+        properties: { note: 'Thank you' },
+      });
+      expect(keys.status, keys.text).toBe(201);
+      const product = await createProduct(merchant);
+      await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [keys.json.id, note.json.id] });
+      const checkout = await createCheckout(merchant, [product.id], { customer_email: buyerEmail() });
+      // The grant job runs as soon as the order commits: the daemon may die before it answers the confirm.
+      await new TestClient(url)
+        .post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+          customer_billing_address: { country: 'DE' },
+          confirmation_token_id: 'tok_visa',
+        })
+        .catch(() => null);
+      await clock.post('/api/admin/clock', { advance_seconds: 1 }, admin).catch(() => null);
+      expect((await child).signal).toBe('SIGKILL');
+      // Killed mid-run: the paid order is there, its grant job claimed, and nothing the job wrote survived.
+      const dead = createDb(databaseUrl);
+      try {
+        const [order] = await dead('orders').where({ checkout_id: checkout.id });
+        expect(await dead('benefit_grants').where({ order_id: order.id })).toEqual([]);
+        expect(await dead('license_keys').where({ customer_id: order.customer_id })).toEqual([]);
+        expect(await dead('scheduled_jobs').where({ subject_id: order.id })).toHaveLength(1);
+      } finally {
+        await dead.destroy();
+      }
+
+      child = (await start({})).process;
+      // Past the lease of the dead daemon's claim (PostgreSQL); on SQLite the job was free at start already.
+      const moved = await clock.post('/api/admin/clock', { advance_seconds: 600 }, admin);
+      expect(moved.status, moved.text).toBe(200);
+      child.kill('SIGTERM');
+      await child;
+      child = null;
+
+      const db = createDb(databaseUrl);
+      try {
+        const [order] = await db('orders').where({ checkout_id: checkout.id });
+        expect(order).toBeDefined();
+        const grants = await db('benefit_grants').where({ order_id: order.id });
+        expect(grants).toHaveLength(2);
+        for (const grant of grants) {
+          expect(grant.granted_at).not.toBeNull();
+          expect(grant.revoked_at).toBeNull();
+        }
+        const issued = await db('license_keys').where({ customer_id: order.customer_id });
+        expect(issued).toHaveLength(1);
+        const keyGrant = grants.find((grant) => grant.benefit_id === keys.json.id);
+        expect(JSON.parse(keyGrant.properties).license_key_id).toBe(issued[0].id);
+        const created = (await db('outbox_events').where({ type: 'benefit_grant.created' })).map(
+          (row) => JSON.parse(row.payload).id as string,
+        );
+        expect(created.sort()).toEqual(grants.map((grant) => grant.id).sort());
+        expect(await db('scheduled_jobs').where({ subject_id: order.id })).toEqual([]);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      if (child) {
+        child.kill('SIGKILL');
+        await child;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      await database.drop();
+    }
+  }, 180_000);
+});
