@@ -85,16 +85,12 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
   let product: { id: string };
   let meter: { id: string };
   let benefit: { id: string };
+  let creditBenefit: { id: string };
 
   beforeAll(async () => {
     daemon = await startWebhookDaemon();
     // The owner sets the shop up with a full token; the app gets only the scopes its README lists.
     merchant = await createMerchant(daemon, { name: 'Better Auth Shop' });
-    product = await createProduct(merchant, {
-      name: 'Pro',
-      recurring_interval: 'month',
-      prices: [{ amount_type: 'fixed', price_amount: 2000, price_currency: 'usd' }],
-    });
     const createdMeter = await merchant.api.post('/v1/meters/', {
       name: 'API calls',
       filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] },
@@ -102,6 +98,22 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     });
     expect(createdMeter.status, createdMeter.text).toBe(201);
     meter = createdMeter.json as { id: string };
+    // A monthly plan with a fee, a metered price on the meter and two benefits: a note and 100 API calls a month.
+    product = await createProduct(merchant, {
+      name: 'Pro',
+      recurring_interval: 'month',
+      prices: [
+        { amount_type: 'fixed', price_amount: 2000, price_currency: 'usd' },
+        { amount_type: 'metered_unit', meter_id: meter.id, unit_amount: '0.5', price_currency: 'usd' },
+      ],
+    });
+    const credits = await merchant.api.post('/v1/benefits/', {
+      type: 'meter_credit',
+      description: '100 API calls a month',
+      properties: { units: 100, rollover: false, meter_id: meter.id },
+    });
+    expect(credits.status, credits.text).toBe(201);
+    creditBenefit = credits.json as { id: string };
     const createdBenefit = await merchant.api.post('/v1/benefits/', {
       type: 'custom',
       description: 'Priority support',
@@ -109,7 +121,9 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     });
     expect(createdBenefit.status, createdBenefit.text).toBe(201);
     benefit = createdBenefit.json as { id: string };
-    const attached = await merchant.api.post(`/v1/products/${product.id}/benefits`, { benefits: [benefit.id] });
+    const attached = await merchant.api.post(`/v1/products/${product.id}/benefits`, {
+      benefits: [benefit.id, creditBenefit.id],
+    });
     expect(attached.status, attached.text).toBe(200);
     // The catalog's own events go out now, to no endpoint yet; the app's endpoint hears what its users do.
     await daemon.core.webhooks.drain();
@@ -251,7 +265,17 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
       expect.objectContaining({ productId: product.id, status: 'active', amount: 2000 }),
     ]);
 
-    // Usage through the plugin: three events for this user, counted by the meter.
+    // The meter_credit benefit credited 100 calls; nothing used yet.
+    expect(state.json).toMatchObject({
+      grantedBenefits: expect.arrayContaining([
+        expect.objectContaining({ benefitId: creditBenefit.id, benefitType: 'meter_credit' }),
+      ]),
+      activeMeters: [
+        expect.objectContaining({ meterId: meter.id, consumedUnits: 0, creditedUnits: 100, balance: 100 }),
+      ],
+    });
+
+    // Usage through the plugin: three events for this user, counted by the meter against the credits.
     for (const route of ['/a', '/b', '/c']) {
       const ingested = await browser.post('/api/auth/usage/ingest', { event: 'api_call', metadata: { route } });
       expect(ingested.status, ingested.text).toBe(200);
@@ -260,8 +284,18 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     const meters = await browser.get('/api/auth/usage/meters/list');
     expect(meters.status, meters.text).toBe(200);
     expect((meters.json as { result: { items: unknown[] } }).result.items).toEqual([
-      expect.objectContaining({ meterId: meter.id, customerId, consumedUnits: 3, creditedUnits: 0, balance: -3 }),
+      expect.objectContaining({ meterId: meter.id, customerId, consumedUnits: 3, creditedUnits: 100, balance: 97 }),
     ]);
+    const stateAfterUsage = await browser.get('/api/auth/customer/state');
+    expect(stateAfterUsage.status, stateAfterUsage.text).toBe(200);
+    expect(stateAfterUsage.json).toMatchObject({
+      activeMeters: [expect.objectContaining({ meterId: meter.id, consumedUnits: 3, creditedUnits: 100, balance: 97 })],
+      activeSubscriptions: [
+        expect.objectContaining({
+          meters: [expect.objectContaining({ meterId: meter.id, consumedUnits: 3, creditedUnits: 100 })],
+        }),
+      ],
+    });
 
     // The portal: a customer session for this user, at Till's hosted portal.
     const portal = await browser.post('/api/auth/customer/portal', { redirect: false });
@@ -302,8 +336,10 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     ]);
     const benefits = await browser.get('/api/auth/customer/benefits/list');
     expect(benefits.status, benefits.text).toBe(200);
-    expect((benefits.json as { result: { items: unknown[] } }).result.items).toEqual([
+    const grants = (benefits.json as { result: { items: Array<{ benefitId: string }> } }).result.items;
+    expect(grants.sort((a, b) => (a.benefitId === benefit.id ? -1 : b.benefitId === benefit.id ? 1 : 0))).toEqual([
       expect.objectContaining({ benefitId: benefit.id, customerId, isGranted: true }),
+      expect.objectContaining({ benefitId: creditBenefit.id, customerId, isGranted: true }),
     ]);
 
     // The merchant refunds the order in full, revoking what it granted (the subscription with it): the plugin
