@@ -65,11 +65,13 @@ import { createClockControl, type ClockControl, type DueWork } from './scheduler
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
 import { createBenefitGrantService, type BenefitGrantService } from './benefit-grants/service.js';
 import { createGrantEngine } from './benefit-grants/engine.js';
-import { grantJobHandlers } from './benefit-grants/handlers.js';
+import { grantBatchHandlers, grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
 import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
 import { cycleHandler } from './renewals/cycle.js';
+import { cycleBatchHandler } from './renewals/cycle-batch.js';
+import { chargeBatchHandler } from './renewals/charge-batch.js';
 import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
 import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
@@ -379,6 +381,7 @@ export function createCore(options: {
     activeSubscriptionsOf,
   });
   for (const [kind, handler] of Object.entries(grantJobHandlers(grantEngine))) scheduler.register(kind, handler);
+  for (const [kind, handler] of Object.entries(grantBatchHandlers(grantEngine))) scheduler.registerBatch(kind, handler);
   const benefitGrants = createBenefitGrantService({
     db,
     readCache,
@@ -391,10 +394,11 @@ export function createCore(options: {
   ];
   scheduler.register(CYCLE_JOB, cycleHandler(cycle));
   scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
-  scheduler.registerPrepared(
-    CHARGE_JOB,
-    chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),
-  );
+  const charging = { db, processor: paymentProcessor, mail, options: embed, crashAt };
+  scheduler.registerPrepared(CHARGE_JOB, chargeHandler(charging));
+  // A storm of renewals due at once is done in batches (renewals/cycle-batch.ts, charge-batch.ts).
+  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler(cycle));
+  scheduler.registerBatch(CHARGE_JOB, chargeBatchHandler(charging));
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());

@@ -177,6 +177,15 @@ export function subscriptionsRepository(db: Db) {
       const row = await (dialect(db) === 'postgres' ? query.forUpdate() : query).first();
       return row ? fromRow(row) : null;
     },
+    /** lock for many (a batch of renewals), in one order of ids so two batches never deadlock. */
+    async lockMany(ids: readonly string[]): Promise<Subscription[]> {
+      if (ids.length === 0) return [];
+      const query = db('subscriptions').whereIn('id', [...new Set(ids)]);
+      const rows = (await (dialect(db) === 'postgres' ? query.orderBy('id').forUpdate() : query)) as Array<
+        Record<string, unknown>
+      >;
+      return rows.map(fromRow);
+    },
     async save(subscription: Subscription): Promise<void> {
       const { id: _id, created_at: _created, ...columns } = toRow(subscription);
       await db('subscriptions').where({ id: subscription.id }).update(columns);
@@ -185,6 +194,19 @@ export function subscriptionsRepository(db: Db) {
       return (
         await db('subscriptions')
           .where({ customer_id: customerId })
+          .whereIn('status', statuses)
+          .orderBy('created_at', 'asc')
+      ).map(fromRow);
+    },
+    /** forCustomer for many customers at once, oldest first. */
+    async forCustomers(
+      customerIds: readonly string[],
+      statuses: readonly SubscriptionStatus[],
+    ): Promise<Subscription[]> {
+      if (customerIds.length === 0) return [];
+      return (
+        await db('subscriptions')
+          .whereIn('customer_id', [...new Set(customerIds)])
           .whereIn('status', statuses)
           .orderBy('created_at', 'asc')
       ).map(fromRow);
