@@ -69,6 +69,8 @@ import { grantBatchHandlers, grantJobHandlers } from './benefit-grants/handlers.
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
 import { CYCLE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import type { CycleHookProbes } from './subscriptions/cycle-probes.js';
+import { pauseProbe, pendingUpdateProbe, prorationProbe } from './subscription-changes/cycle-probes.js';
 import { cycleHandler } from './renewals/cycle.js';
 import { cycleBatchHandler } from './renewals/cycle-batch.js';
 import { chargeBatchHandler } from './renewals/charge-batch.js';
@@ -335,8 +337,16 @@ export function createCore(options: {
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const embed = { baseUrl: config.baseUrl, readCache };
   // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
-  const cycleHooks: CycleHook[] = [pauseCycleHook(embed), pendingUpdateCycleHook(readCache), prorationCycleHook];
-  const cycle = { options: embed, hooks: cycleHooks };
+  const pauseHook = pauseCycleHook(embed);
+  const pendingUpdateHook = pendingUpdateCycleHook(readCache);
+  const cycleHooks: CycleHook[] = [pauseHook, pendingUpdateHook, prorationCycleHook];
+  // What lets a batch of renewals ask each hook once which subscriptions it concerns (subscriptions/cycle-probes.ts).
+  const cycleProbes: CycleHookProbes = new Map([
+    [pauseHook, pauseProbe],
+    [pendingUpdateHook, pendingUpdateProbe],
+    [prorationCycleHook, prorationProbe],
+  ]);
+  const cycle = { options: embed, hooks: cycleHooks, probes: cycleProbes };
   const subscriptions = createSubscriptionService({
     db,
     clock,

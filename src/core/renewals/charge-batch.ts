@@ -6,7 +6,7 @@ import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order } from '../orders/repository.js';
 import { deferChargeAttempts } from '../payments/attempts.js';
-import type { ChargeResult } from '../payments/processor.js';
+import type { ChargeRequest, ChargeResult } from '../payments/processor.js';
 import { scheduledJobsRepository, type ScheduledJob } from '../scheduler/repository.js';
 import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
@@ -50,26 +50,27 @@ async function chargeAll(deps: ChargeDeps, jobs: ScheduledJob[], now: Date): Pro
   );
   const busy = await scheduledJobsRepository(db).otherClaimedMany(CHARGE_JOB, jobs, now);
   const results = new Map<string, ChargeResult | null>();
-  await Promise.all(
-    jobs.map(async (job) => {
-      // Another attempt of this order in flight: left out, so the per-job handler makes this one wait.
-      if (busy.has(job.subjectId)) return;
-      const order = orders.get(job.subjectId);
-      const subscription = order?.subscriptionId ? subscriptions.get(order.subscriptionId) : undefined;
-      if (!order || order.status !== 'pending' || !subscription || subscription.endedAt) {
-        results.set(job.id, null);
-        return;
-      }
-      const reference = chargeReference(order.id, job.id);
-      const request = { amount: order.totalAmount, currency: order.currency, reference };
-      results.set(
-        job.id,
-        subscription.paymentMethodReference
-          ? await processor.chargeSavedMethod(subscription.paymentMethodReference, request)
-          : missingMethod(reference),
-      );
-    }),
-  );
+  const charges: Array<{ job: ScheduledJob; methodReference: string; request: Omit<ChargeRequest, 'saveMethod'> }> = [];
+  for (const job of jobs) {
+    // Another attempt of this order in flight: left out, so the per-job handler makes this one wait.
+    if (busy.has(job.subjectId)) continue;
+    const order = orders.get(job.subjectId);
+    const subscription = order?.subscriptionId ? subscriptions.get(order.subscriptionId) : undefined;
+    if (!order || order.status !== 'pending' || !subscription || subscription.endedAt) {
+      results.set(job.id, null);
+      continue;
+    }
+    const reference = chargeReference(order.id, job.id);
+    const request = { amount: order.totalAmount, currency: order.currency, reference };
+    // A subscription bought before saved methods existed has none: a decline dunning does not retry.
+    if (subscription.paymentMethodReference)
+      charges.push({ job, methodReference: subscription.paymentMethodReference, request });
+    else results.set(job.id, missingMethod(reference));
+  }
+  const answers = processor.chargeSavedMethods
+    ? await processor.chargeSavedMethods(charges)
+    : await Promise.all(charges.map((charge) => processor.chargeSavedMethod(charge.methodReference, charge.request)));
+  charges.forEach(({ job }, i) => results.set(job.id, answers[i]!));
   if ([...results.values()].some((result) => result !== null)) deps.crashAt('renewal.charged');
   return { results };
 }

@@ -1,7 +1,7 @@
 import { allocateInvoiceNumbers } from '../checkouts/fulfil.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
-import { together, type Db, type Transaction } from '../database/index.js';
+import type { Db, Transaction } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
@@ -11,7 +11,7 @@ import type { ScheduledJob } from '../scheduler/repository.js';
 import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
 import { taxBasisPointsFor } from '../tax/service.js';
-import type { CycleItem } from '../subscriptions/cycle-hooks.js';
+import type { CycleHook, CycleItem } from '../subscriptions/cycle-hooks.js';
 import { cycleJob } from '../subscriptions/cycle-job.js';
 import { BILLABLE } from '../subscriptions/lifecycle.js';
 import { loadRelated, loadSubscriptionWires } from '../subscriptions/loaders.js';
@@ -50,11 +50,24 @@ async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps
     if (current.cancelAtPeriodEnd) left.push(jobOf.get(current.id)!);
     else due.push(current);
   }
-  const hooked = await Promise.all(due.map((current) => runHooks(trx, current, now, deps)));
+  // Each hook runs on the subscriptions its probe names (all of them, for a hook without one).
+  const concerned = await Promise.all(
+    deps.hooks.map((hook) => deps.probes?.get(hook)?.(trx, due, now) ?? Promise.resolve(null)),
+  );
+  const hooked = await Promise.all(
+    due.map((current) =>
+      runHooks(
+        trx,
+        current,
+        now,
+        deps.hooks.filter((_, i) => concerned[i] === null || concerned[i]!.has(current.id)),
+      ),
+    ),
+  );
   const going = hooked.filter((result): result is Billing => result !== null);
   // A hook may have switched the product or price: bill what the rows say now.
   const reread =
-    deps.hooks.length > 0 && going.length > 0
+    concerned.some((ids) => ids === null || ids.size > 0) && going.length > 0
       ? new Map(
           (await subscriptionsRepository(trx).findByIds(going.map((billing) => billing.subscription.id))).map((s) => [
             s.id,
@@ -78,9 +91,9 @@ async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps
 }
 
 /** The hooks of one subscription, in order, on its locked row; null when one stopped the cycle. */
-async function runHooks(trx: Db, current: Subscription, now: Date, deps: CycleDeps): Promise<Billing | null> {
+async function runHooks(trx: Db, current: Subscription, now: Date, hooks: CycleHook[]): Promise<Billing | null> {
   const items: CycleItem[] = [];
-  for (const hook of deps.hooks) {
+  for (const hook of hooks) {
     const result = await hook(trx, current, now);
     if (result.stop) return null;
     items.push(...(result.items ?? []));
@@ -159,7 +172,7 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
   const items: OrderItem[] = built.flatMap((b) => b.orderItems);
   const repo = ordersRepository(trx);
   const subscriptions = subscriptionsRepository(trx);
-  await together(...nexts.map((next) => subscriptions.save(next)));
+  for (const save of subscriptions.deferSaveMany(nexts)) await save;
   for (const insert of repo.deferInsertMany(orders)) await insert;
   for (const insert of repo.deferInsertManyItems(items)) await insert;
   const related = await loadRelated(

@@ -14,6 +14,7 @@ import { schedule } from '../scheduler/schedule.js';
 import type { JobHandler } from '../scheduler/service.js';
 import { taxBasisPointsFor } from '../tax/service.js';
 import type { CycleHook, CycleItem } from '../subscriptions/cycle-hooks.js';
+import type { CycleHookProbes } from '../subscriptions/cycle-probes.js';
 import { cycleJob } from '../subscriptions/cycle-job.js';
 import { BILLABLE } from '../subscriptions/lifecycle.js';
 import { loadSubscriptionWires } from '../subscriptions/loaders.js';
@@ -29,6 +30,8 @@ export interface CycleDeps {
   options: EmbedOptions;
   /** Plan changes, proration and pauses carried out at the period boundary (subscriptions/cycle-hooks.ts). */
   hooks: readonly CycleHook[];
+  /** Hooks that can say at once which subscriptions of a batch they concern (cycle-batch.ts); optional. */
+  probes?: CycleHookProbes;
 }
 
 /**

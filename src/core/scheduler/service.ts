@@ -42,6 +42,11 @@ export interface BatchJobHandler<P> {
 export const SCHEDULER = {
   /** Jobs claimed at once. */
   batchSize: 200,
+  /**
+   * Jobs of one kind done in one transaction (BatchJobHandler). SQLite's one connection serves every request while a
+   * transaction holds it, so its batches stay small and the requests waiting get it between them.
+   */
+  togetherSize: { sqlite: 50, postgres: 200 },
   /** Subjects of one batch run at the same time. */
   lanes: 8,
   /** How long a claim holds; a daemon that dies mid-run leaves its jobs to others after this. */
@@ -153,7 +158,10 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
         else together.set(job.kind, [job]);
       } else jobs.push(job);
     }
-    for (const [kind, group] of together) jobs.push(...(await runTogether(kind, group)));
+    const size = SCHEDULER.togetherSize[dialect(db)];
+    for (const [kind, group] of together)
+      for (let start = 0; start < group.length; start += size)
+        jobs.push(...(await runTogether(kind, group.slice(start, start + size))));
     // One lane per subject, in due order within it (a subscription's cycle before its charge); different subjects
     // run side by side, so SQLite's group commit and PostgreSQL's pool share the work of a storm of due jobs.
     const lanes = new Map<string, ScheduledJob[]>();
