@@ -4,7 +4,7 @@
 // charge of the saved card, paid, events). Reports renewals/s, and GET /api/auth/get-session latency measured on the
 // same daemon during the storm. On SQLite and on PostgreSQL. Runs on bench/auth's harness (processes, databases,
 // clean-up) and the build (dist/).
-// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4]`
+// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4 | --cpu-prof DIR]`
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
