@@ -4,7 +4,7 @@
 // charge of the saved card, paid, events). Reports renewals/s, and GET /api/auth/get-session latency measured on the
 // same daemon during the storm. On SQLite and on PostgreSQL. Runs on bench/auth's harness (processes, databases,
 // clean-up) and the build (dist/).
-// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4]`
+// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4 | --cpu-prof DIR]`
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +38,7 @@ function parseFlags(argv) {
     only: ['sqlite', 'postgres'],
     pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
     readers: 4,
+    cpuProf: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -45,6 +46,7 @@ function parseFlags(argv) {
     else if (arg === '--only' && argv[i + 1]) flags.only = argv[++i].split(',');
     else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
     else if (arg === '--readers' && argv[i + 1]) flags.readers = Number(argv[++i]);
+    else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = argv[++i];
     else throw new BenchError(`unknown option ${arg}`);
   }
   return flags;
@@ -59,10 +61,11 @@ async function json(baseUrl, path, init = {}, expect = 200) {
   return { json: JSON.parse(text), headers };
 }
 
-async function start(env, label) {
+async function start(env, label, cpuProf = null) {
+  const profile = cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [];
   const child = startChild(`till on ${label}`, join(AUTH_BENCH, 'till-server.mjs'), [], {
     env,
-    execArgv: [...EXIT_WITH_PARENT],
+    execArgv: [...EXIT_WITH_PARENT, ...profile],
   });
   const baseUrl = `http://127.0.0.1:${env.TILL_PORT}`;
   await waitUntilReady(child, baseUrl);
@@ -125,7 +128,11 @@ async function setUp(baseUrl) {
   );
   const paid = await json(baseUrl, `/v1/checkouts/client/${checkout.json.client_secret}/confirm`, {
     method: 'POST',
-    body: { customer_email: 'subscriber@example.com', confirmation_token_id: 'tok_visa' },
+    body: {
+      customer_email: 'subscriber@example.com',
+      customer_billing_address: { country: 'US', state: 'US-NY', postal_code: '10001' },
+      confirmation_token_id: 'tok_visa',
+    },
   });
   if (paid.json.status !== 'confirmed') throw new BenchError(`the purchase failed: ${JSON.stringify(paid.json)}`);
   return { session };
@@ -228,7 +235,8 @@ async function scenario(flags, label, dbUrl) {
   // SQLite is one daemon's file, locked while it runs: seeded with the daemon stopped (PostgreSQL alike, for sameness).
   await stopChild(server.child);
   const due = await seed(dbUrl, flags.count);
-  server = await start(env, label);
+  // Only the storm is profiled (--cpu-prof): the daemon that runs it.
+  server = await start(env, label, flags.cpuProf);
   try {
     const admin = { authorization: `Bearer ${adminToken(env.TILL_SECRET)}` };
     const readers = readSessions(server.baseUrl, session, flags.readers);

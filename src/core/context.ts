@@ -65,18 +65,22 @@ import { createClockControl, type ClockControl, type DueWork } from './scheduler
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
 import { createBenefitGrantService, type BenefitGrantService } from './benefit-grants/service.js';
 import { createGrantEngine } from './benefit-grants/engine.js';
-import { grantJobHandlers } from './benefit-grants/handlers.js';
+import { grantBatchHandlers, grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
 import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
 import { meterCreditStrategy } from './metered-billing/credit-strategy.js';
-import { meteredCycleHook } from './metered-billing/cycle-hook.js';
+import { meteredCycleHook, meteredProbe } from './metered-billing/cycle-hook.js';
 import { finalUsageHandler } from './metered-billing/final-bill.js';
 import { createDownloadablesService, type DownloadablesService } from './downloadables/service.js';
 import { createCustomerAccountService, type CustomerAccountService } from './customer-accounts/service.js';
 import { platformStrategies } from './benefit-platforms/strategies.js';
 import { fileStorage } from './files/storage.js';
+import type { CycleHookProbes } from './subscriptions/cycle-probes.js';
+import { pauseProbe, pendingUpdateProbe, prorationProbe } from './subscription-changes/cycle-probes.js';
 import { cycleHandler } from './renewals/cycle.js';
+import { cycleBatchHandler } from './renewals/cycle-batch.js';
+import { chargeBatchHandler } from './renewals/charge-batch.js';
 import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
 import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
@@ -344,14 +348,19 @@ export function createCore(options: {
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const embed = { baseUrl: config.baseUrl, readCache };
   // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
+  const pauseHook = pauseCycleHook(embed);
+  const pendingUpdateHook = pendingUpdateCycleHook(readCache);
+  const meteredHook = meteredCycleHook(readCache);
   // Metered usage last: a hook that stops the cycle (a pause) leaves the usage for the cycle that bills.
-  const cycleHooks: CycleHook[] = [
-    pauseCycleHook(embed),
-    pendingUpdateCycleHook(readCache),
-    prorationCycleHook,
-    meteredCycleHook(readCache),
-  ];
-  const cycle = { options: embed, hooks: cycleHooks };
+  const cycleHooks: CycleHook[] = [pauseHook, pendingUpdateHook, prorationCycleHook, meteredHook];
+  // What lets a batch of renewals ask each hook once which subscriptions it concerns (subscriptions/cycle-probes.ts).
+  const cycleProbes: CycleHookProbes = new Map([
+    [pauseHook, pauseProbe],
+    [pendingUpdateHook, pendingUpdateProbe],
+    [prorationCycleHook, prorationProbe],
+    [meteredHook, meteredProbe(readCache)],
+  ]);
+  const cycle = { options: embed, hooks: cycleHooks, probes: cycleProbes };
   const subscriptions = createSubscriptionService({
     db,
     clock,
@@ -412,6 +421,7 @@ export function createCore(options: {
     crashAt,
   });
   for (const [kind, handler] of Object.entries(grantJobHandlers(grantEngine))) scheduler.register(kind, handler);
+  for (const [kind, handler] of Object.entries(grantBatchHandlers(grantEngine))) scheduler.registerBatch(kind, handler);
   const benefitGrants = createBenefitGrantService({
     db,
     readCache,
@@ -425,10 +435,11 @@ export function createCore(options: {
   scheduler.register(CYCLE_JOB, cycleHandler(cycle));
   scheduler.register(FINAL_USAGE_JOB, finalUsageHandler(embed));
   scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
-  scheduler.registerPrepared(
-    CHARGE_JOB,
-    chargeHandler({ db, processor: paymentProcessor, mail, options: embed, crashAt }),
-  );
+  const charging = { db, processor: paymentProcessor, mail, options: embed, crashAt };
+  scheduler.registerPrepared(CHARGE_JOB, chargeHandler(charging));
+  // A storm of renewals due at once is done in batches (renewals/cycle-batch.ts, charge-batch.ts).
+  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler(cycle));
+  scheduler.registerBatch(CHARGE_JOB, chargeBatchHandler(charging));
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());

@@ -1,7 +1,7 @@
 import type { Db } from '../database/index.js';
 import { GRANT_JOBS, compactId, expandId } from '../grant-triggers/kinds.js';
 import { ordersRepository } from '../orders/repository.js';
-import type { JobHandler } from '../scheduler/service.js';
+import type { BatchJobHandler, JobHandler } from '../scheduler/service.js';
 import { schedule } from '../scheduler/schedule.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
@@ -121,6 +121,43 @@ export function grantJobHandlers(engine: GrantEngine): Record<string, JobHandler
 
     async [GRANT_JOBS.update](trx, job, now) {
       await engine.updateGrant(trx, job.subjectId, now);
+    },
+  };
+}
+
+/**
+ * The grant cycles of a batch of renewals paid together: the subscriptions and orders read at once, and only holders
+ * that have grants cycled (what the per-job handler does for each; most renewals cycle nothing).
+ */
+export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJobHandler<void>> {
+  return {
+    [GRANT_JOBS.cycle]: {
+      async run(trx, jobs, now) {
+        const pairs = jobs.map((job) => {
+          const [subscriptionPart, orderPart] = job.subjectId.split('.');
+          return { subscriptionId: expandId(subscriptionPart!), orderId: expandId(orderPart!) };
+        });
+        const subscriptions = new Map(
+          (await subscriptionsRepository(trx).findByIds(pairs.map((pair) => pair.subscriptionId))).map((s) => [
+            s.id,
+            s,
+          ]),
+        );
+        const withGrants = await benefitGrantsRepository(trx).holdersWithGrants([...subscriptions.keys()]);
+        const candidates = pairs.filter((pair) => withGrants.has(pair.subscriptionId));
+        const orders = new Map(
+          (await ordersRepository(trx).findByIds(candidates.map((pair) => pair.orderId))).map((o) => [o.id, o]),
+        );
+        for (const { subscriptionId, orderId } of candidates) {
+          const subscription = subscriptions.get(subscriptionId);
+          const order = orders.get(orderId);
+          // Only a paid renewal of this subscription cycles its grants.
+          if (!subscription || !order || order.subscriptionId !== subscription.id || order.status === 'pending')
+            continue;
+          await engine.cycleHolder(trx, subscription.id, subscription.customerId, now);
+        }
+        return [];
+      },
     },
   };
 }

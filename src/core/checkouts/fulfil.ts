@@ -81,6 +81,17 @@ export async function allocateInvoiceNumber(
   return ordersRepository(db).nextInvoiceNumber(organizationId, invoicePrefix(organization?.slug ?? ''));
 }
 
+/** `count` invoice numbers of the organization at once, in order (a batch of renewals; see allocateInvoiceNumber). */
+export async function allocateInvoiceNumbers(
+  db: Db,
+  organizationId: string,
+  count: number,
+  readCache: ReadCache | null | undefined,
+): Promise<string[]> {
+  const organization = await organizationsRepository(db, readCache).findMerchantView(organizationId);
+  return ordersRepository(db).nextInvoiceNumbers(organizationId, invoicePrefix(organization?.slug ?? ''), count);
+}
+
 /**
  * What a paid (or free) checkout turns into, inside the caller's transaction: the customer (found or created), the
  * subscription for a recurring price, the order with its item, a customer session the buyer's browser can use for the

@@ -206,6 +206,10 @@ export function checkoutsRepository(db: Db) {
       const row = await db('checkouts').where({ id }).first();
       return row ? fromRow(row) : null;
     },
+    async findByIds(ids: readonly string[]): Promise<Checkout[]> {
+      if (ids.length === 0) return [];
+      return ((await db('checkouts').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+    },
     async findByClientSecret(clientSecret: string): Promise<Checkout | null> {
       const row = await db('checkouts').where({ client_secret: clientSecret }).first();
       return row ? fromRow(row) : null;

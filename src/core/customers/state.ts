@@ -1,6 +1,6 @@
 import type { Db } from '../database/index.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
-import { grantedBenefitsOf } from './grants-repository.js';
+import { grantedBenefitsOf, grantedBenefitsOfMany } from './grants-repository.js';
 import { customersRepository, type Customer } from './repository.js';
 import type { CustomerStateWire } from './schemas.js';
 import { customerStateWire, customerWire } from './wire.js';
@@ -57,7 +57,7 @@ export function stateOf(
   return customerStateWire(customer, { activeSubscriptions, grantedBenefits, activeMeters });
 }
 
-export { grantedBenefitsOf };
+export { grantedBenefitsOf, grantedBenefitsOfMany };
 
 export type CustomerEvent = 'created' | 'updated' | 'deleted';
 

@@ -1,3 +1,4 @@
+import type { JobRequest } from '../scheduler/repository.js';
 import type { Db, Deferred } from '../database/index.js';
 import { deferSchedule, schedule } from '../scheduler/schedule.js';
 import { GRANT_JOBS, compactId } from './kinds.js';
@@ -42,8 +43,12 @@ export async function revokeSubscriptionGrants(
 
 /** A renewal order paid: each of the subscription's grants is cycled (`benefit_grant.cycled`). */
 export async function cycleGrants(trx: Db, subscriptionId: string, orderId: string, at: Date): Promise<void> {
-  const subjectId = `${compactId(subscriptionId)}.${compactId(orderId)}`;
-  await schedule(trx, { kind: GRANT_JOBS.cycle, subjectId, dueAt: at }, at);
+  await schedule(trx, cycleGrantsJob(subscriptionId, orderId, at), at);
+}
+
+/** cycleGrants' job, for a batch of renewals that schedules many at once. */
+export function cycleGrantsJob(subscriptionId: string, orderId: string, at: Date): JobRequest {
+  return { kind: GRANT_JOBS.cycle, subjectId: `${compactId(subscriptionId)}.${compactId(orderId)}`, dueAt: at };
 }
 
 /** A refund with `revoke_benefits`: the one-time order stops entitling its customer, and its grants are revoked. */

@@ -1,5 +1,8 @@
 import type { ReadCache } from '../cache/read-cache.js';
 import type { CycleHook } from '../subscriptions/cycle-hooks.js';
+import type { CycleHookProbe } from '../subscriptions/cycle-probes.js';
+import { meteredPrices } from '../meters/period-usage.js';
+import { productsRepository } from '../products/repository.js';
 import { billUsage } from './usage.js';
 
 /**
@@ -13,5 +16,20 @@ export function meteredCycleHook(readCache: ReadCache | null | undefined): Cycle
     return {
       items: usage.map((line) => ({ label: line.label, amount: line.amount, productPriceId: line.price.id })),
     };
+  };
+}
+
+/**
+ * meteredCycleHook's probe for a batch of renewals: the subscriptions whose product has a metered price in their
+ * currency, from one (cached) read of the products' prices, so plain renewals skip the hook and its meter lock.
+ */
+export function meteredProbe(readCache: ReadCache | null | undefined): CycleHookProbe {
+  return async (db, subscriptions) => {
+    const prices = await productsRepository(db, readCache).pricesOf([
+      ...new Set(subscriptions.map((s) => s.productId)),
+    ]);
+    return new Set(
+      subscriptions.filter((s) => meteredPrices(prices.get(s.productId) ?? [], s.currency).length > 0).map((s) => s.id),
+    );
   };
 }

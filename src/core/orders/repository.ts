@@ -110,39 +110,57 @@ export interface OrderFilter {
   metadata?: MetadataQuery;
 }
 
+// Knex writes a multi-row INSERT on SQLite as a compound SELECT: 100 rows stay under its limit of 500 terms.
+const ROWS_PER_INSERT = 100;
+
+function orderRow(order: Order): Record<string, unknown> {
+  return {
+    id: order.id,
+    organization_id: order.organizationId,
+    status: order.status,
+    billing_reason: order.billingReason,
+    customer_id: order.customerId,
+    product_id: order.productId,
+    product_price_id: order.productPriceId,
+    discount_id: order.discountId,
+    subscription_id: order.subscriptionId,
+    checkout_id: order.checkoutId,
+    subtotal_amount: order.subtotalAmount,
+    discount_amount: order.discountAmount,
+    net_amount: order.netAmount,
+    tax_amount: order.taxAmount,
+    total_amount: order.totalAmount,
+    refunded_amount: order.refundedAmount,
+    refunded_tax_amount: order.refundedTaxAmount,
+    currency: order.currency,
+    billing_name: order.billingName,
+    billing_address: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
+    invoice_number: order.invoiceNumber,
+    payment_processor: order.paymentProcessor,
+    payment_reference: order.paymentReference,
+    metadata: JSON.stringify(order.metadata),
+    custom_field_data: JSON.stringify(order.customFieldData),
+    created_at: order.createdAt,
+    modified_at: order.modifiedAt,
+  };
+}
+
 export function ordersRepository(db: Db) {
   return {
     /** The INSERT, not run yet (see Deferred). */
     deferInsert(order: Order): Deferred {
-      return db('orders').insert({
-        id: order.id,
-        organization_id: order.organizationId,
-        status: order.status,
-        billing_reason: order.billingReason,
-        customer_id: order.customerId,
-        product_id: order.productId,
-        product_price_id: order.productPriceId,
-        discount_id: order.discountId,
-        subscription_id: order.subscriptionId,
-        checkout_id: order.checkoutId,
-        subtotal_amount: order.subtotalAmount,
-        discount_amount: order.discountAmount,
-        net_amount: order.netAmount,
-        tax_amount: order.taxAmount,
-        total_amount: order.totalAmount,
-        refunded_amount: order.refundedAmount,
-        refunded_tax_amount: order.refundedTaxAmount,
-        currency: order.currency,
-        billing_name: order.billingName,
-        billing_address: order.billingAddress ? JSON.stringify(order.billingAddress) : null,
-        invoice_number: order.invoiceNumber,
-        payment_processor: order.paymentProcessor,
-        payment_reference: order.paymentReference,
-        metadata: JSON.stringify(order.metadata),
-        custom_field_data: JSON.stringify(order.customFieldData),
-        created_at: order.createdAt,
-        modified_at: order.modifiedAt,
-      });
+      return db('orders').insert(orderRow(order));
+    },
+    /**
+     * Many orders (a batch of renewals), in multi-row INSERTs not run yet; SQLite builds a multi-row insert as a
+     * compound SELECT, limited to 500 terms, hence the chunks.
+     */
+    deferInsertMany(orders: readonly Order[]): Deferred[] {
+      const rows = orders.map(orderRow);
+      const writes: Deferred[] = [];
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
+        writes.push(db('orders').insert(rows.slice(start, start + ROWS_PER_INSERT)));
+      return writes;
     },
     /** The INSERT of the items, not run yet (see Deferred); null when there are none. */
     deferInsertItems(items: OrderItem[]): Deferred | null {
@@ -162,6 +180,45 @@ export function ordersRepository(db: Db) {
         );
       }
       return null;
+    },
+    /** deferInsertItems for many orders' items, in chunks (see deferInsertMany). */
+    deferInsertManyItems(items: readonly OrderItem[]): Deferred[] {
+      const writes: Deferred[] = [];
+      for (let start = 0; start < items.length; start += ROWS_PER_INSERT)
+        writes.push(this.deferInsertItems(items.slice(start, start + ROWS_PER_INSERT))!);
+      return writes;
+    },
+    async findByIds(ids: readonly string[]): Promise<Order[]> {
+      if (ids.length === 0) return [];
+      return ((await db('orders').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+    },
+    /** lock for many orders (a batch of renewal charges), in one order of ids so two batches never deadlock. */
+    async lockMany(ids: readonly string[]): Promise<Order[]> {
+      if (ids.length === 0) return [];
+      const query = db('orders').whereIn('id', [...new Set(ids)]);
+      const rows = (await (dialect(db) === 'postgres' ? query.orderBy('id').forUpdate() : query)) as Array<
+        Record<string, unknown>
+      >;
+      return rows.map(fromRow);
+    },
+    /** markPaid for many orders, each with its payment reference, in one statement. */
+    async markManyPaid(paid: ReadonlyArray<{ id: string; paymentReference: string }>, at: Date): Promise<void> {
+      if (paid.length === 0) return;
+      const cases = paid.map(() => 'WHEN ? THEN ?').join(' ');
+      await db('orders')
+        .whereIn(
+          'id',
+          paid.map((order) => order.id),
+        )
+        .where({ status: 'pending' })
+        .update({
+          status: 'paid',
+          payment_reference: db.raw(
+            `CASE id ${cases} END`,
+            paid.flatMap((order) => [order.id, order.paymentReference]),
+          ),
+          modified_at: at,
+        });
     },
     async findById(id: string): Promise<Order | null> {
       const row = await db('orders').where({ id }).first();
@@ -253,6 +310,16 @@ export function ordersRepository(db: Db) {
      * One statement (the first order of an organization creates the row), atomic on its own: it needs no
      * transaction around it, and holds the row's lock only while it runs.
      */
+    /** `count` invoice numbers of the organization in one statement (a batch of renewals), in increasing order. */
+    async nextInvoiceNumbers(organizationId: string, prefix: string, count: number): Promise<string[]> {
+      const [row] = await db('invoice_counters')
+        .insert({ organization_id: organizationId, last_number: count })
+        .onConflict('organization_id')
+        .merge({ last_number: db.raw('invoice_counters.last_number + ?', [count]) })
+        .returning('last_number');
+      const last = Number(row.last_number);
+      return Array.from({ length: count }, (_, i) => `${prefix}-${String(last - count + 1 + i).padStart(4, '0')}`);
+    },
     async nextInvoiceNumber(organizationId: string, prefix: string): Promise<string> {
       const [row] = await db('invoice_counters')
         .insert({ organization_id: organizationId, last_number: 1 })

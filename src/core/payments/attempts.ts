@@ -24,8 +24,21 @@ interface ChargeAttempt {
 
 /** recordChargeAttempt's INSERT, not run yet, for a transaction's last writes (see finishWith). */
 export function deferChargeAttempt(trx: Db, attempt: ChargeAttempt): Deferred {
+  return trx('payment_attempts').insert(chargeAttemptRow(attempt));
+}
+
+/** Many attempts (a batch of renewal charges) in multi-row INSERTs of 100 rows (SQLite's compound SELECT limit). */
+export function deferChargeAttempts(trx: Db, attempts: readonly ChargeAttempt[]): Deferred[] {
+  const rows = attempts.map(chargeAttemptRow);
+  const writes: Deferred[] = [];
+  for (let start = 0; start < rows.length; start += 100)
+    writes.push(trx('payment_attempts').insert(rows.slice(start, start + 100)));
+  return writes;
+}
+
+function chargeAttemptRow(attempt: ChargeAttempt): Record<string, unknown> {
   const { result } = attempt;
-  return trx('payment_attempts').insert({
+  return {
     id: randomUUID(),
     organization_id: attempt.organizationId,
     kind: 'charge',
@@ -43,7 +56,7 @@ export function deferChargeAttempt(trx: Db, attempt: ChargeAttempt): Deferred {
     decline_reason: result.status === 'failed' ? result.declineReason : null,
     decline_message: result.status === 'failed' ? result.declineMessage : null,
     created_at: attempt.at,
-  });
+  };
 }
 
 export async function recordRefundAttempt(

@@ -41,6 +41,13 @@ export interface PaymentProcessor {
   chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult>;
   /** Charges a method kept earlier, with the customer absent (renewals). */
   chargeSavedMethod(methodReference: string, request: Omit<ChargeRequest, 'saveMethod'>): Promise<ChargeResult>;
+  /**
+   * Several off-session charges at once (a batch of renewals), each under its own key, answered in the order given:
+   * what chargeSavedMethod answers for each. Optional: without it, the batch charges one by one.
+   */
+  chargeSavedMethods?(
+    charges: ReadonlyArray<{ methodReference: string; request: Omit<ChargeRequest, 'saveMethod'> }>,
+  ): Promise<ChargeResult[]>;
   refund(
     paymentReference: string,
     request: { amount: number; currency: string; reference: string },

@@ -47,6 +47,16 @@ export function createSandboxProcessor(records: SandboxRecords = memorySandboxRe
     };
   }
 
+  /** What charging a kept method does: the test card behind it decides. */
+  function savedOutcome(methodReference: string): ChargeResult {
+    const token = methodReference.startsWith(SAVED_PREFIX)
+      ? methodReference.slice(SAVED_PREFIX.length).replace(/_[A-Za-z0-9]{16}$/, '')
+      : '';
+    const card = testCardByToken(token);
+    if (!card) return failedWithoutCard('payment_method_missing', 'The saved payment method is unknown.');
+    return outcome(card, card.offSession, methodReference);
+  }
+
   return {
     name: 'sandbox',
     async chargeToken(token: string, request: ChargeRequest): Promise<ChargeResult> {
@@ -65,14 +75,15 @@ export function createSandboxProcessor(records: SandboxRecords = memorySandboxRe
       );
     },
     async chargeSavedMethod(methodReference: string, request): Promise<ChargeResult> {
-      const token = methodReference.startsWith(SAVED_PREFIX)
-        ? methodReference.slice(SAVED_PREFIX.length).replace(/_[A-Za-z0-9]{16}$/, '')
-        : '';
-      const card = testCardByToken(token);
-      if (!card) {
-        return keepCharge(request, failedWithoutCard('payment_method_missing', 'The saved payment method is unknown.'));
-      }
-      return keepCharge(request, outcome(card, card.offSession, methodReference));
+      return keepCharge(request, savedOutcome(methodReference));
+    },
+    async chargeSavedMethods(charges): Promise<ChargeResult[]> {
+      return records.keepMany(
+        charges.map(({ methodReference, request }) => {
+          const result = savedOutcome(methodReference);
+          return { kind: 'charge' as const, ...pick(request), status: result.status, result };
+        }),
+      );
     },
     async refund(paymentReference, request): Promise<RefundResult> {
       const result: RefundResult = paymentReference.startsWith('sandbox_ch_')

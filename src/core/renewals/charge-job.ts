@@ -79,7 +79,7 @@ export function chargeHandler(deps: ChargeDeps): PreparedJobHandler<ChargeResult
   };
 }
 
-function missingMethod(reference: string): ChargeResult {
+export function missingMethod(reference: string): ChargeResult {
   return {
     status: 'failed',
     processorReference: `none:${reference}`,

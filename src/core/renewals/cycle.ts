@@ -3,7 +3,7 @@ import { allocateInvoiceNumber } from '../checkouts/fulfil.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db, Transaction } from '../database/index.js';
-import { discountsRepository } from '../discounts/repository.js';
+import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { recordEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
@@ -14,6 +14,7 @@ import { schedule } from '../scheduler/schedule.js';
 import type { JobHandler } from '../scheduler/service.js';
 import { taxBasisPointsFor } from '../tax/service.js';
 import type { CycleHook, CycleItem } from '../subscriptions/cycle-hooks.js';
+import type { CycleHookProbes } from '../subscriptions/cycle-probes.js';
 import { cycleJob } from '../subscriptions/cycle-job.js';
 import { BILLABLE } from '../subscriptions/lifecycle.js';
 import { loadSubscriptionWires } from '../subscriptions/loaders.js';
@@ -29,6 +30,8 @@ export interface CycleDeps {
   options: EmbedOptions;
   /** Plan changes, proration and pauses carried out at the period boundary (subscriptions/cycle-hooks.ts). */
   hooks: readonly CycleHook[];
+  /** Hooks that can say at once which subscriptions of a batch they concern (cycle-batch.ts); optional. */
+  probes?: CycleHookProbes;
 }
 
 /**
@@ -76,7 +79,7 @@ async function endAtPeriodEnd(trx: Transaction, current: Subscription, now: Date
  * The start every period is counted from: where a change restarted the count (a change of interval, a resume sets
  * `period_anchor` and resets `billed_periods`), else the trial's end for a subscription that had one, else its start.
  */
-function anchorOf(subscription: Subscription): Date {
+export function anchorOf(subscription: Subscription): Date {
   return (
     subscription.periodAnchor ?? subscription.trialEnd ?? subscription.startedAt ?? subscription.currentPeriodStart
   );
@@ -97,25 +100,32 @@ async function checkoutTerms(trx: Db, subscription: Subscription) {
   return { address, customAmount };
 }
 
-async function bill(trx: Transaction, current: Subscription, items: CycleItem[], now: Date, options: EmbedOptions) {
+/** What a cycle order is built from, read once per subscription (or once per batch, for what they share). */
+export interface CycleTerms {
+  found: NonNullable<Awaited<ReturnType<typeof findPrice>>>;
+  discount: Discount | null;
+  address: Order['billingAddress'];
+  customAmount: number | null;
+  taxBasisPoints: number;
+  invoiceNumber: string;
+}
+
+/** The subscription's next period, its `subscription_cycle` order and the order's lines (no reads, no writes). */
+export function buildCycle(current: Subscription, items: readonly CycleItem[], now: Date, terms: CycleTerms) {
+  const { found, discount, address } = terms;
   const wasTrial = current.status === 'trialing';
   const start = wasTrial && current.trialEnd ? current.trialEnd : current.currentPeriodEnd;
   const interval = current.recurringInterval as Interval;
   const end = periodEnd(anchorOf(current), interval, current.recurringIntervalCount, current.billedPeriods + 1);
-  const found = await findPrice(trx, current.productPriceId, options.readCache);
-  const discount = current.discountId ? await discountsRepository(trx).findById(current.discountId) : null;
-  const { address, customAmount } = await checkoutTerms(trx, current);
-  if (!found) throw new Error(`price ${current.productPriceId} of subscription ${current.id} not found`);
   const applies = discountApplies(discount, current.startedAt ?? current.currentPeriodStart, start);
-  const taxBasisPoints = await taxBasisPointsFor(trx, current.organizationId, address);
-  const planAmount = priceAmount(found.price, customAmount);
+  const planAmount = priceAmount(found.price, terms.customAmount);
   const totals = cycleTotals({
     plan: { label: found.product.name, amount: planAmount },
     items,
     carriedCredit: current.carriedCredit,
     discount: applies ? discount : null,
     currency: current.currency,
-    taxBasisPoints,
+    taxBasisPoints: terms.taxBasisPoints,
   });
   const next: Subscription = {
     ...current,
@@ -150,7 +160,7 @@ async function bill(trx: Transaction, current: Subscription, items: CycleItem[],
     currency: current.currency,
     billingName: null,
     billingAddress: address,
-    invoiceNumber: await allocateInvoiceNumber(trx, current.organizationId, options.readCache),
+    invoiceNumber: terms.invoiceNumber,
     invoiceGeneratedAt: null,
     paymentProcessor: current.paymentProcessor,
     paymentReference: null,
@@ -171,6 +181,24 @@ async function bill(trx: Transaction, current: Subscription, items: CycleItem[],
     position,
     createdAt: now,
   }));
+  return { next, order, orderItems };
+}
+
+async function bill(trx: Transaction, current: Subscription, items: CycleItem[], now: Date, options: EmbedOptions) {
+  const found = await findPrice(trx, current.productPriceId, options.readCache);
+  const discount = current.discountId ? await discountsRepository(trx).findById(current.discountId) : null;
+  const { address, customAmount } = await checkoutTerms(trx, current);
+  if (!found) throw new Error(`price ${current.productPriceId} of subscription ${current.id} not found`);
+  const taxBasisPoints = await taxBasisPointsFor(trx, current.organizationId, address);
+  const invoiceNumber = await allocateInvoiceNumber(trx, current.organizationId, options.readCache);
+  const { next, order, orderItems } = buildCycle(current, items, now, {
+    found,
+    discount,
+    address,
+    customAmount,
+    taxBasisPoints,
+    invoiceNumber,
+  });
   await subscriptionsRepository(trx).save(next);
   await ordersRepository(trx).deferInsert(order);
   await ordersRepository(trx).deferInsertItems(orderItems);

@@ -66,6 +66,30 @@ export function scheduledJobsRepository(db: Db) {
         .ignore();
     },
 
+    /** deferInsert for many jobs (a batch of renewals), in multi-row INSERTs of 100 rows (SQLite's limit). */
+    deferInsertMany(jobs: readonly JobRequest[], at: Date): Deferred[] {
+      const requestId = currentRequestId();
+      const rows = jobs.map((job) => ({
+        id: uuidv7(at.getTime()),
+        kind: job.kind,
+        subject_id: job.subjectId,
+        due_at: job.dueAt,
+        run_at: job.dueAt,
+        attempts: 0,
+        created_at: at,
+        request_id: requestId,
+      }));
+      const writes: Deferred[] = [];
+      for (let start = 0; start < rows.length; start += 100)
+        writes.push(
+          db('scheduled_jobs')
+            .insert(rows.slice(start, start + 100))
+            .onConflict(['kind', 'subject_id', 'due_at'])
+            .ignore(),
+        );
+      return writes;
+    },
+
     /** Drops the subject's jobs of this kind not yet claimed (a change that takes back what it scheduled). */
     async deleteUnclaimed(kind: string, subjectId: string): Promise<number> {
       return Number(
@@ -98,6 +122,28 @@ export function scheduledJobsRepository(db: Db) {
     async lockClaim(id: string, owner: string): Promise<boolean> {
       const query = db('scheduled_jobs').where({ id, claimed_by: owner }).select('id');
       return !!(await (dialect(db) === 'postgres' ? query.forUpdate() : query).first());
+    },
+
+    /** lockClaim for a batch: the ids (of `ids`) this owner still holds, their rows locked on PostgreSQL. */
+    async lockClaims(ids: readonly string[], owner: string): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const query = db('scheduled_jobs')
+        .whereIn('id', [...ids])
+        .where({ claimed_by: owner })
+        .select('id');
+      const rows = (await (dialect(db) === 'postgres' ? query.orderBy('id').forUpdate() : query)) as Array<{
+        id: string;
+      }>;
+      return new Set(rows.map((row) => String(row.id)));
+    },
+
+    /** complete for a batch, in the transaction that did the batch's work. */
+    async completeMany(ids: readonly string[], owner: string): Promise<void> {
+      if (ids.length > 0)
+        await db('scheduled_jobs')
+          .whereIn('id', [...ids])
+          .where({ claimed_by: owner })
+          .del();
     },
 
     /** The job is done: it goes with the transaction that did its work. */
@@ -138,6 +184,24 @@ export function scheduledJobsRepository(db: Db) {
         .where('claimed_until', '>', now)
         .first('id');
       return !!row;
+    },
+
+    /** otherClaimed for many jobs of one kind: the subjects of `jobs` with another live claim. */
+    async otherClaimedMany(kind: string, jobs: readonly ScheduledJob[], now: Date): Promise<Set<string>> {
+      if (jobs.length === 0) return new Set();
+      const rows = (await db('scheduled_jobs')
+        .where({ kind })
+        .whereIn(
+          'subject_id',
+          jobs.map((job) => job.subjectId),
+        )
+        .whereNotIn(
+          'id',
+          jobs.map((job) => job.id),
+        )
+        .where('claimed_until', '>', now)
+        .select('subject_id')) as Array<{ subject_id: string }>;
+      return new Set(rows.map((row) => String(row.subject_id)));
     },
 
     /** Jobs due by `now` that someone holds a live claim on: running elsewhere right now. */

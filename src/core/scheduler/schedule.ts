@@ -18,6 +18,13 @@ export function deferSchedule(on: Db, job: JobRequest, at: Date): Deferred {
   return scheduledJobsRepository(on).deferInsert(job, at);
 }
 
+/** schedule for many jobs at once (a batch of renewals), as multi-row statements not run yet. */
+export function deferScheduleMany(on: Db, jobs: readonly JobRequest[], at: Date): Deferred[] {
+  if (jobs.length === 0) return [];
+  wakeAfterCommit(on);
+  return scheduledJobsRepository(on).deferInsertMany(jobs, at);
+}
+
 /** Takes back the subject's jobs of this kind that have not started, in the caller's transaction. */
 export async function unschedule(trx: Db, kind: string, subjectId: string): Promise<void> {
   await scheduledJobsRepository(trx).deleteUnclaimed(kind, subjectId);

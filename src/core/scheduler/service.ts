@@ -26,9 +26,27 @@ export interface PreparedJobHandler<P> {
   run(trx: Transaction, job: ScheduledJob, now: Date, prepared: P): Promise<void>;
 }
 
+/**
+ * Many jobs of one kind done together (a storm of renewals due at one instant): their reads shared, their writes sent
+ * as a few multi-row statements, in one transaction that also marks them done. The kind keeps its per-job handler,
+ * which runs every job the batch leaves (`run` answers them: cases it does not take, such as a subscription with a
+ * change pending), and every job of a batch whose transaction failed, one by one, so that one bad subject neither
+ * holds back nor fails the others. `prepare` runs under the claims outside any transaction, as a prepared job's does,
+ * and must be safe to repeat (a charge under its idempotency key).
+ */
+export interface BatchJobHandler<P> {
+  prepare?(jobs: ScheduledJob[], now: Date): Promise<P>;
+  run(trx: Transaction, jobs: ScheduledJob[], now: Date, prepared: P): Promise<ScheduledJob[]>;
+}
+
 export const SCHEDULER = {
   /** Jobs claimed at once. */
-  batchSize: 100,
+  batchSize: 200,
+  /**
+   * Jobs of one kind done in one transaction (BatchJobHandler). SQLite's one connection serves every request while a
+   * transaction holds it, so its batches stay small and the requests waiting get it between them.
+   */
+  togetherSize: { sqlite: 50, postgres: 200 },
   /** Subjects of one batch run at the same time. */
   lanes: 8,
   /** How long a claim holds; a daemon that dies mid-run leaves its jobs to others after this. */
@@ -59,6 +77,7 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
   // Who holds a claim: one name per scheduler, so a daemon never mistakes another's claim for its own.
   const owner = randomUUID();
   const handlers = new Map<string, PreparedJobHandler<unknown>>();
+  const batchHandlers = new Map<string, BatchJobHandler<unknown>>();
   const failureListeners = new Set<(failure: JobFailure) => void>();
   // Batches this process is running (its worker's, an advance's), so that drain can wait for them.
   const running = new Set<Promise<number>>();
@@ -84,14 +103,65 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     }
   }
 
+  /**
+   * A kind's jobs of one claim together (see BatchJobHandler); answers the jobs left for the per-job handler. Claims
+   * another daemon took meanwhile (a lease run out) are left alone, as lockClaim does for one job.
+   */
+  async function runTogether(kind: string, jobs: ScheduledJob[]): Promise<ScheduledJob[]> {
+    const handler = batchHandlers.get(kind)!;
+    const now = clock.now();
+    try {
+      const prepared = handler.prepare ? await handler.prepare(jobs, now) : undefined;
+      return await transaction(db, async (trx) => {
+        const repo = scheduledJobsRepository(trx);
+        const held = await repo.lockClaims(
+          jobs.map((job) => job.id),
+          owner,
+        );
+        const left = await handler.run(
+          trx,
+          jobs.filter((job) => held.has(job.id)),
+          now,
+          prepared,
+        );
+        const leftIds = new Set(left.map((job) => job.id));
+        await repo.completeMany(
+          [...held].filter((id) => !leftIds.has(id)),
+          owner,
+        );
+        return left;
+      });
+    } catch {
+      // Each job then runs (and, if it must, fails with its own error and retry) alone.
+      return jobs;
+    }
+  }
+
   async function runBatch(shouldStop: () => boolean = () => false): Promise<number> {
     const now = clock.now();
-    const jobs = await scheduledJobsRepository(db).claimDue(
+    const claimed = await scheduledJobsRepository(db).claimDue(
       now,
       new Date(now.getTime() + SCHEDULER.leaseMs),
       owner,
       SCHEDULER.batchSize,
     );
+    // Kinds done in batches take their jobs whose subject has no other job in this claim (a subject's jobs run in due
+    // order, one after another, in its lane).
+    const perSubject = new Map<string, number>();
+    for (const job of claimed) perSubject.set(job.subjectId, (perSubject.get(job.subjectId) ?? 0) + 1);
+    const together = new Map<string, ScheduledJob[]>();
+    const jobs: ScheduledJob[] = [];
+    for (const job of claimed) {
+      if (batchHandlers.has(job.kind) && perSubject.get(job.subjectId) === 1 && !shouldStop()) {
+        const group = together.get(job.kind);
+        if (group) group.push(job);
+        else together.set(job.kind, [job]);
+      } else jobs.push(job);
+    }
+    const size = SCHEDULER.togetherSize[dialect(db)];
+    for (const [kind, group] of together)
+      for (let start = 0; start < group.length; start += size)
+        jobs.push(...(await runTogether(kind, group.slice(start, start + size))));
     // One lane per subject, in due order within it (a subscription's cycle before its charge); different subjects
     // run side by side, so SQLite's group commit and PostgreSQL's pool share the work of a storm of due jobs.
     const lanes = new Map<string, ScheduledJob[]>();
@@ -116,7 +186,7 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     };
     await Promise.all(Array.from({ length: Math.min(SCHEDULER.lanes, queue.length) }, worker));
     if (unstarted.length > 0) await scheduledJobsRepository(db).release(unstarted, owner);
-    return jobs.length;
+    return claimed.length;
   }
 
   return {
@@ -129,6 +199,12 @@ export function createScheduler(deps: { db: Db; clock: Clock }) {
     registerPrepared<P>(kind: string, handler: PreparedJobHandler<P>): void {
       if (handlers.has(kind)) throw new Error(`scheduled job kind "${kind}" is registered twice`);
       handlers.set(kind, handler as PreparedJobHandler<unknown>);
+    },
+
+    /** Does the kind's jobs in batches (see BatchJobHandler); its per-job handler must be registered too. */
+    registerBatch<P>(kind: string, handler: BatchJobHandler<P>): void {
+      if (batchHandlers.has(kind)) throw new Error(`scheduled job kind "${kind}" is batched twice`);
+      batchHandlers.set(kind, handler as BatchJobHandler<unknown>);
     },
 
     /** Claims one batch of due jobs and runs them in due order; answers how many it claimed. */

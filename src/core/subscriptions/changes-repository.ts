@@ -116,6 +116,15 @@ export function prorationEntriesRepository(db: Db) {
       return rows.map(entryFromRow);
     },
     /** Every entry of a subscription, billed or not (its history). */
+    /** Of these subscriptions, those with entries not billed yet (one query for a batch of renewals). */
+    async withUnbilled(subscriptionIds: readonly string[]): Promise<Set<string>> {
+      if (subscriptionIds.length === 0) return new Set();
+      const rows = (await db('subscription_proration_entries')
+        .whereIn('subscription_id', [...new Set(subscriptionIds)])
+        .whereNull('billed_at')
+        .distinct('subscription_id')) as Array<{ subscription_id: string }>;
+      return new Set(rows.map((row) => String(row.subscription_id)));
+    },
     async all(subscriptionId: string): Promise<ProrationEntry[]> {
       const rows = (await db('subscription_proration_entries')
         .where({ subscription_id: subscriptionId })

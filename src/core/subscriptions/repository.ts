@@ -177,6 +177,33 @@ export function subscriptionsRepository(db: Db) {
       const row = await (dialect(db) === 'postgres' ? query.forUpdate() : query).first();
       return row ? fromRow(row) : null;
     },
+    /**
+     * save for many (a batch of renewals) as multi-row upserts of rows that exist: one statement per 100 rows where
+     * UPDATEs would take one each (a round trip each on PostgreSQL).
+     */
+    deferSaveMany(subscriptions: readonly Subscription[]): Deferred[] {
+      const rows = subscriptions.map(toRow);
+      if (rows.length === 0) return [];
+      const columns = Object.keys(rows[0]!).filter((column) => column !== 'id' && column !== 'created_at');
+      const writes: Deferred[] = [];
+      for (let start = 0; start < rows.length; start += 100)
+        writes.push(
+          db('subscriptions')
+            .insert(rows.slice(start, start + 100))
+            .onConflict('id')
+            .merge(columns),
+        );
+      return writes;
+    },
+    /** lock for many (a batch of renewals), in one order of ids so two batches never deadlock. */
+    async lockMany(ids: readonly string[]): Promise<Subscription[]> {
+      if (ids.length === 0) return [];
+      const query = db('subscriptions').whereIn('id', [...new Set(ids)]);
+      const rows = (await (dialect(db) === 'postgres' ? query.orderBy('id').forUpdate() : query)) as Array<
+        Record<string, unknown>
+      >;
+      return rows.map(fromRow);
+    },
     async save(subscription: Subscription): Promise<void> {
       const { id: _id, created_at: _created, ...columns } = toRow(subscription);
       await db('subscriptions').where({ id: subscription.id }).update(columns);
@@ -185,6 +212,19 @@ export function subscriptionsRepository(db: Db) {
       return (
         await db('subscriptions')
           .where({ customer_id: customerId })
+          .whereIn('status', statuses)
+          .orderBy('created_at', 'asc')
+      ).map(fromRow);
+    },
+    /** forCustomer for many customers at once, oldest first. */
+    async forCustomers(
+      customerIds: readonly string[],
+      statuses: readonly SubscriptionStatus[],
+    ): Promise<Subscription[]> {
+      if (customerIds.length === 0) return [];
+      return (
+        await db('subscriptions')
+          .whereIn('customer_id', [...new Set(customerIds)])
           .whereIn('status', statuses)
           .orderBy('created_at', 'asc')
       ).map(fromRow);

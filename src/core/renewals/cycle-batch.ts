@@ -1,0 +1,210 @@
+import { allocateInvoiceNumbers } from '../checkouts/fulfil.js';
+import { checkoutsRepository } from '../checkouts/repository.js';
+import { customersRepository } from '../customers/repository.js';
+import type { Db, Transaction } from '../database/index.js';
+import { discountsRepository, type Discount } from '../discounts/repository.js';
+import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { loadOrderWires } from '../orders/loaders.js';
+import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
+import { findPrice } from '../products/read.js';
+import type { ScheduledJob } from '../scheduler/repository.js';
+import { deferScheduleMany } from '../scheduler/schedule.js';
+import type { BatchJobHandler } from '../scheduler/service.js';
+import { taxBasisPointsFor } from '../tax/service.js';
+import type { CycleHook, CycleItem } from '../subscriptions/cycle-hooks.js';
+import { cycleJob } from '../subscriptions/cycle-job.js';
+import { BILLABLE } from '../subscriptions/lifecycle.js';
+import { loadRelated, loadSubscriptionWires } from '../subscriptions/loaders.js';
+import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
+import { chargeJob } from './charge-job.js';
+import { buildCycle, type CycleDeps, type CycleTerms } from './cycle.js';
+import { markOrderPaid } from './settle.js';
+
+/**
+ * The cycle jobs of one claim together (a storm of renewals due at one instant): what runCycle does for each, with
+ * the reads the subscriptions share (prices, products, discounts, checkouts, customers, tax rates, the invoice
+ * counter) made once per batch, and the writes sent as multi-row statements. Every cycle hook still runs on every
+ * subscription, in the batch's transaction (the hooks of different subscriptions side by side, each one's in order).
+ * A subscription set to cancel is left to runCycle (the per-job handler), as is one whose price is gone (its error
+ * and retries are the job's own).
+ */
+export function cycleBatchHandler(deps: CycleDeps): BatchJobHandler<void> {
+  return {
+    run: (trx, jobs, now) => runCycles(trx, jobs, now, deps),
+  };
+}
+
+interface Billing {
+  subscription: Subscription;
+  items: CycleItem[];
+}
+
+async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps: CycleDeps): Promise<ScheduledJob[]> {
+  const jobOf = new Map(jobs.map((job) => [job.subjectId, job]));
+  const locked = await subscriptionsRepository(trx).lockMany([...jobOf.keys()]);
+  const left: ScheduledJob[] = [];
+  const due: Subscription[] = [];
+  for (const current of locked) {
+    // Not billable any more, or a job left at an old time: nothing due, and the job is done (as in runCycle).
+    if (current.endedAt || !BILLABLE.has(current.status) || cycleJob(current).dueAt > now) continue;
+    if (current.cancelAtPeriodEnd) left.push(jobOf.get(current.id)!);
+    else due.push(current);
+  }
+  // Each hook runs on the subscriptions its probe names (all of them, for a hook without one).
+  const concerned = await Promise.all(
+    deps.hooks.map((hook) => deps.probes?.get(hook)?.(trx, due, now) ?? Promise.resolve(null)),
+  );
+  const hooked = await Promise.all(
+    due.map((current) =>
+      runHooks(
+        trx,
+        current,
+        now,
+        deps.hooks.filter((_, i) => concerned[i] === null || concerned[i]!.has(current.id)),
+      ),
+    ),
+  );
+  const going = hooked.filter((result): result is Billing => result !== null);
+  // A hook may have switched the product or price: bill what the rows say now.
+  const reread =
+    concerned.some((ids) => ids === null || ids.size > 0) && going.length > 0
+      ? new Map(
+          (await subscriptionsRepository(trx).findByIds(going.map((billing) => billing.subscription.id))).map((s) => [
+            s.id,
+            s,
+          ]),
+        )
+      : null;
+  const billings = going.map((billing) => ({
+    subscription: reread?.get(billing.subscription.id) ?? billing.subscription,
+    items: billing.items,
+  }));
+  const terms = await termsOf(trx, billings, deps);
+  const built: Array<ReturnType<typeof buildCycle>> = [];
+  for (const billing of billings) {
+    const found = terms.get(billing.subscription.id);
+    if (!found) left.push(jobOf.get(billing.subscription.id)!);
+    else built.push(buildCycle(billing.subscription, billing.items, now, found));
+  }
+  if (built.length > 0) await write(trx, built, now, deps);
+  return left;
+}
+
+/** The hooks of one subscription, in order, on its locked row; null when one stopped the cycle. */
+async function runHooks(trx: Db, current: Subscription, now: Date, hooks: CycleHook[]): Promise<Billing | null> {
+  const items: CycleItem[] = [];
+  for (const hook of hooks) {
+    const result = await hook(trx, current, now);
+    if (result.stop) return null;
+    items.push(...(result.items ?? []));
+  }
+  return { subscription: current, items };
+}
+
+/**
+ * Everything each order is built from, read once for the batch: a subscription missing from the answer has no price
+ * any more (runCycle then fails its job with the reason).
+ */
+async function termsOf(trx: Db, billings: readonly Billing[], deps: CycleDeps): Promise<Map<string, CycleTerms>> {
+  const subscriptions = billings.map((billing) => billing.subscription);
+  const { readCache } = deps.options;
+  const priceIds = [...new Set(subscriptions.map((s) => s.productPriceId))];
+  const prices = new Map(
+    await Promise.all(priceIds.map(async (id) => [id, await findPrice(trx, id, readCache)] as const)),
+  );
+  const discountIds = [...new Set(subscriptions.flatMap((s) => (s.discountId ? [s.discountId] : [])))];
+  const discounts = new Map<string, Discount>(
+    (discountIds.length ? await discountsRepository(trx).findByIds(discountIds) : []).map((d) => [d.id, d]),
+  );
+  const checkouts = new Map(
+    (await checkoutsRepository(trx).findByIds(subscriptions.flatMap((s) => (s.checkoutId ? [s.checkoutId] : [])))).map(
+      (checkout) => [checkout.id, checkout],
+    ),
+  );
+  // The address taxed as at checkout: the checkout's billing address, else the customer's.
+  const withoutAddress = subscriptions.filter(
+    (s) => !(s.checkoutId && checkouts.get(s.checkoutId)?.customerBillingAddress),
+  );
+  const customers = new Map(
+    (await customersRepository(trx).findAnyByIds([...new Set(withoutAddress.map((s) => s.customerId))])).map((c) => [
+      c.id,
+      c,
+    ]),
+  );
+  const rates = new Map<string, Promise<number>>();
+  const terms = new Map<string, Omit<CycleTerms, 'invoiceNumber'>>();
+  await Promise.all(
+    subscriptions.map(async (subscription) => {
+      const found = prices.get(subscription.productPriceId);
+      if (!found) return;
+      const checkout = subscription.checkoutId ? checkouts.get(subscription.checkoutId) : undefined;
+      const address =
+        checkout?.customerBillingAddress ?? customers.get(subscription.customerId)?.billingAddress ?? null;
+      const rateKey = JSON.stringify([subscription.organizationId, address?.country ?? null, address?.state ?? null]);
+      if (!rates.has(rateKey)) rates.set(rateKey, taxBasisPointsFor(trx, subscription.organizationId, address));
+      terms.set(subscription.id, {
+        found,
+        discount: subscription.discountId ? (discounts.get(subscription.discountId) ?? null) : null,
+        address,
+        // A custom price renews at the amount the buyer chose at checkout.
+        customAmount:
+          checkout && checkout.productPriceId === subscription.productPriceId ? checkout.customAmount : null,
+        taxBasisPoints: await rates.get(rateKey)!,
+      });
+    }),
+  );
+  // Invoice numbers: one statement per organization for the batch, in the batch's order.
+  const billed = subscriptions.filter((s) => terms.has(s.id));
+  const byOrganization = new Map<string, Subscription[]>();
+  for (const s of billed) byOrganization.set(s.organizationId, [...(byOrganization.get(s.organizationId) ?? []), s]);
+  const complete = new Map<string, CycleTerms>();
+  for (const [organizationId, members] of byOrganization) {
+    const numbers = await allocateInvoiceNumbers(trx, organizationId, members.length, readCache);
+    members.forEach((s, i) => complete.set(s.id, { ...terms.get(s.id)!, invoiceNumber: numbers[i]! }));
+  }
+  return complete;
+}
+
+async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>>, now: Date, deps: CycleDeps) {
+  const { options } = deps;
+  const nexts = built.map((b) => b.next);
+  const orders: Order[] = built.map((b) => b.order);
+  const items: OrderItem[] = built.flatMap((b) => b.orderItems);
+  const repo = ordersRepository(trx);
+  const subscriptions = subscriptionsRepository(trx);
+  for (const save of subscriptions.deferSaveMany(nexts)) await save;
+  for (const insert of repo.deferInsertMany(orders)) await insert;
+  for (const insert of repo.deferInsertManyItems(items)) await insert;
+  const related = await loadRelated(
+    trx,
+    {
+      customerIds: nexts.map((s) => s.customerId),
+      productIds: nexts.map((s) => s.productId),
+      discountIds: nexts.map((s) => s.discountId),
+    },
+    options,
+  );
+  const subscriptionData = await loadSubscriptionWires(trx, nexts, options, related);
+  const orderData = await loadOrderWires(trx, orders, options);
+  const events: OutboxEvent[] = [];
+  built.forEach(({ order }, i) => {
+    const organizationId = order.organizationId;
+    events.push(
+      { organizationId, type: 'subscription.updated', data: subscriptionData[i], at: now },
+      { organizationId, type: 'subscription.cycled', data: subscriptionData[i], at: now },
+      { organizationId, type: 'order.created', data: orderData[i], at: now },
+    );
+  });
+  const charged = orders.filter((order) => order.totalAmount > 0);
+  const writes = [
+    ...deferEvents(trx, events).writes,
+    ...deferScheduleMany(
+      trx,
+      [...nexts.map((next) => cycleJob(next)), ...charged.map((order) => chargeJob(order.id, now))],
+      now,
+    ),
+  ];
+  for (const statement of writes) await statement;
+  // Nothing to charge (a free plan, a full discount or credit): paid at once, as Polar does.
+  for (const order of orders) if (order.totalAmount <= 0) await markOrderPaid(trx, order, null, now, options);
+}
