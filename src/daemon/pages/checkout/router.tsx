@@ -10,9 +10,12 @@ import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import { nulPath } from '../../../core/kernel/text.js';
 import type { Logger } from '../../logger.js';
 import { readBody } from '../../middleware/body.js';
-import { CheckoutPage, ConfirmationPage } from './CheckoutPage.js';
+import { renderHydratedPage } from '../shared/document.js';
+import { CheckoutPage, type CheckoutPageProps } from './CheckoutPage.js';
+import { ConfirmationPage } from './confirmation.js';
+import { countryOptions } from './fields.js';
 import type { FormValues } from './form.js';
-import { groupIssues, payIssues, readForm, zodIssues } from './form.js';
+import { payIssues, readForm, zodIssues } from './form.js';
 import { MessagePage, renderDocument } from './layout.js';
 import { formatMoney } from './money.js';
 import { newNonce, postOriginAllowed, setPageHeaders } from './security.js';
@@ -151,19 +154,23 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
       embedOrigin: checkout.embed_origin,
     });
     if (checkout.status !== 'open') return closed(page, checkout);
-    const errors = groupIssues(state.issues ?? []);
-    send(
-      page,
-      state.status ?? 200,
-      <CheckoutPage
-        checkout={checkout}
-        nonce={page.nonce}
-        values={state.values ?? null}
-        errors={errors}
-        paymentError={state.paymentError ?? null}
-        notice={state.notice ?? null}
-      />,
-    );
+    const props: CheckoutPageProps = {
+      checkout,
+      values: state.values ?? null,
+      issues: state.issues ?? [],
+      paymentError: state.paymentError ?? null,
+      notice: state.notice ?? null,
+      countries: countryOptions(),
+    };
+    page.ctx.status = state.status ?? 200;
+    page.ctx.type = 'text/html; charset=utf-8';
+    page.ctx.body = renderHydratedPage({
+      title: `${checkout.product?.name ?? 'Checkout'} · ${checkout.organization.name}`,
+      nonce: page.nonce,
+      bundle: 'checkout',
+      props,
+      app: <CheckoutPage {...props} />,
+    });
   };
 
   router.get(
