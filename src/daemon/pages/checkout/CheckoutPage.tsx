@@ -81,8 +81,8 @@ function Totals({ checkout }: { checkout: CheckoutPublicWire }) {
         </tr>
         {checkout.discount_amount > 0 ? (
           <tr>
-            <td>Discount{checkout.discount ? ` (${checkout.discount.code ?? checkout.discount.name})` : ''}</td>
-            <td>−{money(checkout.discount_amount)}</td>
+            <td>{`Discount${checkout.discount ? ` (${checkout.discount.code ?? checkout.discount.name})` : ''}`}</td>
+            <td>{`−${money(checkout.discount_amount)}`}</td>
           </tr>
         ) : null}
         <tr>

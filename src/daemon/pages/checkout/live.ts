@@ -18,6 +18,11 @@ const PRICED = ['product_id', 'amount', 'customer_billing_address', 'discount_co
 // Typing pauses this long before a code or address is sent, so one request goes per pause, not per key.
 const TYPING_PAUSE_MS = 400;
 
+/** The page's props leave the client secret out; the address bar (`/checkout/<secret>`) has it. */
+function clientSecret(): string {
+  return window.location.pathname.split('/')[2] ?? '';
+}
+
 function formValues(form: HTMLFormElement): FormValues {
   const values: FormValues = {};
   for (const [name, value] of new FormData(form)) if (typeof value === 'string') values[name] = value;
@@ -58,7 +63,7 @@ export function useLiveCheckout(
     }
     const request = ++latest.current;
     try {
-      const response = await fetch(`/v1/checkouts/client/${encodeURIComponent(current.current.client_secret)}`, {
+      const response = await fetch(`/v1/checkouts/client/${clientSecret()}`, {
         method: 'PATCH',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),

@@ -85,6 +85,11 @@ function closed(page: Page, checkout: CheckoutPublicWire): void {
   }
 }
 
+function withoutCard(values: FormValues): FormValues {
+  const { card_number: _card, ...rest } = values;
+  return rest;
+}
+
 function successLocation(checkout: CheckoutPublicWire): string {
   return checkout.success_url.replaceAll('{CHECKOUT_ID}', checkout.id).replaceAll('%7BCHECKOUT_ID%7D', checkout.id);
 }
@@ -155,8 +160,11 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
     });
     if (checkout.status !== 'open') return closed(page, checkout);
     const props: CheckoutPageProps = {
-      checkout,
-      values: state.values ?? null,
+      // The secret stays in the address bar only (the browser reads it from there): the default success URL and the
+      // checkout's URL carry it too.
+      checkout: { ...checkout, client_secret: '', url: '', success_url: '' },
+      // The card number is never sent back to the browser, not even in the props the page hydrates from.
+      values: state.values ? withoutCard(state.values) : null,
       issues: state.issues ?? [],
       paymentError: state.paymentError ?? null,
       notice: state.notice ?? null,
