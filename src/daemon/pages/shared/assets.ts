@@ -59,8 +59,9 @@ export function assetsRouter(): Router {
   router.get('/assets/:file', (ctx) => {
     const body = files.get(ctx.params.file!);
     if (!body) {
-      ctx.status = 404;
+      // In this order: Koa turns a null body set after the status into a 204.
       ctx.body = null;
+      ctx.status = 404;
       return;
     }
     ctx.type = 'text/javascript; charset=utf-8';
