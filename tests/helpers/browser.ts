@@ -28,14 +28,22 @@ export function useBrowser(): () => Promise<Browser> {
 }
 
 /**
- * What the page's console reported that a working page never does: a script or style its CSP refused, or a React
- * hydration mismatch (React then throws the server's markup away, which the buyer would see as a flash).
+ * What the page's console reported that a working page never does: any error, such as a script or style its CSP
+ * refused or a React hydration mismatch (React then throws the server's markup away, which the buyer would see).
  */
 export function watchConsole(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (message) => {
     const text = message.text();
-    if (/Content Security Policy|Refused to|hydrat|did not match/i.test(text)) problems.push(text);
+    // Answers with an error status are logged too (the favicon's 404, a refused discount code's 422): those are
+    // the page working; the bundles' own answers are checked below.
+    if (text.startsWith('Failed to load resource')) return;
+    // Production React reports a mismatch as "Minified React error #418" through console.error.
+    if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(text)) problems.push(text);
+  });
+  page.on('response', (response) => {
+    if (new URL(response.url()).pathname.startsWith('/assets/') && response.status() !== 200)
+      problems.push(`${response.url()} answered ${response.status()}`);
   });
   page.on('pageerror', (error) => problems.push(error.message));
   return problems;
