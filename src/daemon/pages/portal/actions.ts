@@ -94,8 +94,16 @@ export async function runAction(
   }
 }
 
+/** Refusals whose API message speaks to the merchant's developer (it names a merchant route), said to the customer. */
+const CUSTOMER_WORDING: Record<string, string> = {
+  MissingInvoiceBillingDetails:
+    'An invoice needs a billing name and address on the order. Contact the seller to have them added.',
+};
+
 /** A refusal as the customer reads it: the message, or for a validation error the messages of its fields. */
 export function refusalText(error: DomainError): string {
+  const worded = error.code ? CUSTOMER_WORDING[error.code] : undefined;
+  if (worded) return worded;
   const details = Array.isArray(error.details) ? (error.details as Array<{ msg?: unknown }>) : [];
   const messages = details.map((detail) => (typeof detail.msg === 'string' ? detail.msg : '')).filter(Boolean);
   return messages.length > 0 ? messages.join(' ') : error.message;
