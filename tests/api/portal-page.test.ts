@@ -140,6 +140,29 @@ describe('POST /portal/{slug} (forms without JavaScript)', () => {
     expect((await shop.merchant.api.get(`/v1/subscriptions/${shop.subscriptionId}`)).json.product_id).toBe(bigger.id);
   });
 
+  it('saves a new card as the default and switches the default back', async () => {
+    const shop = await portalShop(daemon());
+    const { client, path } = await openPortal(daemon(), shop.portalUrl);
+    expect((await client.get(path)).text).toMatch(/•••• 4242 \(expires [^)]+\) · default</);
+    const refused = await portalPost(client, daemon(), path, { action: 'add_card', card_number: '1234' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('This is not a sandbox test card number.');
+    const saved = await portalPost(client, daemon(), path, { action: 'add_card', card_number: '5555 5555 5555 4444' });
+    expect(saved.status, saved.text).toBe(303);
+    const page = await client.get(`${path}?done=card_saved`);
+    expect(page.text).toContain('Your card was saved and is now your default payment method.');
+    expect(page.text).toMatch(/•••• 4444 \(expires [^)]+\) · default</);
+    const me = new TestClient(daemon().url, { headers: { authorization: `Bearer ${shop.token}` } });
+    const cards = (await me.get('/v1/customer-portal/customers/me/payment-methods')).json.items as Array<{
+      id: string;
+      method_metadata: { last4: string };
+    }>;
+    const visa = cards.find((card) => card.method_metadata.last4 === '4242')!;
+    const back = await portalPost(client, daemon(), path, { action: 'default_card', payment_method_id: visa.id });
+    expect(back.status, back.text).toBe(303);
+    expect((await me.get('/v1/customer-portal/customers/me')).json.default_payment_method_id).toBe(visa.id);
+  });
+
   it('deactivates a license key activation', async () => {
     const shop = await portalShop(daemon());
     const listed = await new TestClient(daemon().url, {

@@ -103,7 +103,7 @@ function CardsSection({ props }: { props: PortalProps }) {
       <ul className="rows">
         {props.cards.map((card) => (
           <li key={card.id}>
-            {card.label} {card.isDefault ? <strong>· default</strong> : null}
+            <span data-testid="card">{card.isDefault ? `${card.label} · default` : card.label}</span>
             {card.isDefault ? null : (
               <ActionForm base={props.base} action="default_card" fields={{ payment_method_id: card.id }}>
                 <button type="submit" className="link">
