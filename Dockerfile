@@ -9,6 +9,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations
+# `npm run build` also bundles the hosted pages' browser code (scripts/bundle-pages.mjs).
+COPY scripts ./scripts
 # `npm ci` runs the `prepare` script, which builds dist/.
 RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund

@@ -52,6 +52,7 @@ import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from './su
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService, type RefundService } from './refunds/service.js';
 import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
+import { createHostedPortalService, type HostedPortalService } from './customer-portal/hosted.js';
 import { createPaymentMethodService, type PaymentMethodService } from './payment-methods/service.js';
 import type { PaymentMethodVault } from './payments/methods.js';
 import { createSandboxVault } from './payments/sandbox-methods.js';
@@ -171,6 +172,8 @@ export interface CoreContext {
   refunds: RefundService;
   /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
   customerPortal: CustomerPortalService;
+  /** The hosted portal page: its organization by slug and the plans a customer may move to. */
+  hostedPortal: HostedPortalService;
   /** Settles checkouts and refunds a crash left in flight (driven by the daemon's reconciler worker). */
   reconciler: Reconciler;
   /** Durable due work (checkout expiries, cancels at period end), run by the daemon's scheduler worker. */
@@ -503,6 +506,7 @@ export function createCore(options: {
     subscriptionChanges,
     refunds,
     customerPortal,
+    hostedPortal: createHostedPortalService({ db, readCache, baseUrl: config.baseUrl }),
     reconciler,
     scheduler,
     benefitGrants,

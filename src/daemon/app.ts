@@ -8,6 +8,8 @@ import { createRateLimiter } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { checkoutPagesRouter } from './pages/checkout/router.js';
 import { documentsRouter } from './pages/documents/router.js';
+import { portalPagesRouter } from './pages/portal/router.js';
+import { assetsRouter } from './pages/shared/assets.js';
 import { adminRouter } from './routes/admin/index.js';
 import { authRouter } from './routes/auth/index.js';
 import { v1Router } from './routes/v1/index.js';
@@ -52,6 +54,8 @@ export function createApp(core: CoreContext, logger: Logger, ops?: { router: Rou
   app.use(v1Router(core, cookies).routes());
   app.use(checkoutPagesRouter(core, logger).routes());
   app.use(documentsRouter(core).routes());
+  app.use(portalPagesRouter(core, logger).routes());
+  app.use(assetsRouter().routes());
   // Unknown paths and methods answer 404 with an empty body, as Better Auth does.
   app.use(async (ctx) => {
     ctx.body = null;

@@ -1,4 +1,4 @@
-import { missingAddressFields, type Address } from '../customers/address.js';
+import { missingAddressFields, type Address } from '../customers/countries.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 
 /**

@@ -107,6 +107,17 @@ export function createCustomerSessionService(deps: {
       return found;
     },
 
+    /**
+     * What the hosted portal needs to tell a customer why they are not let in: the actor, or whether the token is
+     * one that expired (so the page can say to ask for a new link) rather than unknown.
+     */
+    async resolve(token: string): Promise<{ actor: CustomerActor } | { expired: true } | null> {
+      if (!looksLikeCustomerSessionToken(token)) return null;
+      const found = await customersRepository(db).findSessionByHash(sha256Hex(token));
+      if (!found) return null;
+      return found.session.expiresAt <= clock.now() ? { expired: true } : { actor: found };
+    },
+
     async portalCustomer(actor: CustomerActor) {
       return customerPortalWire(
         actor.customer,

@@ -1,6 +1,6 @@
-import type { ReactNode } from 'react';
-import { INPUT_COUNTRIES } from '../../../core/customers/address.js';
-import { TEST_CARDS } from '../../../core/payments/sandbox.js';
+import type { FormEvent, ReactNode } from 'react';
+import { INPUT_COUNTRIES } from '../../../core/customers/countries.js';
+import { TEST_CARDS } from '../../../core/payments/test-cards.js';
 import type { AttachedField, FieldErrors } from './form.js';
 import { billingFieldName, customFieldName } from './form.js';
 
@@ -180,10 +180,20 @@ export function CustomField({ ctx, attached }: { ctx: FieldContext; attached: At
 }
 
 type Mode = 'required' | 'optional' | 'disabled';
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
-const COUNTRY_OPTIONS = INPUT_COUNTRIES.map((code) => ({ code, name: regionNames.of(code) ?? code })).sort((a, b) =>
-  a.name.localeCompare(b.name),
-);
+export interface CountryOption {
+  code: string;
+  name: string;
+}
+let countries: CountryOption[] | null = null;
+/** The country list, named and sorted once on the server; the page's props carry it to the browser. */
+export function countryOptions(): CountryOption[] {
+  if (countries) return countries;
+  const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+  countries = INPUT_COUNTRIES.map((code) => ({ code, name: regionNames.of(code) ?? code })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
+  return countries;
+}
 const BILLING_LABELS: Record<string, [string, string]> = {
   line1: ['Address', 'address-line1'],
   line2: ['Address line 2', 'address-line2'],
@@ -196,9 +206,14 @@ const BILLING_LABELS: Record<string, [string, string]> = {
 export function BillingFields({
   ctx,
   modes,
+  countries: options,
+  live,
 }: {
   ctx: FieldContext;
   modes: Record<'country' | 'state' | 'city' | 'postal_code' | 'line1' | 'line2', Mode>;
+  countries: CountryOption[];
+  /** Hydrated: the totals follow the country by themselves. */
+  live: boolean;
 }) {
   const country = billingFieldName('country');
   return (
@@ -214,7 +229,7 @@ export function BillingFields({
           {...invalidProps(ctx, country)}
         >
           <option value="">Choose a country…</option>
-          {COUNTRY_OPTIONS.map((option) => (
+          {options.map((option) => (
             <option key={option.code} value={option.code}>
               {option.name}
             </option>
@@ -237,7 +252,9 @@ export function BillingFields({
           />
         );
       })}
-      <p className="note">Changed the country? Use “Update totals” to see its tax and fields before paying.</p>
+      {live ? null : (
+        <p className="note">Changed the country? Use “Update totals” to see its tax and fields before paying.</p>
+      )}
     </fieldset>
   );
 }
@@ -252,6 +269,13 @@ const CARD_NOTES: Record<string, string> = {
 
 const spaced = (number: string) => number.replace(/(\d{4})(?=\d)/g, '$1 ');
 
+/** Hydrated: groups the digits by four as the buyer types (the server reads the number with or without spaces). */
+function formatCardNumber(event: FormEvent<HTMLInputElement>): void {
+  const input = event.currentTarget;
+  const formatted = spaced(input.value.replace(/\D/g, '').slice(0, 19));
+  if (formatted !== input.value) input.value = formatted;
+}
+
 /** The sandbox's card field: only a number is asked, and only the test numbers are accepted. */
 export function CardField({ ctx }: { ctx: FieldContext }) {
   const name = 'card_number';
@@ -265,6 +289,7 @@ export function CardField({ ctx }: { ctx: FieldContext }) {
         autoComplete="cc-number"
         required
         placeholder="4242 4242 4242 4242"
+        onInput={formatCardNumber}
         {...invalidProps(ctx, name)}
       />
       <div className="note">

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { FieldIssue } from '../../../core/polar-api/errors.js';
 import type { CheckoutPublicWire } from '../../../core/checkouts/schemas.js';
 import { BILLING_ADDRESS_FIELDS, missingBillingFields } from '../../../core/checkouts/billing-address.js';
-import { testCardByNumber } from '../../../core/payments/sandbox.js';
+import { testCardByNumber } from '../../../core/payments/test-cards.js';
 import { parseMajor } from './money.js';
 
 /**

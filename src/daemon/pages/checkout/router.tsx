@@ -10,9 +10,12 @@ import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import { nulPath } from '../../../core/kernel/text.js';
 import type { Logger } from '../../logger.js';
 import { readBody } from '../../middleware/body.js';
-import { CheckoutPage, ConfirmationPage } from './CheckoutPage.js';
+import { renderHydratedPage } from '../shared/document.js';
+import { CheckoutPage, type CheckoutPageProps } from './CheckoutPage.js';
+import { ConfirmationPage } from './confirmation.js';
+import { countryOptions } from './fields.js';
 import type { FormValues } from './form.js';
-import { groupIssues, payIssues, readForm, zodIssues } from './form.js';
+import { payIssues, readForm, zodIssues } from './form.js';
 import { MessagePage, renderDocument } from './layout.js';
 import { formatMoney } from './money.js';
 import { newNonce, postOriginAllowed, setPageHeaders } from './security.js';
@@ -80,6 +83,11 @@ function closed(page: Page, checkout: CheckoutPublicWire): void {
       `It can no longer be paid. Go back to ${checkout.organization.name} to start a new one.`,
     );
   }
+}
+
+function withoutCard(values: FormValues): FormValues {
+  const { card_number: _card, ...rest } = values;
+  return rest;
 }
 
 function successLocation(checkout: CheckoutPublicWire): string {
@@ -151,19 +159,26 @@ export function checkoutPagesRouter(core: CoreContext, logger: Logger): Router {
       embedOrigin: checkout.embed_origin,
     });
     if (checkout.status !== 'open') return closed(page, checkout);
-    const errors = groupIssues(state.issues ?? []);
-    send(
-      page,
-      state.status ?? 200,
-      <CheckoutPage
-        checkout={checkout}
-        nonce={page.nonce}
-        values={state.values ?? null}
-        errors={errors}
-        paymentError={state.paymentError ?? null}
-        notice={state.notice ?? null}
-      />,
-    );
+    const props: CheckoutPageProps = {
+      // The secret stays in the address bar only (the browser reads it from there): the default success URL and the
+      // checkout's URL carry it too.
+      checkout: { ...checkout, client_secret: '', url: '', success_url: '' },
+      // The card number is never sent back to the browser, not even in the props the page hydrates from.
+      values: state.values ? withoutCard(state.values) : null,
+      issues: state.issues ?? [],
+      paymentError: state.paymentError ?? null,
+      notice: state.notice ?? null,
+      countries: countryOptions(),
+    };
+    page.ctx.status = state.status ?? 200;
+    page.ctx.type = 'text/html; charset=utf-8';
+    page.ctx.body = renderHydratedPage({
+      title: `${checkout.product?.name ?? 'Checkout'} · ${checkout.organization.name}`,
+      nonce: page.nonce,
+      bundle: 'checkout',
+      props,
+      app: <CheckoutPage {...props} />,
+    });
   };
 
   router.get(

@@ -42,6 +42,8 @@ export function setPageHeaders(ctx: Context, security: PageSecurity): void {
     `style-src 'nonce-${security.nonce}'`,
     `script-src 'nonce-${security.nonce}'`,
     "img-src 'self' data:",
+    // The hydrated checkout saves price changes through its own public API as the buyer types.
+    "connect-src 'self'",
     `form-action ${[...formTargets].join(' ')}`,
     `frame-ancestors ${embed ?? "'none'"}`,
     "base-uri 'none'",

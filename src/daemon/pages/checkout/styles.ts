@@ -42,6 +42,8 @@ legend{font-weight:600;margin-bottom:4px;padding:0}
  */
 export const CHECKOUT_SCRIPT = `
 document.addEventListener('submit', function (event) {
+  // The hydrated page refuses some submits itself (a card that is not a test card); those never went out.
+  if (event.defaultPrevented) return;
   var form = event.target;
   if (form.getAttribute('data-busy')) { event.preventDefault(); return; }
   form.setAttribute('data-busy', '1');
