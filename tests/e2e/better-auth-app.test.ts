@@ -307,6 +307,17 @@ describe('examples/better-auth-app: Better Auth with Polar’s plugin, pointed a
     expect(portalUrl.origin + portalUrl.pathname).toBe(`${daemon.url}/portal/${organization.slug}`);
     const token = portalUrl.searchParams.get('customer_session_token');
     expect(token).toMatch(/^till_cst_/);
+    // The portal trades the token in the URL for a cookie and sends the browser on to the same page without it.
+    const customerBrowser = new TestClient(daemon.url);
+    const landing = await customerBrowser.get(portalUrl.pathname + portalUrl.search);
+    expect(landing.status).toBe(303);
+    const location = new URL(String(landing.headers.location), daemon.url);
+    expect(location.searchParams.get('customer_session_token')).toBeNull();
+    const portalPage = await customerBrowser.get(location.pathname + location.search);
+    expect(portalPage.status, portalPage.text.slice(0, 500)).toBe(200);
+    expect(portalPage.text).toContain(email);
+    expect(portalPage.text).toContain('Pro');
+    expect(String(portalPage.headers['content-type'])).toMatch(/^text\/html/);
     // The token in that URL is this customer's portal session.
     const me = await new TestClient(daemon.url, { headers: { authorization: `Bearer ${token}` } }).get(
       '/v1/customer-portal/customers/me',
