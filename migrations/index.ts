@@ -30,6 +30,7 @@ import * as requestIds from './20261215000000_request_ids.js';
 import * as webhookReplayBase from './20261217000000_webhook_replay_base.js';
 import * as orderInvoices from './20261218000000_order_invoices.js';
 import * as metricsRollups from './20261220000000_metrics_rollups.js';
+import * as webhookEventRequestIds from './20261226000000_webhook_event_request_ids.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -82,4 +83,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261217000000_webhook_replay_base', module: webhookReplayBase },
   { name: '20261218000000_order_invoices', module: orderInvoices },
   { name: '20261220000000_metrics_rollups', module: metricsRollups },
+  { name: '20261226000000_webhook_event_request_ids', module: webhookEventRequestIds },
 ];

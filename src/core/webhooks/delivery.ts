@@ -105,6 +105,7 @@ export function resultOf(outcome: AttemptOutcome, endpointDisabled = false): Att
     httpCode: outcome.httpCode,
     retryAt: outcome.retryAt,
     endpointDisabled,
+    requestId: event.requestId,
   };
 }
 
@@ -117,6 +118,8 @@ export interface AttemptResult {
   /** Set when the event will be tried again. */
   retryAt: Date | null;
   endpointDisabled: boolean;
+  /** The request that caused the event (X-Request-Id), if any: the worker logs the attempt under it. */
+  requestId: string | null;
 }
 
 type LookupCallback = (
