@@ -51,6 +51,7 @@ export async function runOneEndpoint(argv) {
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
       const arrived = performance.timeOrigin + performance.now();
+      if (req.url === '/baseline') return res.writeHead(200, { 'content-length': '2' }).end('ok');
       const route = routes.get(req.url);
       if (!route) return res.writeHead(404).end();
       const s = route.stats;
@@ -186,9 +187,40 @@ export async function runOneEndpoint(argv) {
     });
   }
 
-  async function waitFor(stats, count) {
+  async function waitFor(stats, count, limitMs = drainMs) {
     const start = performance.now();
-    while (stats.arrivals.length < count && performance.now() - start < drainMs) await h.sleep(20);
+    while (stats.arrivals.length < count && performance.now() - start < limitMs) await h.sleep(20);
+  }
+
+  /**
+   * What the receiver and the loopback take, in the same run: plain POSTs of a delivery-sized body from undici with an
+   * endpoint's default concurrency (32 connections), answered at once. deliveries/s ÷ this is the figure to compare
+   * across machines.
+   */
+  async function runBaseline() {
+    const body = JSON.stringify({
+      type: 'order.updated',
+      timestamp: new Date().toISOString(),
+      data: { id: 'e0', n: 0, customer_id: 'cus_0', amount: 1000, currency: 'usd' },
+    });
+    const spec = {
+      origin: receiverUrl,
+      path: '/baseline',
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'baseline',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,' + 'x'.repeat(44) + ' v1,' + 'y'.repeat(44),
+      },
+      body,
+      connections: 32,
+      warmupMs: warmupMs,
+      durationMs: (flags.quick ? 4 : 10) * 1000,
+      expectStatus: 200,
+      expectText: 'ok',
+    };
+    return h.startLoad('baseline', spec, { pid: process.pid }).result;
   }
 
   async function runScenario(server, scenario) {
@@ -241,7 +273,8 @@ export async function runOneEndpoint(argv) {
       route.held = null;
       routes.get(path).held = null;
       for (const answer of held) answer();
-      await waitFor(s, scenario.count);
+      // Long enough for the whole backlog at half the goal's rate, so the figure is the time to drain it all.
+      await waitFor(s, scenario.count, Math.max(drainMs, (scenario.count / (scenario.goal.drainPerSecond / 2)) * 1000));
       const last = s.arrivals.length ? Math.max(...s.arrivals) : released;
       const after = s.arrivals.filter((t) => t >= released).length;
       Object.assign(result, {
@@ -260,6 +293,9 @@ export async function runOneEndpoint(argv) {
       violationSamples: s.violations.slice(0, 3),
       daemonCpuMicrosPerDelivery: s.arrivals.length ? ((cpu1 - cpu0) * 1e6) / s.arrivals.length : null,
     });
+    // Every event of this scenario fanned out before its endpoint goes: rows the dispatcher had not reached would
+    // otherwise be fanned out to the next scenario's endpoint (it subscribes to the same type) and count there.
+    await ask(server, { type: 'settle' }, 'settled');
     await call(
       server.baseUrl,
       `/v1/webhooks/endpoints/${endpoint.id}`,
@@ -275,8 +311,9 @@ export async function runOneEndpoint(argv) {
     return r.drainPerSecond >= r.goal.drainPerSecond;
   }
 
-  function report(results, pgVersion, load) {
-    const widths = [12, 17, 9, 10, 9, 9, 9, 10, 9, 8, 10, 8];
+  function report(results, pgVersion, load, baseline) {
+    const widths = [12, 17, 9, 10, 9, 11, 9, 9, 10, 9, 8, 10, 8];
+    const ratio = (r) => (r.deliveriesPerSecond ?? r.drainPerSecond) / baseline.rps;
     const ms = (v) => (v === Infinity ? 'undeliv.' : fmt(v, 1));
     const goalText = (g) =>
       g.perSecond ? `>= ${g.perSecond}/s` : g.p99Ms ? `p99 < ${g.p99Ms} ms` : `drain >= ${g.drainPerSecond}/s`;
@@ -284,6 +321,7 @@ export async function runOneEndpoint(argv) {
       '',
       `Webhooks to one endpoint (issue 20): events order.updated over ${CUSTOMERS} customers, written by the daemon's own process; Node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${pgVersion ?? '-'}`,
       `Machine load average (1/5/15 min): before ${load.before.map((v) => v.toFixed(2)).join(' ')}, after ${load.after.map((v) => v.toFixed(2)).join(' ')}`,
+      `Baseline: ${fmt(baseline.rps, 0)} plain POSTs/s to the receiver (32 connections, answered at once), p99 ${fmt(baseline.latencyMs?.p99, 2)} ms`,
       '',
       row(
         [
@@ -292,6 +330,7 @@ export async function runOneEndpoint(argv) {
           'offered',
           'deliv./s',
           'drain/s',
+          'x baseline',
           'p50 ms',
           'p99 ms',
           'max ms',
@@ -311,6 +350,7 @@ export async function runOneEndpoint(argv) {
             r.offeredPerSecond ? String(r.offeredPerSecond) : `${r.committed}`,
             fmt(r.deliveriesPerSecond, 0),
             fmt(r.drainPerSecond, 0),
+            fmt(ratio(r), 3),
             r.latencyMs ? ms(r.latencyMs.p50) : '',
             r.latencyMs ? ms(r.latencyMs.p99) : '',
             r.latencyMs ? ms(r.latencyMs.max) : '',
@@ -336,7 +376,7 @@ export async function runOneEndpoint(argv) {
     process.stdout.write(lines.join('\n') + '\n');
     process.stdout.write(
       JSON.stringify(
-        { bench: 'webhooks-one-endpoint', ok: failures.length === 0, flags, load, results, failures },
+        { bench: 'webhooks-one-endpoint', ok: failures.length === 0, flags, load, baseline, results, failures },
         (k, v) => (v === Infinity ? 'lost' : v),
       ) + '\n',
     );
@@ -350,6 +390,8 @@ export async function runOneEndpoint(argv) {
   try {
     let pgVersion = null;
     const results = [];
+    h.log('baseline: plain POSTs to the receiver, 32 connections');
+    const baseline = await runBaseline();
     for (const database of flags.only) {
       let dbUrl;
       if (database === 'sqlite') dbUrl = `sqlite:${join(h.makeTempDir('till-bench-webhooks-db-'), 'till.db')}`;
@@ -377,7 +419,7 @@ export async function runOneEndpoint(argv) {
       }
     }
     load.after = loadavg();
-    code = report(results, pgVersion, load);
+    code = report(results, pgVersion, load, baseline);
   } catch (error) {
     process.stderr.write(
       `bench:webhooks --one-endpoint: ${error instanceof h.BenchError ? error.message : (error.stack ?? error)}\n`,

@@ -9,6 +9,8 @@
 //                                                                      {type:'emitted', count, behindMs}
 //   {type:'backlog', organizationId, count, customers, from}          `count` events as fast as they can be written,
 //                                                                      then {type:'backlog-ready', count} once fanned out
+//   {type:'settle'}                                                   {type:'settled'} once every outbox row is fanned
+//                                                                      out (so deleting the endpoint takes them all)
 // Each event is `order.updated` with data {id: "e<n>", n, customer_id: "cus_<n % customers>"}: the customer is its
 // ordering key, and `n` rises in commit order, which the parent's receiver checks per customer.
 const dist = new URL('../../dist/src/', import.meta.url);
@@ -60,15 +62,21 @@ async function emit({ organizationId, rate, durationMs, customers, from }) {
   return { count: written, behindMs };
 }
 
+/** Once the dispatcher has fanned every outbox row out. */
+async function dispatched() {
+  for (;;) {
+    const [{ n }] = await db('outbox_events').whereNull('dispatched_at').count({ n: '*' });
+    if (Number(n) === 0) return;
+    await sleep(50);
+  }
+}
+
 async function backlog({ organizationId, count, customers, from }) {
   for (let done = 0; done < count; done += 1000)
     await write(organizationId, from + done, Math.min(1000, count - done), customers);
-  // Ready once the dispatcher has fanned every row out: the events wait as webhook events, as after an outage.
-  for (;;) {
-    const [{ n }] = await db('outbox_events').whereNull('dispatched_at').count({ n: '*' });
-    if (Number(n) === 0) return { count };
-    await sleep(50);
-  }
+  // Ready once every row is fanned out: the events wait as webhook events, as after an outage.
+  await dispatched();
+  return { count };
 }
 
 process.on('message', (message) => {
@@ -77,7 +85,9 @@ process.on('message', (message) => {
       ? emit(message).then((result) => ({ type: 'emitted', ...result }))
       : message.type === 'backlog'
         ? backlog(message).then((result) => ({ type: 'backlog-ready', ...result }))
-        : null;
+        : message.type === 'settle'
+          ? dispatched().then(() => ({ type: 'settled' }))
+          : null;
   work?.then(
     (reply) => process.send(reply),
     (error) => process.send({ type: 'failed', error: String(error?.stack ?? error) }),

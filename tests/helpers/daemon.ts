@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
 import type { PaymentProcessor } from '../../src/core/payments/processor.js';
 import { loadConfig, type TillConfig } from '../../src/core/config/index.js';
-import { createLogger } from '../../src/daemon/logger.js';
+import { createLogger, type Logger } from '../../src/daemon/logger.js';
 import type { ServerLimits } from '../../src/daemon/limits.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -31,6 +31,8 @@ export async function startTestDaemon(
     paymentProcessor?: PaymentProcessor;
     limits?: Partial<ServerLimits>;
     grantStrategies?: Strategies;
+    /** The daemon's log (by default silent unless TILL_TEST_LOG is set), for tests about what it logs. */
+    logger?: Logger;
   } = {},
 ): Promise<TestDaemon> {
   // A second daemon on another daemon's database (PostgreSQL: several daemons share one) leaves dropping to its owner.
@@ -65,7 +67,8 @@ export async function startTestDaemon(
       config: base,
       // Under TILL_CLOCK=simulated the daemon keeps its own clock in the database; `clock` is then left unused.
       clock: base.clock === 'simulated' ? undefined : clock,
-      logger: process.env.TILL_TEST_LOG ? createLogger('debug') : createLogger('error', () => undefined),
+      logger:
+        options.logger ?? (process.env.TILL_TEST_LOG ? createLogger('debug') : createLogger('error', () => undefined)),
       baseUrlFromListener: !overrides.baseUrl,
       paymentProcessor: options.paymentProcessor,
       limits: options.limits,

@@ -1,23 +1,18 @@
-import { lookup as dnsLookup } from 'node:dns';
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import knexFactory, { type Knex } from 'knex';
-import { Agent, request } from 'undici';
 import type { Clock } from '../kernel/clock.js';
 import { MINUTE } from '../kernel/clock.js';
 import type { WebhooksConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
 import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
-import { storableText } from '../kernel/text.js';
 import type { MailService } from '../mail/service.js';
 import type { EndpointService } from './endpoints.js';
 import { endpointsRepository, type EndpointRecord } from './endpoints-repository.js';
 import { eventsRepository, type WebhookEventRecord } from './events-repository.js';
 import { notifyEndpointDisabled } from './notices.js';
-import { MAX_CONCURRENCY_LIMIT } from './ordering.js';
+import { createPoster, type PostAnswer } from './post.js';
 import { signatureHeader } from './signer.js';
-import { isPrivateAddress } from './url-guard.js';
 
 /**
  * Polar's policy: 10 attempts; after the n-th failure wait min(2 s·2ⁿ, 20 min), jittered to 50–100 %; an endpoint
@@ -34,8 +29,7 @@ export const WEBHOOK_RETRY = {
   leaseMarginMs: MINUTE,
   failureThreshold: 10,
 } as const;
-export const RESPONSE_CHARS = 2048;
-const RESPONSE_READ_BYTES = 16 * 1024;
+export { RESPONSE_CHARS } from './post.js';
 
 /**
  * The delivery worker's database: on PostgreSQL a pool of its own (two connections: a round and a fallback write),
@@ -105,6 +99,7 @@ export function resultOf(outcome: AttemptOutcome, endpointDisabled = false): Att
     httpCode: outcome.httpCode,
     retryAt: outcome.retryAt,
     endpointDisabled,
+    requestId: event.requestId,
   };
 }
 
@@ -117,52 +112,8 @@ export interface AttemptResult {
   /** Set when the event will be tried again. */
   retryAt: Date | null;
   endpointDisabled: boolean;
-}
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | Array<{ address: string; family: number }>,
-  family?: number,
-) => void;
-
-/** Refuses connections to private addresses whatever the name resolved to when the endpoint was saved. */
-function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(
-    hostname,
-    options as never,
-    ((
-      error: NodeJS.ErrnoException | null,
-      address: string | Array<{ address: string; family: number }>,
-      family?: number,
-    ) => {
-      if (error) return callback(error, address, family);
-      const addresses = Array.isArray(address) ? address.map((entry) => entry.address) : [address];
-      if (addresses.some(isPrivateAddress))
-        return callback(
-          Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }),
-          address,
-          family,
-        );
-      callback(null, address, family);
-    }) as never,
-  );
-}
-
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_READ_BYTES) {
-      // More than we keep: drop the rest (and with it this connection) instead of reading a large answer.
-      body.destroy();
-      break;
-    }
-  }
-  // The receiver's text is kept as the log's `response`: NUL and a pair cut at the limit would stop PostgreSQL from
-  // recording the attempt at all, and the endpoint would be re-sent the same events for good.
-  return storableText(Buffer.concat(chunks).toString('utf8'), RESPONSE_CHARS);
+  /** The request that caused the event (X-Request-Id), if any: the worker logs the attempt under it. */
+  requestId: string | null;
 }
 
 export function createDeliverer(deps: {
@@ -173,53 +124,7 @@ export function createDeliverer(deps: {
   mail: MailService;
 }) {
   const { clock, signingClock, config, endpoints, mail } = deps;
-  // One pool of keep-alive connections per daemon: most deliveries go to the same few receivers. Per receiver origin
-  // as many connections as one endpoint may have deliveries in flight; they are opened only as they are needed.
-  const agent = new Agent({
-    keepAliveTimeout: 30_000,
-    connections: MAX_CONCURRENCY_LIMIT,
-    ...(config.allowPrivateUrls ? {} : { connect: { lookup: guardedLookup } }),
-  });
-
-  async function post(
-    url: string,
-    body: string,
-    headers: Record<string, string>,
-  ): Promise<{ httpCode: number | null; response: string; retryAfter?: string }> {
-    if (!config.allowPrivateUrls) {
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && isPrivateAddress(host))
-        return { httpCode: null, response: 'refused: the endpoint is a private address' };
-    }
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), config.timeoutMs);
-    try {
-      const answer = await request(url, {
-        method: 'POST',
-        body,
-        headers,
-        dispatcher: agent,
-        signal: controller.signal,
-        headersTimeout: config.timeoutMs,
-        bodyTimeout: config.timeoutMs,
-      });
-      const retryAfter = answer.headers['retry-after'];
-      return {
-        httpCode: answer.statusCode,
-        response: await readPrefix(answer.body),
-        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-      };
-    } catch (error) {
-      if (controller.signal.aborted) return { httpCode: null, response: `timed out after ${config.timeoutMs} ms` };
-      const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
-      return {
-        httpCode: null,
-        response: storableText(e.cause?.message || e.message || e.code || String(error), RESPONSE_CHARS),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const poster = createPoster({ timeoutMs: config.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
 
   /** Sends one event (no database work): the run loop hands the outcome to the round that records it. */
   async function send(
@@ -228,7 +133,7 @@ export function createDeliverer(deps: {
     secrets: string[] | null,
   ): Promise<AttemptOutcome> {
     const sentAt = clock.now();
-    let outcome: { httpCode: number | null; response: string; retryAfter?: string };
+    let outcome: PostAnswer;
     let durationMs = 0;
     if (!endpoint || event.payload === null || !secrets) {
       outcome = { httpCode: null, response: endpoint ? 'the payload was archived' : 'the endpoint no longer exists' };
@@ -242,7 +147,7 @@ export function createDeliverer(deps: {
         'webhook-signature': signatureHeader(secrets, event.id, timestamp, event.payload),
       };
       const started = performance.now();
-      outcome = await post(endpoint.url, event.payload, headers);
+      outcome = await poster.post(endpoint.url, event.payload, headers);
       durationMs = Math.round(performance.now() - started);
     }
     // Redirects are failures: a receiver that moved must be updated, not followed (Standard Webhooks).
@@ -329,7 +234,7 @@ export function createDeliverer(deps: {
     },
 
     async close(): Promise<void> {
-      await agent.close();
+      await poster.close();
     },
   };
 }

@@ -92,6 +92,7 @@ export function createDispatcher(deps: { clock: Clock }) {
           succeeded: null,
           createdAt: now,
           modifiedAt: null,
+          requestId: row.requestId,
           windowEnd,
         });
       }

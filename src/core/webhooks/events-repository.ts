@@ -11,6 +11,8 @@ export interface OutboxRow {
   type: string;
   payload: string;
   createdAt: Date;
+  /** The request that wrote it (X-Request-Id), if any. */
+  requestId: string | null;
 }
 
 export interface WebhookEventRecord {
@@ -35,6 +37,8 @@ export interface WebhookEventRecord {
   succeeded: boolean | null;
   createdAt: Date;
   modifiedAt: Date | null;
+  /** The request whose outbox event this is (X-Request-Id), for the delivery worker's log lines. */
+  requestId: string | null;
 }
 
 export interface DeliveryRecord {
@@ -63,6 +67,7 @@ function outboxFromRow(row: Record<string, unknown>): OutboxRow {
     type: String(row.type),
     payload: String(row.payload),
     createdAt: toDate(row.created_at),
+    requestId: (row.request_id as string | null | undefined) ?? null,
   };
 }
 
@@ -88,6 +93,7 @@ export function eventFromRow(row: Record<string, unknown>, prefix = ''): Webhook
     succeeded: get('succeeded') === null || get('succeeded') === undefined ? null : toBool(get('succeeded')),
     createdAt: toDate(get('created_at')),
     modifiedAt: toDateOrNull(get('modified_at')),
+    requestId: (get('request_id') as string | null | undefined) ?? null,
   };
 }
 
@@ -124,6 +130,7 @@ const EVENT_COLUMNS: Columns = {
   succeeded: 'boolean',
   created_at: 'timestamptz',
   modified_at: 'timestamptz',
+  request_id: 'text',
 };
 
 function eventRow(event: WebhookEventRecord): Record<string, unknown> {
@@ -145,6 +152,7 @@ function eventRow(event: WebhookEventRecord): Record<string, unknown> {
     succeeded: event.succeeded,
     created_at: event.createdAt,
     modified_at: event.modifiedAt,
+    request_id: event.requestId,
   };
 }
 
@@ -154,7 +162,7 @@ export function eventsRepository(db: Db) {
     async undispatched(limit: number): Promise<OutboxRow[]> {
       const seq = outboxSeq(db);
       const rows = await db('outbox_events')
-        .select('id', 'organization_id', 'type', 'payload', 'created_at', db.raw(`${seq} as seq`))
+        .select('id', 'organization_id', 'type', 'payload', 'created_at', 'request_id', db.raw(`${seq} as seq`))
         .whereNull('dispatched_at')
         .orderBy(seq, 'asc')
         .limit(limit);

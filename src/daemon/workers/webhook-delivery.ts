@@ -1,5 +1,6 @@
 import type { CoreContext } from '../../core/context.js';
 import { HOUR } from '../../core/kernel/clock.js';
+import { withRequestId } from '../../core/kernel/request-context.js';
 import type { Logger } from '../logger.js';
 import { startPollLoop } from './poll-loop.js';
 
@@ -33,17 +34,20 @@ export function startWebhookDelivery(core: CoreContext, logger: Logger): Webhook
   const unsubscribeErrors = webhooks.onError((error) =>
     logger.warn('webhook delivery failed', { error: String(error) }),
   );
-  // Ids and codes only: payloads and secrets stay out of logs.
+  // Ids and codes only: payloads and secrets stay out of logs. Each line is written under the request that caused the
+  // event (stored with it), not under whichever request's commit happened to start the round that recorded it.
   const unsubscribeAttempts = webhooks.onAttempt((result) => {
     if (result.succeeded) return;
-    logger.warn(result.retryAt ? 'webhook not delivered; will retry' : 'webhook not delivered; giving up', {
-      eventId: result.eventId,
-      endpointId: result.endpointId,
-      attempt: result.attempt,
-      httpCode: result.httpCode,
-      ...(result.retryAt ? { retryAt: result.retryAt.toISOString() } : {}),
+    withRequestId(result.requestId, () => {
+      logger.warn(result.retryAt ? 'webhook not delivered; will retry' : 'webhook not delivered; giving up', {
+        eventId: result.eventId,
+        endpointId: result.endpointId,
+        attempt: result.attempt,
+        httpCode: result.httpCode,
+        ...(result.retryAt ? { retryAt: result.retryAt.toISOString() } : {}),
+      });
+      if (result.endpointDisabled) logger.warn('webhook endpoint disabled', { endpointId: result.endpointId });
     });
-    if (result.endpointDisabled) logger.warn('webhook endpoint disabled', { endpointId: result.endpointId });
   });
   const prune = () => {
     webhooks.prune().catch((error) => logger.warn('webhook retention sweep failed', { error: String(error) }));
