@@ -26,3 +26,9 @@ export function parseJson<T>(value: unknown): T | null {
   if (typeof value === 'string') return JSON.parse(value) as T;
   return value as T;
 }
+
+/** The rows of a `db.raw` SELECT: an array from sqlite3, a result with `rows` from pg. */
+export function rawRows(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
+  return ((result as { rows?: unknown[] } | null)?.rows ?? []) as Array<Record<string, unknown>>;
+}
