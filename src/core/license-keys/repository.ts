@@ -94,16 +94,16 @@ const KEY_PREFIX = 'key__';
  * the query each time cost more than the database's own work.
  */
 const validationReads = new Map<string, string>();
-function validationReadSql(db: Db): string {
-  const which = dialect(db);
+function validationReadSql(db: Db, count: number): string {
+  const which = `${dialect(db)}:${count}`;
   let sql = validationReads.get(which);
   if (!sql) {
-    sql =
-      db('license_keys')
-        .join('customers', 'customers.id', 'license_keys.customer_id')
-        .where({ 'license_keys.organization_id': '', 'license_keys.key_digest': '' })
-        .select('customers.*', ...KEY_COLUMNS.map((column) => `license_keys.${column} as ${KEY_PREFIX}${column}`))
-        .toSQL().sql + ' limit 1';
+    sql = db('license_keys')
+      .join('customers', 'customers.id', 'license_keys.customer_id')
+      .where('license_keys.organization_id', '')
+      .whereIn('license_keys.key_digest', new Array<string>(count).fill(''))
+      .select('customers.*', ...KEY_COLUMNS.map((column) => `license_keys.${column} as ${KEY_PREFIX}${column}`))
+      .toSQL().sql;
     validationReads.set(which, sql);
   }
   return sql;
@@ -157,16 +157,22 @@ export function licenseKeysRepository(db: Db) {
       return row ? fromRow(row) : null;
     },
 
-    /** The key a public call names, with its customer, in one read (a validation's only read). */
-    async findByDigestWithCustomer(
+    /**
+     * Keys that public calls name, each with its customer, in one read (a validation's only read): by digest, within
+     * one organization.
+     */
+    async findByDigestsWithCustomer(
       organizationId: string,
-      digest: string,
-    ): Promise<{ key: LicenseKey; customer: Customer } | null> {
-      const row = rawRows(await db.raw(validationReadSql(db), [organizationId, digest]))[0];
-      if (!row) return null;
-      const key: Record<string, unknown> = {};
-      for (const column of KEY_COLUMNS) key[column] = row[`${KEY_PREFIX}${column}`];
-      return { key: fromRow(key), customer: customerFromRow(row) };
+      digests: readonly string[],
+    ): Promise<Map<string, { key: LicenseKey; customer: Customer }>> {
+      const found = new Map<string, { key: LicenseKey; customer: Customer }>();
+      if (digests.length === 0) return found;
+      for (const row of rawRows(await db.raw(validationReadSql(db, digests.length), [organizationId, ...digests]))) {
+        const key: Record<string, unknown> = {};
+        for (const column of KEY_COLUMNS) key[column] = row[`${KEY_PREFIX}${column}`];
+        found.set(String(key.key_digest), { key: fromRow(key), customer: customerFromRow(row) });
+      }
+      return found;
     },
 
     async list(filter: LicenseKeyFilter, options: ListOptions) {

@@ -13,6 +13,7 @@ import { authorize, organizationFilter } from '../polar-api/actor.js';
 import { notPermitted, resourceNotFound } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
 import { keyDigest, openKey } from './keys.js';
+import { createKeyLookup } from './lookup.js';
 import type { ActivationValues, LicenseKey } from './repository.js';
 import { licenseKeysRepository } from './repository.js';
 import type {
@@ -53,6 +54,7 @@ function sameConditions(a: ActivationValues, b: ActivationValues): boolean {
 export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: SecretBox; rateLimit: boolean }) {
   const { db, clock, box } = deps;
   const buckets = new Map<string, { count: number; resetAt: number }>();
+  const lookup = createKeyLookup(db);
 
   /** Fixed one-second windows per key, in memory per daemon (as the daemon's other rate limits). */
   function hit(digest: string): void {
@@ -175,7 +177,7 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
       if (actor) authorize(actor, input.organization_id, 'write');
       else hit(digest);
       const repo = licenseKeysRepository(db);
-      const found = await repo.findByDigestWithCustomer(input.organization_id, digest);
+      const found = await lookup.find(input.organization_id, digest);
       if (!found) throw resourceNotFound();
       const { key, customer } = found;
       if (key.status !== 'granted') throw resourceNotFound('License key is no longer active.');
