@@ -23,7 +23,7 @@ export async function insertOrderDeltas(trx: Db, organizationId: string): Promis
       `billing_type, orders, revenue, net_revenue, one_time_products, one_time_products_revenue, ` +
       `one_time_products_net_revenue, new_subscriptions, new_subscriptions_revenue, new_subscriptions_net_revenue, ` +
       `renewed_subscriptions, renewed_subscriptions_revenue, renewed_subscriptions_net_revenue) ` +
-      `SELECT id, customer_id, organization_id, LOWER(currency), ${hour}, COALESCE(product_id, ''), ` +
+      `SELECT id, customer_id, organization_id, LOWER(currency), ${hour}, COALESCE(CAST(product_id AS VARCHAR(36)), ''), ` +
       `CASE WHEN subscription_id IS NULL THEN 'one_time' ELSE 'recurring' END, 1, net_amount, ${net}, ` +
       `${when(oneTime, '1')}, ${when(oneTime, 'net_amount')}, ${when(oneTime, net)}, ` +
       `${when(created, '1')}, ${when(created, 'net_amount')}, ${when(created, net)}, ` +
