@@ -68,34 +68,9 @@ async function sumRanges(
 }
 
 /**
- * A period's edges as whole UTC days and hours: each edge either adds the hours from it to the next day boundary, or
- * takes in that whole day and subtracts the hours beyond the edge, whichever reads fewer hours. A local day in a zone
- * an hour off UTC is then one day and two hours (not 24 hours); a period too short to hold a day is read in hours.
- */
-function splitPeriod(period: number, from: number, to: number, days: Range[], hours: Range[], minus: Range[]): void {
-  const down = Math.floor(from / 24);
-  const up = Math.ceil(from / 24);
-  const firstDay = up * 24 - from <= from - down * 24 ? up : down;
-  const endDown = Math.floor(to / 24);
-  const endUp = Math.ceil(to / 24);
-  const endDay = to - endDown * 24 <= endUp * 24 - to ? endDown : endUp;
-  const edgeHours = Math.abs(firstDay * 24 - from) + Math.abs(to - endDay * 24);
-  if (firstDay >= endDay || edgeHours >= to - from) {
-    hours.push([period, from, to]);
-    return;
-  }
-  days.push([period, firstDay, endDay]);
-  if (from < firstDay * 24) hours.push([period, from, firstDay * 24]);
-  if (from > firstDay * 24) minus.push([period, firstDay * 24, from]);
-  if (endDay * 24 < to) hours.push([period, endDay * 24, to]);
-  if (endDay * 24 > to) minus.push([period, to, endDay * 24]);
-}
-
-/**
- * Sums per period, the periods given as ranges of UTC hours [from, to). Whole UTC days are read from the daily
- * buckets, a period's edges from the hourly ones (splitPeriod); a customer filter reads the per-source rows (hourly,
- * and the only ones that know the customer). A period may come back as several rows, to be added up; the hours a
- * period subtracts come back negated.
+ * Sums per period, the periods given as ranges of UTC hours [from, to). The whole UTC days inside a period are read
+ * from the daily buckets, its edges from the hourly ones; a customer filter reads the per-source rows (hourly, and
+ * the only ones that know the customer).
  */
 export async function sumsByPeriod(
   db: Db,
@@ -113,19 +88,21 @@ export async function sumsByPeriod(
     );
   const days: Range[] = [];
   const hours: Range[] = [];
-  const minus: Range[] = [];
-  periods.forEach(([from, to], period) => splitPeriod(period, from, to, days, hours, minus));
-  // Subtracted ranges go in the same hourly read, as period -1 - p.
-  const signed: Range[] = [...hours, ...minus.map(([period, from, to]) => [-1 - period, from, to] as const)];
+  periods.forEach(([from, to], period) => {
+    const firstDay = Math.ceil(from / 24);
+    const endDay = Math.floor(to / 24);
+    if (firstDay >= endDay) {
+      hours.push([period, from, to]);
+      return;
+    }
+    days.push([period, firstDay, endDay]);
+    if (from < firstDay * 24) hours.push([period, from, firstDay * 24]);
+    if (endDay * 24 < to) hours.push([period, endDay * 24, to]);
+  });
   const [byDay, byHour] = await Promise.all([
     sumRanges(db, scope, 'metrics_days', 'day', days),
-    sumRanges(db, scope, 'metrics_buckets', 'hour', signed),
+    sumRanges(db, scope, 'metrics_buckets', 'hour', hours),
   ]);
-  for (const row of byHour) {
-    if (row.period >= 0) continue;
-    row.period = -1 - row.period;
-    for (const column of METRIC_COLUMNS) row[column] = -row[column];
-  }
   return [...byDay, ...byHour];
 }
 
