@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
-import { toDate, toDateOrNull } from '../database/index.js';
+import { toDateOrNull } from '../database/index.js';
 import type { SubscriptionFacts } from './contributions.js';
 
 // The subscriptions the rollups are rebuilt from, read page by page in id order (keyset), one organization at a time
