@@ -116,10 +116,13 @@ async function writeOnlyTransaction(db: Db, build: (on: Db) => DeferredList): Pr
   const alone = () => readWriteTransaction(db, (trx) => finishWith(trx, ...build(trx)), {});
   if (db.isTransaction) return alone();
   if (dialect(db) !== 'sqlite') {
-    // One statement is a transaction of its own: BEGIN and COMMIT would only add two round trips.
-    const writes = build(db).filter((write): write is Deferred => !!write);
+    // One statement is a transaction of its own: BEGIN and COMMIT would only add two round trips. Built on the
+    // database, what it asks to run after its commit is collected here, as on SQLite.
+    const { value, afterCommit } = collectingAfterCommit(() => build(db));
+    const writes = value.filter((write): write is Deferred => !!write);
     if (writes.length === 1) {
       await writes[0];
+      for (const hook of afterCommit) hook();
       return;
     }
     // Built on the database, the others are never sent: they are built again on the transaction (build is pure).
