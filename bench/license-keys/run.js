@@ -5,7 +5,7 @@
 // launcher (till-server.mjs), bare Koa app (koa-server.mjs) and table helpers (report.mjs).
 // Prints a table, the ratios against bare Koa and the goal (>= 5,000 validations/s on SQLite, p99 < 20 ms), then one
 // JSON line. `npm run build && npm run bench:license-keys [-- --quick | --keys n | --rounds n | --duration s |
-// --connections n | --only sqlite,postgres | --pg-url URL]`
+// --connections n | --only sqlite,postgres | --pg-url URL | --cpu-prof DIR (the daemons' V8 profiles)]`
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -43,17 +43,19 @@ function options(argv) {
     rounds: 3,
     only: DATABASES,
     pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    cpuProf: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, rounds: 1 });
     else if (arg === '--pg-url') flags.pgUrl = argv[++i];
+    else if (arg === '--cpu-prof') flags.cpuProf = argv[++i];
     else if (arg === '--only') flags.only = argv[++i].split(',').filter((db) => DATABASES.includes(db));
     else if (/^--(keys|duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) > 0)
       flags[arg.slice(2)] = Number(argv[++i]);
     else {
       process.stderr.write(
-        `bench:license-keys: unknown option ${arg}\nOptions: --keys <n> --duration <s> --warmup <s> --connections <n> --rounds <n> --only sqlite,postgres --pg-url <url> --quick\n`,
+        `bench:license-keys: unknown option ${arg}\nOptions: --keys <n> --duration <s> --warmup <s> --connections <n> --rounds <n> --only sqlite,postgres --pg-url <url> --cpu-prof <dir> --quick\n`,
       );
       process.exit(2);
     }
@@ -70,10 +72,10 @@ async function json(baseUrl, path, init = {}, expect = 200) {
   return JSON.parse(text);
 }
 
-async function startTill(env, label) {
+async function startTill(env, label, cpuProf = null) {
   const child = startChild(`till on ${label}`, join(AUTH_BENCH, 'till-server.mjs'), [], {
     env,
-    execArgv: EXIT_WITH_PARENT,
+    execArgv: [...EXIT_WITH_PARENT, ...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [])],
   });
   const baseUrl = `http://127.0.0.1:${env.TILL_PORT}`;
   await waitUntilReady(child, baseUrl);
@@ -231,7 +233,7 @@ async function main(flags) {
       await stopChild(till.child);
       log(`seeding ${flags.keys} keys on ${db}`);
       const keys = await seedKeys(dbUrl, env.TILL_SECRET, shop, flags.keys);
-      till = await startTill(env, db);
+      till = await startTill(env, db, flags.cpuProf);
       const bodies = keys.map((key) => JSON.stringify({ key, organization_id: shop.organizationId }));
       const check = await json(till.baseUrl, '/v1/customer-portal/license-keys/validate', {
         method: 'POST',

@@ -48,19 +48,39 @@ async function insertAll(db, table, rows) {
   for (let start = 0; start < rows.length; start += ROWS) await db(table).insert(rows.slice(start, start + ROWS));
 }
 
-export async function seed(db, dialect, count) {
+/**
+ * `existing`: an organization made over HTTP (bench/exports), whose orders also get customer rows to join (the metrics
+ * read no customer).
+ */
+export async function seed(db, dialect, count, existing = null) {
   // Timestamps as each dialect stores them (database/rows.ts): epoch milliseconds on SQLite, timestamptz on PostgreSQL.
   const stamp = (ms) => (dialect === 'sqlite' ? ms : new Date(ms));
   const random = prng(22);
-  const organizationId = randomUUID().replaceAll('-', '');
-  await db('organizations').insert({
-    id: organizationId,
-    name: 'Bench',
-    slug: `bench-${organizationId}`,
-    created_at: stamp(START),
-  });
+  const organizationId = existing ?? randomUUID().replaceAll('-', '');
+  if (!existing)
+    await db('organizations').insert({
+      id: organizationId,
+      name: 'Bench',
+      slug: `bench-${organizationId}`,
+      created_at: stamp(START),
+    });
   const products = Array.from({ length: 5 }, () => randomUUID());
   const customers = Array.from({ length: 2000 }, () => randomUUID());
+  if (existing)
+    await insertAll(
+      db,
+      'customers',
+      customers.map((id, i) => ({
+        id,
+        organization_id: organizationId,
+        type: 'individual',
+        email: `buyer-${i}@example.com`,
+        email_verified: false,
+        name: `Buyer ${i}`,
+        metadata: '{}',
+        created_at: stamp(START),
+      })),
+    );
   const subscriptionCount = Math.round(count * 0.03);
   const subscriptions = [];
   for (let i = 0; i < subscriptionCount; i++) {

@@ -34,7 +34,8 @@ export interface CustomerSession {
   createdAt: Date;
 }
 
-function fromRow(row: Record<string, unknown>): Customer {
+/** A customer from its row (also read by other domains' joins, e.g. a license key validated with its customer). */
+export function customerFromRow(row: Record<string, unknown>): Customer {
   return {
     id: String(row.id),
     organizationId: String(row.organization_id),
@@ -99,32 +100,34 @@ export function customersRepository(db: Db) {
     },
     async findById(id: string): Promise<Customer | null> {
       const row = await live().where({ id }).first();
-      return row ? fromRow(row) : null;
+      return row ? customerFromRow(row) : null;
     },
     /** For update: locks the row on PostgreSQL so concurrent changes to one customer apply one after the other. */
     async lockById(id: string): Promise<Customer | null> {
       const query = live().where({ id });
       if (dialect(db) === 'postgres') query.forUpdate();
       const row = await query.first();
-      return row ? fromRow(row) : null;
+      return row ? customerFromRow(row) : null;
     },
     /** Deleted or not: the state sent with `customer.deleted` describes the customer as it was deleted. */
     async findAnyById(id: string): Promise<Customer | null> {
       const row = await db('customers').where({ id }).first();
-      return row ? fromRow(row) : null;
+      return row ? customerFromRow(row) : null;
     },
     /** Customers by id, deleted ones included, unknown ids left out: one query for a whole page of orders. */
     async findAnyByIds(ids: readonly string[]): Promise<Customer[]> {
       if (ids.length === 0) return [];
-      return ((await db('customers').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(fromRow);
+      return ((await db('customers').whereIn('id', [...new Set(ids)])) as Array<Record<string, unknown>>).map(
+        customerFromRow,
+      );
     },
     async findByExternalId(organizationIds: string[], externalId: string): Promise<Customer | null> {
       const row = await live().whereIn('organization_id', organizationIds).where({ external_id: externalId }).first();
-      return row ? fromRow(row) : null;
+      return row ? customerFromRow(row) : null;
     },
     async findByEmail(organizationId: string, email: string): Promise<Customer | null> {
       const row = await live().where({ organization_id: organizationId, email: email.toLowerCase() }).first();
-      return row ? fromRow(row) : null;
+      return row ? customerFromRow(row) : null;
     },
     async list(filters: CustomerFilters, options: ListOptions) {
       const query = live().whereIn('organization_id', filters.organizationIds);
@@ -137,7 +140,7 @@ export function customersRepository(db: Db) {
         name: 'name',
         customer_name: 'name',
       });
-      return { items: page.rows.map(fromRow), pagination: page.pagination };
+      return { items: page.rows.map(customerFromRow), pagination: page.pagination };
     },
     async update(customer: Customer): Promise<void> {
       const { id, ...row } = toRow(customer);
@@ -170,7 +173,7 @@ export function customersRepository(db: Db) {
         expiresAt: toDate(row.expires_at),
         createdAt: toDate(row.created_at),
       };
-      return { session, customer: fromRow(customer) };
+      return { session, customer: customerFromRow(customer) };
     },
     async deleteSessionsOf(customerId: string): Promise<void> {
       await db('customer_sessions').where({ customer_id: customerId }).delete();

@@ -26,7 +26,7 @@ export { finishWith, transaction, type TransactionOptions, type WriteOnlyOptions
 export { guarded, together, type Deferred, type DeferredList } from './deferred.js';
 export { afterWriteOnlyCommit } from './sqlite/group-commit.js';
 export { DatabaseLockedError, isGuardFailure, isUniqueViolation } from './errors.js';
-export { parseJson, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
+export { epochHoursSql, parseJson, rawRows, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
 export { literalInsert } from './bulk.js';

@@ -26,3 +26,19 @@ export function parseJson<T>(value: unknown): T | null {
   if (typeof value === 'string') return JSON.parse(value) as T;
   return value as T;
 }
+
+/** The rows of a `db.raw` SELECT: an array from sqlite3, a result with `rows` from pg. */
+export function rawRows(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result)) return result as Array<Record<string, unknown>>;
+  return ((result as { rows?: unknown[] } | null)?.rows ?? []) as Array<Record<string, unknown>>;
+}
+
+/**
+ * SQL for the whole hours since the epoch of a timestamp column (as stored: epoch milliseconds on SQLite,
+ * timestamptz on PostgreSQL), for statements that bucket rows by hour in the database.
+ */
+export function epochHoursSql(dialect: 'sqlite' | 'postgres', column: string): string {
+  return dialect === 'sqlite'
+    ? `(${column} / 3600000)`
+    : `CAST(FLOOR(EXTRACT(EPOCH FROM ${column}) / 3600) AS INTEGER)`;
+}

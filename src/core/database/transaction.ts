@@ -110,11 +110,24 @@ export async function finishWith(trx: Db, ...writes: DeferredList): Promise<void
 
 /**
  * What cannot be written as literals runs in a transaction of its own, as does everything on PostgreSQL, where the
- * statements are sent together (see finishWith). Resolves once committed; on SQLite one event-loop turn later.
+ * statements are sent together (see finishWith), but for a single statement, sent alone (its own transaction). Resolves once committed; on SQLite one event-loop turn later.
  */
 async function writeOnlyTransaction(db: Db, build: (on: Db) => DeferredList): Promise<void> {
   const alone = () => readWriteTransaction(db, (trx) => finishWith(trx, ...build(trx)), {});
-  if (db.isTransaction || dialect(db) !== 'sqlite') return alone();
+  if (db.isTransaction) return alone();
+  if (dialect(db) !== 'sqlite') {
+    // One statement is a transaction of its own: BEGIN and COMMIT would only add two round trips. Built on the
+    // database, what it asks to run after its commit is collected here, as on SQLite.
+    const { value, afterCommit } = collectingAfterCommit(() => build(db));
+    const writes = value.filter((write): write is Deferred => !!write);
+    if (writes.length === 1) {
+      await writes[0];
+      for (const hook of afterCommit) hook();
+      return;
+    }
+    // Built on the database, the others are never sent: they are built again on the transaction (build is pure).
+    return alone();
+  }
   const { value: writes, afterCommit } = collectingAfterCommit(() => build(db));
   const compiled = compileDeferred(writes);
   const statements = compiled && inlineStatements(compiled);

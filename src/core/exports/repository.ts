@@ -86,8 +86,14 @@ export interface CustomerExportRow {
   taxId: string | null;
 }
 
+/**
+ * Rows after the cursor. The `>=` alone is what an index on (organization_id, created_at) can seek to: without it the
+ * OR is only a filter, and each batch would read every row before the cursor again (a million-row export read
+ * quadratically many).
+ */
 function after(query: Knex.QueryBuilder, table: string, cursor: Cursor | null): void {
   if (!cursor) return;
+  query.where(`${table}.created_at`, '>=', cursor.createdAt);
   query.where((next) => {
     void next.where(`${table}.created_at`, '>', cursor.createdAt).orWhere((same) => {
       void same.where(`${table}.created_at`, '=', cursor.createdAt).andWhere(`${table}.id`, '>', cursor.id);

@@ -1,5 +1,6 @@
-import type { Db } from '../database/index.js';
-import { dialect, parseJson, toDate, toDateOrNull } from '../database/index.js';
+import type { Db, Deferred } from '../database/index.js';
+import { customerFromRow, type Customer } from '../customers/repository.js';
+import { dialect, parseJson, rawRows, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 
@@ -66,6 +67,50 @@ function fromRow(row: Record<string, unknown>): LicenseKey {
   };
 }
 
+const KEY_COLUMNS = [
+  'id',
+  'organization_id',
+  'customer_id',
+  'benefit_id',
+  'key_digest',
+  'key_sealed',
+  'display_key',
+  'status',
+  'limit_activations',
+  'activations',
+  'usage',
+  'limit_usage',
+  'validations',
+  'last_validated_at',
+  'expires_at',
+  'created_at',
+  'modified_at',
+] as const;
+// The key's columns under this prefix beside the customer's own in one joined row.
+const KEY_PREFIX = 'key__';
+
+/**
+ * The validation's read, compiled once per dialect: it runs on every public validation, where building and compiling
+ * the query each time cost more than the database's own work.
+ */
+const validationReads = new Map<string, string>();
+function validationReadSql(db: Db, count: number): string {
+  const which = `${dialect(db)}:${count}`;
+  let sql = validationReads.get(which);
+  if (!sql) {
+    sql = db('license_keys')
+      .join('customers', 'customers.id', 'license_keys.customer_id')
+      .where('license_keys.organization_id', '')
+      .whereIn('license_keys.key_digest', new Array<string>(count).fill(''))
+      .select('customers.*', ...KEY_COLUMNS.map((column) => `license_keys.${column} as ${KEY_PREFIX}${column}`))
+      .toSQL().sql;
+    validationReads.set(which, sql);
+  }
+  return sql;
+}
+const COUNT_VALIDATION_SQL =
+  'UPDATE license_keys SET validations = validations + 1, last_validated_at = ? WHERE id = ?';
+
 function activationFromRow(row: Record<string, unknown>): LicenseKeyActivation {
   return {
     id: String(row.id),
@@ -110,6 +155,24 @@ export function licenseKeysRepository(db: Db) {
     async findByDigest(organizationId: string, digest: string): Promise<LicenseKey | null> {
       const row = await db('license_keys').where({ organization_id: organizationId, key_digest: digest }).first();
       return row ? fromRow(row) : null;
+    },
+
+    /**
+     * Keys that public calls name, each with its customer, in one read (a validation's only read): by digest, within
+     * one organization.
+     */
+    async findByDigestsWithCustomer(
+      organizationId: string,
+      digests: readonly string[],
+    ): Promise<Map<string, { key: LicenseKey; customer: Customer }>> {
+      const found = new Map<string, { key: LicenseKey; customer: Customer }>();
+      if (digests.length === 0) return found;
+      for (const row of rawRows(await db.raw(validationReadSql(db, digests.length), [organizationId, ...digests]))) {
+        const key: Record<string, unknown> = {};
+        for (const column of KEY_COLUMNS) key[column] = row[`${KEY_PREFIX}${column}`];
+        found.set(String(key.key_digest), { key: fromRow(key), customer: customerFromRow(row) });
+      }
+      return found;
     },
 
     async list(filter: LicenseKeyFilter, options: ListOptions) {
@@ -160,6 +223,14 @@ export function licenseKeysRepository(db: Db) {
       const rows = (await query.returning(['usage', 'validations'])) as Array<{ usage: number; validations: number }>;
       const row = rows[0];
       return row ? { usage: Number(row.usage), validations: Number(row.validations) } : null;
+    },
+
+    /**
+     * Counts a validation that adds no usage: nothing is conditional and no answer is read, so it can go in a
+     * write-only transaction, committed with other validations' (the answer counts from the key as read).
+     */
+    deferCountValidation(id: string, at: Date): Deferred {
+      return db.raw(COUNT_VALIDATION_SQL, [at, id]);
     },
 
     /** Takes one activation slot if the limit leaves one (same guarantee as markValidated). */

@@ -13,6 +13,7 @@ import { authorize, organizationFilter } from '../polar-api/actor.js';
 import { notPermitted, resourceNotFound } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
 import { keyDigest, openKey } from './keys.js';
+import { createKeyLookup } from './lookup.js';
 import type { ActivationValues, LicenseKey } from './repository.js';
 import { licenseKeysRepository } from './repository.js';
 import type {
@@ -53,6 +54,7 @@ function sameConditions(a: ActivationValues, b: ActivationValues): boolean {
 export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: SecretBox; rateLimit: boolean }) {
   const { db, clock, box } = deps;
   const buckets = new Map<string, { count: number; resetAt: number }>();
+  const lookup = createKeyLookup(db);
 
   /** Fixed one-second windows per key, in memory per daemon (as the daemon's other rate limits). */
   function hit(digest: string): void {
@@ -164,13 +166,22 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
       return withActivations(db, key);
     },
 
-    /** Polar's validate: the checks in its order, then the validation counted and the usage added atomically. */
+    /**
+     * Polar's validate: the checks in its order, then the validation counted and the usage added atomically. The key
+     * and its customer come in one read; a validation that adds no usage is counted in a write-only transaction
+     * (grouped with concurrent ones on SQLite), one that adds usage by the conditional UPDATE that keeps the limit.
+     */
     async validate(input: LicenseKeyValidateInput, actor?: MerchantActor): Promise<ValidatedLicenseKeyWire> {
       const now = clock.now();
-      const key = await presented(db, input.organization_id, input.key, actor);
+      const digest = keyDigest(input.key);
+      if (actor) authorize(actor, input.organization_id, 'write');
+      else hit(digest);
+      const repo = licenseKeysRepository(db);
+      const found = await lookup.find(input.organization_id, digest);
+      if (!found) throw resourceNotFound();
+      const { key, customer } = found;
       if (key.status !== 'granted') throw resourceNotFound('License key is no longer active.');
       if (key.expiresAt && now.getTime() >= key.expiresAt.getTime()) throw resourceNotFound('License key has expired.');
-      const repo = licenseKeysRepository(db);
       let activation = null;
       if (input.activation_id) {
         activation = await repo.findActivation(key.id, input.activation_id);
@@ -186,17 +197,24 @@ export function createLicenseKeyService(deps: { db: Db; clock: Clock; box: Secre
       if (input.customer_id && input.customer_id !== key.customerId)
         throw resourceNotFound('License key does not match given customer.');
       const increment = input.increment_usage ?? 0;
-      const counted = await repo.markValidated(key.id, increment, now);
-      if (!counted) {
-        // Another validation may have taken usage since the read: the message names what is left now.
-        const current = (await repo.findById(key.id)) ?? key;
-        const remaining = Math.max(0, (current.limitUsage ?? 0) - current.usage);
-        throw notPermitted(`License key only has ${remaining} more usages.`);
+      let counted = { usage: key.usage, validations: key.validations + 1 };
+      if (increment > 0) {
+        const marked = await repo.markValidated(key.id, increment, now);
+        if (!marked) {
+          // Another validation may have taken usage since the read: the message names what is left now.
+          const current = (await repo.findById(key.id)) ?? key;
+          const remaining = Math.max(0, (current.limitUsage ?? 0) - current.usage);
+          throw notPermitted(`License key only has ${remaining} more usages.`);
+        }
+        counted = marked;
+      } else {
+        await transaction(db, (on) => [licenseKeysRepository(on).deferCountValidation(key.id, now)], {
+          writeOnly: true,
+        });
       }
-      const customer = await customersRepository(db).findAnyById(key.customerId);
       const validated = { ...key, usage: counted.usage, validations: counted.validations, lastValidatedAt: now };
       return {
-        ...licenseKeyWire(validated, input.key, customerWire(customer!)),
+        ...licenseKeyWire(validated, input.key, customerWire(customer)),
         activation: activation ? activationWire(activation) : null,
       };
     },

@@ -87,7 +87,7 @@ export function deferInsertSourceDeltas(trx: Db, rows: readonly DeltaRow[]): Def
 }
 
 /** Rows summed per bucket first: PostgreSQL refuses an upsert that meets the same row twice in one statement. */
-export function deferAddToBuckets(trx: Db, rows: readonly DeltaRow[]): Deferred[] {
+function deferAddToBuckets(trx: Db, rows: readonly DeltaRow[]): Deferred[] {
   const writes: Deferred[] = [];
   for (const level of LEVELS) {
     const buckets = new Map<string, { key: Array<string | number>; values: number[] }>();

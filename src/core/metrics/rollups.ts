@@ -10,8 +10,14 @@ import {
   type SubscriptionFacts,
   subscriptionDeltas,
 } from './contributions.js';
-import { clearRollups, deferAddToBuckets, deferApplyDeltas, deferInsertSourceDeltas } from './repository.js';
-import { checkoutsPage, ordersPage, subscriptionsPage } from './source-repository.js';
+import {
+  addCheckoutsToBuckets,
+  bucketsFromSourceDeltas,
+  daysFromBuckets,
+  insertOrderDeltas,
+} from './rebuild-repository.js';
+import { clearRollups, deferApplyDeltas, deferInsertSourceDeltas } from './repository.js';
+import { subscriptionsPage } from './source-repository.js';
 
 /** An outbox event as the rollups read it (kernel/outbox's OutboxEvent, without importing the kernel). */
 export interface RollupEvent {
@@ -118,45 +124,22 @@ const PAGE = 5000;
 
 /**
  * An organization's rollups computed again from its orders, subscriptions and checkouts (for data written before the
- * rollups existed, and to check them). Read page by page, so a large history never sits in memory at once.
+ * rollups existed, and to check them), in one transaction. Orders and checkouts are folded in by the database, set by
+ * set; subscriptions (whose rules need dates compared) page by page through contributions.ts; then the buckets are the
+ * sums of the source rows, and the days the sums of the hours.
  */
 export async function rebuildRollups(db: Db, organizationId: string): Promise<void> {
   await transaction(db, async (trx) => {
     await clearRollups(trx, organizationId);
-    const all: DeltaRow[] = [];
-    const write = async (rows: DeltaRow[], countOnly = false) => {
-      if (!countOnly) for (const statement of deferInsertSourceDeltas(trx, rows)) await statement;
-      all.push(...rows.map((row) => ({ ...row, sourceId: '', customerId: '' })));
-      // Bucket rows are summed as they come, so memory follows the number of buckets, not of sources.
-      if (all.length >= 50 * PAGE) await flushBuckets();
-    };
-    const flushBuckets = async () => {
-      for (const statement of deferAddToBuckets(trx, all.splice(0))) await statement;
-    };
-    for (let after = ''; ;) {
-      const orders = await ordersPage(trx, organizationId, after, PAGE);
-      if (orders.length === 0) break;
-      await write(orders.flatMap(orderDeltas));
-      after = orders[orders.length - 1].id;
-    }
+    await insertOrderDeltas(trx, organizationId);
     for (let after = ''; ;) {
       const subscriptions = await subscriptionsPage(trx, organizationId, after, PAGE);
       if (subscriptions.length === 0) break;
-      await write(subscriptions.flatMap(subscriptionDeltas));
+      for (const statement of deferInsertSourceDeltas(trx, subscriptions.flatMap(subscriptionDeltas))) await statement;
       after = subscriptions[subscriptions.length - 1].id;
     }
-    for (let after = ''; ;) {
-      const checkouts = await checkoutsPage(trx, organizationId, after, PAGE);
-      if (checkouts.length === 0) break;
-      await write(
-        checkouts.flatMap((checkout) => [
-          checkoutDelta(checkout, 'checkouts'),
-          ...(checkout.succeeded ? [checkoutDelta(checkout, 'succeeded_checkouts')] : []),
-        ]),
-        true,
-      );
-      after = checkouts[checkouts.length - 1].id;
-    }
-    await flushBuckets();
+    await bucketsFromSourceDeltas(trx, organizationId);
+    await addCheckoutsToBuckets(trx, organizationId);
+    await daysFromBuckets(trx, organizationId);
   });
 }
