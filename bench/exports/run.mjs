@@ -70,7 +70,10 @@ async function exportOnce(baseUrl, token, organizationId, pid) {
       headers: { authorization: `Bearer ${token}` },
     });
     if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
-    for await (const chunk of response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
       bytes += chunk.length;
       for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines += 1;
     }
