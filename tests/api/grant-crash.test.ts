@@ -1,19 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
-import { request } from 'undici';
+import type { ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/database/index.js';
 import { adminToken } from '../../src/core/kernel/crypto.js';
 import { createCheckout, createProduct } from '../helpers/catalog.js';
-import { TEST_SECRET, type TestDaemon } from '../helpers/daemon.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { TEST_SECRET } from '../helpers/daemon.js';
+import { crashableDaemon } from '../helpers/crash-daemon.js';
 import { TestClient } from '../helpers/http.js';
 import { buyerEmail } from '../helpers/purchases.js';
 import { createMerchant } from '../helpers/v1.js';
-import { until } from '../helpers/webhooks.js';
-import { TILL_BIN, freePort } from '../cli/till.js';
 
 const admin = { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } };
 
@@ -25,40 +19,10 @@ const admin = { headers: { authorization: `Bearer ${adminToken(TEST_SECRET)}` } 
  */
 describe('a daemon killed in the middle of a grant job', () => {
   it('completes the grants exactly once after the restart', async () => {
-    const database = await createTestDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'till-grant-crash-'));
-    const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${join(dataDir, 'till.db')}` : database.url;
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const daemon = { url } as TestDaemon;
+    const crash = await crashableDaemon('till-grant-crash-', { TILL_CLOCK: 'simulated' });
+    const { daemon, url, databaseUrl } = crash;
+    const start = (env: Record<string, string>) => crash.start(env);
     let child: ResultPromise | null = null;
-    // Wrapped: an execa child is a thenable, and an async function returning it would wait for it to exit.
-    const start = async (env: Record<string, string>): Promise<{ process: ResultPromise }> => {
-      const started = execa(process.execPath, [TILL_BIN, 'daemon', 'run'], {
-        env: {
-          PATH: process.env.PATH!,
-          TILL_DATA_DIR: dataDir,
-          TILL_DATABASE_URL: databaseUrl,
-          TILL_PORT: String(port),
-          TILL_SECRET: TEST_SECRET,
-          TILL_BCRYPT_COST: '4',
-          TILL_RATE_LIMIT: 'off',
-          TILL_CLOCK: 'simulated',
-          ...env,
-        },
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-      });
-      await until(async () => {
-        const answer = await request(`${url}/api/auth/ok`, { headersTimeout: 1000, bodyTimeout: 1000 }).catch(
-          () => null,
-        );
-        await answer?.body.dump();
-        return answer?.statusCode === 200;
-      });
-      return { process: started };
-    };
     const clock = new TestClient(url);
     try {
       child = (await start({ TILL_TEST_CRASH_AT: 'grant.granted' })).process;
@@ -128,12 +92,8 @@ describe('a daemon killed in the middle of a grant job', () => {
         await db.destroy();
       }
     } finally {
-      if (child) {
-        child.kill('SIGKILL');
-        await child;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-      await database.drop();
+      crash.child = child;
+      await crash.dispose();
     }
   }, 180_000);
 });
