@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fileServiceTypesSchema } from '../files/schemas.js';
+import { fileBase, fileServiceTypesSchema } from '../files/schemas.js';
 import { pageQuery, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource } from '../polar-api/schemas.js';
 
@@ -12,19 +12,8 @@ export const s3DownloadUrlSchema = z
 
 export const fileDownloadSchema = z
   .object({
-    id: z.string(),
-    organization_id: z.string(),
-    name: z.string(),
-    path: z.string(),
-    mime_type: z.string(),
-    size: z.number().int(),
-    storage_version: z.string().nullable(),
-    checksum_etag: z.string().nullable(),
-    checksum_sha256_base64: z.string().nullable(),
-    checksum_sha256_hex: z.string().nullable(),
-    last_modified_at: datetime.nullable(),
+    ...fileBase,
     download: s3DownloadUrlSchema,
-    version: z.string().nullable(),
     is_uploaded: z.boolean(),
     service: fileServiceTypesSchema,
     size_readable: z.string(),

@@ -98,7 +98,8 @@ export const fileCreateSchema = z
   .meta({ id: 'FileCreate' });
 export type FileCreateInput = z.output<typeof fileCreateSchema>;
 
-const fileBase = {
+/** The fields every file shape shares (FileRead's kinds, FileDownload). */
+export const fileBase = {
   id: z.string(),
   organization_id: z.string(),
   name: z.string(),

@@ -47,21 +47,26 @@ function claimable(query: ReturnType<Db>, now: Date): ReturnType<Db> {
   });
 }
 
+/** A job's row as first written: due now, never tried, stamped with the request that caused it. */
+function jobRow(job: JobRequest, at: Date, requestId: string | null) {
+  return {
+    id: uuidv7(at.getTime()),
+    kind: job.kind,
+    subject_id: job.subjectId,
+    due_at: job.dueAt,
+    run_at: job.dueAt,
+    attempts: 0,
+    created_at: at,
+    request_id: requestId,
+  };
+}
+
 export function scheduledJobsRepository(db: Db) {
   return {
     /** The INSERT, not run yet; the same (kind, subject, due time) scheduled again is ignored. */
     deferInsert(job: JobRequest, at: Date): Deferred {
       return db('scheduled_jobs')
-        .insert({
-          id: uuidv7(at.getTime()),
-          kind: job.kind,
-          subject_id: job.subjectId,
-          due_at: job.dueAt,
-          run_at: job.dueAt,
-          attempts: 0,
-          created_at: at,
-          request_id: currentRequestId(),
-        })
+        .insert(jobRow(job, at, currentRequestId()))
         .onConflict(['kind', 'subject_id', 'due_at'])
         .ignore();
     },
@@ -69,16 +74,7 @@ export function scheduledJobsRepository(db: Db) {
     /** deferInsert for many jobs (a batch of renewals), in multi-row INSERTs of 100 rows (SQLite's limit). */
     deferInsertMany(jobs: readonly JobRequest[], at: Date): Deferred[] {
       const requestId = currentRequestId();
-      const rows = jobs.map((job) => ({
-        id: uuidv7(at.getTime()),
-        kind: job.kind,
-        subject_id: job.subjectId,
-        due_at: job.dueAt,
-        run_at: job.dueAt,
-        attempts: 0,
-        created_at: at,
-        request_id: requestId,
-      }));
+      const rows = jobs.map((job) => jobRow(job, at, requestId));
       const writes: Deferred[] = [];
       for (let start = 0; start < rows.length; start += 100)
         writes.push(
