@@ -446,7 +446,7 @@ export function createCore(options: {
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
-  const events = createEventService({ db, clock });
+  const events = createEventService({ db, clock, background });
   const meters = createMeterService({ db, clock });
   const clockControl =
     clock instanceof SimulatedClock
