@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerIndexRepository } from '../../src/core/events/customer-index-repository.js';
+import { customerIndexRepository } from '../../src/core/meters/events-by-customer.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/v1.js';

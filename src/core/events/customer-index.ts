@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../database/index.js';
 import type { Background } from '../kernel/background.js';
-import { customerIndexRepository } from './customer-index-repository.js';
+import { customerIndexRepository } from '../meters/events-by-customer.js';
 
 /**
  * Events written before the customer index is brought up to date, and the most one merge covers. Sorted together,

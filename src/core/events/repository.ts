@@ -5,7 +5,7 @@ import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { insertJsonRows, selectJsonRows, type JsonColumn } from '../meters/json-rows.js';
-import { customerIndexRepository } from './customer-index-repository.js';
+import { customerIndexRepository } from '../meters/events-by-customer.js';
 import type { EventSource } from './schemas.js';
 
 export interface StoredEvent {

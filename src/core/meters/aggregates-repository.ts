@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { customerIndexRepository } from '../events/customer-index-repository.js';
+import { customerIndexRepository } from './events-by-customer.js';
 import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
 import { createHash } from 'node:crypto';

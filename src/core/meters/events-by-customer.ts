@@ -15,9 +15,9 @@ export function customerIndexRepository(db: Db) {
      * An organization's condition on a query that also names customers: on SQLite written so that the planner does
      * not pick the organization's timestamp index over the customers' entries.
      */
-    whereOrganizations(query: Knex.QueryBuilder, organizationIds: readonly string[]): Knex.QueryBuilder {
-      if (!lazy) return query.whereIn('organization_id', [...organizationIds]);
-      return query.whereRaw(`+organization_id IN (${organizationIds.map(() => '?').join(', ')})`, [...organizationIds]);
+    whereOrganizations(query: Knex.QueryBuilder, organizationIds: readonly string[]): void {
+      if (!lazy) query.whereIn('organization_id', [...organizationIds]);
+      else query.whereRaw(`+organization_id IN (${organizationIds.map(() => '?').join(', ')})`, [...organizationIds]);
     },
 
     /** A condition (for `where` or `orWhere`) matching the events of these customers (by customer id). */
@@ -28,7 +28,12 @@ export function customerIndexRepository(db: Db) {
           return;
         }
         who
-          .whereIn('seq', db('event_customer_index').whereIn('customer_id', [...ids]).select('seq'))
+          .whereIn(
+            'seq',
+            db('event_customer_index')
+              .whereIn('customer_id', [...ids])
+              .select('seq'),
+          )
           .orWhere((tail) => {
             tail
               .where('seq', '>', db('event_index_marks').where('name', 'customer').select('seq'))
