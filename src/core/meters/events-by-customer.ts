@@ -4,7 +4,7 @@ import { dialect, type Db } from '../database/index.js';
 /**
  * How events are found by customer. PostgreSQL: the `events (customer_id, timestamp)` index. SQLite: the
  * `event_customer_index` table, filled in bulk (`merge`) up to the mark in `event_index_marks`, plus the events
- * after the mark, read by seq (migrations/20261227000000_event_customer_index.ts says why).
+ * after the mark, read by seq (migrations/20261228000000_event_customer_index.ts says why).
  */
 export function customerIndexRepository(db: Db) {
   const lazy = dialect(db) === 'sqlite';
