@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { cleanup, createDatabase, log, makeTempDir } from '../auth/harness.mjs';
-import { createDb, dialect, literalInsert, migrateLatest } from '../../dist/src/core/database/index.js';
+import { createDb, dialect as dialectOfDb, literalInsert, migrateLatest } from '../../dist/src/core/database/index.js';
 import { rebuildRollups } from '../../dist/src/core/metrics/rollups.js';
 import { queryMetrics } from '../../dist/src/core/metrics/service.js';
 
@@ -48,7 +48,7 @@ const ROWS = { sqlite: 5_000, postgres: 2_500 };
 async function insertAll(db, table, rows) {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
-  const size = ROWS[dialect(db)];
+  const size = ROWS[dialectOfDb(db)];
   for (let start = 0; start < rows.length; start += size) {
     const slice = rows.slice(start, start + size);
     const literal = literalInsert(
@@ -68,7 +68,7 @@ async function insertAll(db, table, rows) {
  * and skips the syncs a crash would need (the database is thrown away after the run).
  */
 async function fastSeeding(db) {
-  if (dialect(db) !== 'sqlite') return;
+  if (dialectOfDb(db) !== 'sqlite') return;
   await db.raw('PRAGMA cache_size = -1000000');
   await db.raw('PRAGMA synchronous = OFF');
 }
@@ -170,7 +170,7 @@ export async function seed(db, dialect, count, existing = null) {
   // A PostgreSQL database that has gained a million orders has had autovacuum analyze them long before anyone asks
   // for them; written all at once, they are asked for before its next round, and without statistics the planner
   // takes the organization for a few dozen rows (an export batch then sorts every row after its cursor).
-  if (dialect(db) === 'postgres') await db.raw('ANALYZE');
+  if (dialect === 'postgres') await db.raw('ANALYZE');
   return organizationId;
 }
 
