@@ -42,24 +42,43 @@ function prng(seed) {
 const START = Date.parse('2023-11-01T00:00:00Z');
 const END = Date.parse('2026-10-31T00:00:00Z');
 // Rows per INSERT. SQLite: one statement of literal VALUES (database/bulk.ts' literalInsert, no placeholders to bind).
-// PostgreSQL: bound values, under its 65,535 parameters per statement (20 columns × 2,500 rows).
-const ROWS = { sqlite: 5_000, postgres: 2_500 };
+// PostgreSQL: one array per column, unnested (20 parameters for 20,000 rows instead of 400,000 placeholders).
+const ROWS = { sqlite: 5_000, postgres: 20_000 };
 
 async function insertAll(db, table, rows) {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
-  const size = ROWS[dialectOfDb(db)];
+  const postgres = dialectOfDb(db) === 'postgres';
+  const types = postgres ? await columnTypes(db, table) : null;
+  const size = ROWS[postgres ? 'postgres' : 'sqlite'];
   for (let start = 0; start < rows.length; start += size) {
     const slice = rows.slice(start, start + size);
-    const literal = literalInsert(
-      db,
-      table,
-      columns,
-      slice.map((row) => columns.map((column) => row[column])),
-      '',
-    );
-    await (literal ?? db(table).insert(slice));
+    if (postgres) {
+      const arrays = columns.map((column) => slice.map((row) => row[column]));
+      const unnest = columns.map((column) => `?::${types.get(column)}[]`).join(', ');
+      const names = columns.map((column) => `"${column}"`).join(', ');
+      await db.raw(`INSERT INTO "${table}" (${names}) SELECT * FROM unnest(${unnest})`, arrays);
+    } else {
+      const literal = literalInsert(
+        db,
+        table,
+        columns,
+        slice.map((row) => columns.map((column) => row[column])),
+        '',
+      );
+      await (literal ?? db(table).insert(slice));
+    }
   }
+}
+
+/** A PostgreSQL table's column types, for the casts of unnest's arrays. */
+async function columnTypes(db, table) {
+  const { rows } = await db.raw(
+    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+      WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped`,
+    [table],
+  );
+  return new Map(rows.map((row) => [row.name, row.type]));
 }
 
 /**
