@@ -33,6 +33,7 @@ import * as orderInvoices from './20261218000000_order_invoices.js';
 import * as metricsRollups from './20261220000000_metrics_rollups.js';
 import * as meterResets from './20261224000000_meter_resets.js';
 import * as webhookEventRequestIds from './20261226000000_webhook_event_request_ids.js';
+import * as keysetIndexes from './20261227000000_keyset_indexes.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -88,4 +89,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261223000000_downloadables_and_customer_accounts', module: downloadablesAndCustomerAccounts },
   { name: '20261224000000_meter_resets', module: meterResets },
   { name: '20261226000000_webhook_event_request_ids', module: webhookEventRequestIds },
+  { name: '20261227000000_keyset_indexes', module: keysetIndexes },
 ];
