@@ -3,8 +3,8 @@
 // PostgreSQL. A daemon from dist/ (bench/auth/till-server.mjs) makes a merchant and an organization over HTTP; it is
 // stopped (SQLite is one daemon per file) while bench/metrics' seed writes the orders (and 2,000 customers to join)
 // straight into the tables; it is started again and the export read to the end while the daemon's resident memory is
-// sampled every 100 ms from /proc. Prints rows/s, bytes, and the RSS before, at its peak and across the export (its
-// first and last tenths), then one JSON line.
+// sampled every 100 ms from /proc. Prints rows/s, bytes, the daemon's CPU time over the export (and per row), and
+// the RSS before, at its peak and across the export (its first and last tenths), then one JSON line.
 // `npm run build && node bench/exports/run.mjs [--orders n] [--only sqlite,postgres] [--pg-url url]`
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import {
   log,
   makeTempDir,
   memoryOf,
+  processCpuSeconds,
   requestText,
   startChild,
   stopChild,
@@ -62,6 +63,7 @@ async function exportOnce(baseUrl, token, organizationId, pid) {
   const sample = () => samples.push(memoryOf(pid).rssMb);
   sample();
   const timer = setInterval(sample, 100);
+  const cpuBefore = processCpuSeconds(pid);
   const started = performance.now();
   let bytes = 0;
   let lines = 0;
@@ -81,6 +83,7 @@ async function exportOnce(baseUrl, token, organizationId, pid) {
     clearInterval(timer);
   }
   const seconds = (performance.now() - started) / 1000;
+  const daemonCpuSeconds = processCpuSeconds(pid) - cpuBefore;
   sample();
   const tenth = Math.max(1, Math.floor(samples.length / 10));
   const mean = (list) => list.reduce((sum, value) => sum + value, 0) / list.length;
@@ -89,6 +92,8 @@ async function exportOnce(baseUrl, token, organizationId, pid) {
     bytes,
     seconds,
     rowsPerSecond: (lines - 1) / seconds,
+    daemonCpuSeconds,
+    daemonCpuMicrosPerRow: (daemonCpuSeconds * 1e6) / (lines - 1),
     rssBeforeMb: samples[0],
     rssPeakMb: Math.max(...samples),
     rssFirstTenthMb: mean(samples.slice(1, 1 + tenth)),
@@ -145,7 +150,8 @@ async function main() {
       const mb = (n) => `${n.toFixed(0)} MB`;
       log(
         `${dialect}: ${r.rows} rows, ${(r.bytes / 1e6).toFixed(0)} MB of CSV in ${r.seconds.toFixed(1)} s = ` +
-          `${r.rowsPerSecond.toFixed(0)} rows/s; daemon RSS before ${mb(r.rssBeforeMb)}, first tenth ` +
+          `${r.rowsPerSecond.toFixed(0)} rows/s; daemon CPU ${r.daemonCpuSeconds.toFixed(1)} s ` +
+          `(${r.daemonCpuMicrosPerRow.toFixed(1)} µs/row); daemon RSS before ${mb(r.rssBeforeMb)}, first tenth ` +
           `${mb(r.rssFirstTenthMb)}, last tenth ${mb(r.rssLastTenthMb)}, peak ${mb(r.rssPeakMb)} (seed ${r.seedSeconds.toFixed(0)} s)`,
       );
     }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { paidOrder, purchase } from '../helpers/purchases.js';
 import { createProduct } from '../helpers/catalog.js';
-import { createMerchant } from '../helpers/v1.js';
+import { ALL_SCOPES, bearerClient, createMerchant, type Merchant } from '../helpers/v1.js';
+import { createOrganization } from '../helpers/organizations.js';
 
 const daemon = useTestDaemon();
 
@@ -139,6 +140,29 @@ describe('CSV exports', () => {
     expect(exported).toHaveLength(1002);
     expect(new Set(exported).size).toBe(1002);
     expect(exported).toEqual(expect.arrayContaining(emails));
+  });
+
+  it('merges a member’s organizations into one oldest-first file', async () => {
+    const first = await createMerchant(daemon());
+    // A second organization of the same owner, with its own token to sell through.
+    const organization = await createOrganization(first.owner.client, { name: 'Second' });
+    const token = await first.session.post('/v1/organization-access-tokens/', {
+      organization_id: organization.id,
+      comment: 'second',
+      scopes: ALL_SCOPES,
+    });
+    expect(token.status).toBe(201);
+    const second = { ...first, organization, api: bearerClient(daemon(), token.json.token as string) } as Merchant;
+    const amounts = [1100, 2200, 1300, 2400, 2500, 1600];
+    for (const amount of amounts) {
+      await paidOrder(daemon(), amount < 2000 ? first : second, amount);
+      daemon().clock.advance(1000);
+    }
+    // The owner's session reads both organizations: one file, in the order the orders were made.
+    const rows = parseCsv((await first.session.get('/v1/orders/export?columns=net_amount&columns=created_at')).text);
+    expect(rows.slice(1).map((row) => row[0])).toEqual(['11.00', '22.00', '13.00', '24.00', '25.00', '16.00']);
+    const only = parseCsv((await first.session.get(`/v1/orders/export?organization_id=${organization.id}`)).text);
+    expect(only.slice(1).map((row) => row[3])).toEqual(['22.00', '24.00', '25.00']);
   });
 
   it('needs a token with the resource’s read scope', async () => {

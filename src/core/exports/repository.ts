@@ -5,7 +5,9 @@ import type { Address } from '../customers/address.js';
 
 /**
  * The rows of a CSV export, read in keyset batches (created_at, id) so that an export of a million rows holds one
- * batch in memory at a time and gives the connection back between batches (SQLite has only one).
+ * batch in memory at a time and gives the connection back between batches (SQLite has only one). Each batch is one
+ * organization's: a range of its (organization_id, created_at, id) index, in order, so no batch sorts or re-reads
+ * the rows before its cursor (the service merges organizations). Only the columns the CSV can show are selected.
  */
 
 export interface Cursor {
@@ -14,7 +16,6 @@ export interface Cursor {
 }
 
 export interface OrderExportFilter {
-  organizationIds: string[];
   productIds?: string[];
   statuses?: string[];
   createdAfter?: Date;
@@ -22,7 +23,6 @@ export interface OrderExportFilter {
 }
 
 export interface SubscriptionExportFilter {
-  organizationIds: string[];
   productIds?: string[];
   statuses?: string[];
   cancelAtPeriodEnd?: boolean;
@@ -87,18 +87,19 @@ export interface CustomerExportRow {
 }
 
 /**
- * Rows after the cursor. The `>=` alone is what an index on (organization_id, created_at) can seek to: without it the
- * OR is only a filter, and each batch would read every row before the cursor again (a million-row export read
- * quadratically many).
+ * Rows after the cursor, as a row-value comparison: both databases take `(created_at, id) > (c, i)` after the
+ * organization's equality as the start of a range of the (organization_id, created_at, id) index.
  */
 function after(query: Knex.QueryBuilder, table: string, cursor: Cursor | null): void {
   if (!cursor) return;
-  query.where(`${table}.created_at`, '>=', cursor.createdAt);
-  query.where((next) => {
-    void next.where(`${table}.created_at`, '>', cursor.createdAt).orWhere((same) => {
-      void same.where(`${table}.created_at`, '=', cursor.createdAt).andWhere(`${table}.id`, '>', cursor.id);
-    });
-  });
+  query.whereRaw(`(${table}.created_at, ${table}.id) > (?, ?)`, [cursor.createdAt, cursor.id]);
+}
+
+function keyOrder(table: string): Array<{ column: string; order: 'asc' }> {
+  return [
+    { column: `${table}.created_at`, order: 'asc' },
+    { column: `${table}.id`, order: 'asc' },
+  ];
 }
 
 function country(raw: unknown): string | null {
@@ -107,16 +108,36 @@ function country(raw: unknown): string | null {
 
 export function exportsRepository(db: Db) {
   return {
-    async orders(filter: OrderExportFilter, cursor: Cursor | null, limit: number): Promise<OrderExportRow[]> {
+    async orders(
+      organizationId: string,
+      filter: OrderExportFilter,
+      cursor: Cursor | null,
+      limit: number,
+    ): Promise<OrderExportRow[]> {
       const query = db('orders as o')
         .leftJoin('customers as c', 'c.id', 'o.customer_id')
         .leftJoin('products as p', 'p.id', 'o.product_id')
-        .whereIn('o.organization_id', filter.organizationIds)
-        .select('o.*', 'c.email as customer_email', 'c.name as customer_name', 'p.name as product_name')
-        .orderBy([
-          { column: 'o.created_at', order: 'asc' },
-          { column: 'o.id', order: 'asc' },
-        ])
+        .where('o.organization_id', organizationId)
+        .select(
+          'o.id',
+          'o.created_at',
+          'o.status',
+          'o.billing_reason',
+          'o.billing_name',
+          'o.billing_address',
+          'o.currency',
+          'o.subtotal_amount',
+          'o.discount_amount',
+          'o.net_amount',
+          'o.tax_amount',
+          'o.total_amount',
+          'o.refunded_amount',
+          'o.invoice_number',
+          'c.email as customer_email',
+          'c.name as customer_name',
+          'p.name as product_name',
+        )
+        .orderBy(keyOrder('o'))
         .limit(limit);
       if (filter.productIds?.length) query.whereIn('o.product_id', filter.productIds);
       if (filter.statuses?.length) query.whereIn('o.status', filter.statuses);
@@ -145,6 +166,7 @@ export function exportsRepository(db: Db) {
     },
 
     async subscriptions(
+      organizationId: string,
       filter: SubscriptionExportFilter,
       cursor: Cursor | null,
       limit: number,
@@ -153,9 +175,24 @@ export function exportsRepository(db: Db) {
         .leftJoin('customers as c', 'c.id', 's.customer_id')
         .leftJoin('products as p', 'p.id', 's.product_id')
         .leftJoin('discounts as d', 'd.id', 's.discount_id')
-        .whereIn('s.organization_id', filter.organizationIds)
+        .where('s.organization_id', organizationId)
         .select(
-          's.*',
+          's.id',
+          's.created_at',
+          's.amount',
+          's.currency',
+          's.status',
+          's.recurring_interval',
+          's.started_at',
+          's.current_period_start',
+          's.current_period_end',
+          's.cancel_at_period_end',
+          's.canceled_at',
+          's.ends_at',
+          's.ended_at',
+          's.customer_cancellation_reason',
+          's.trial_start',
+          's.trial_end',
           'c.email as customer_email',
           'c.name as customer_name',
           'c.billing_name as customer_billing_name',
@@ -163,10 +200,7 @@ export function exportsRepository(db: Db) {
           'p.name as product_name',
           'd.name as discount_name',
         )
-        .orderBy([
-          { column: 's.created_at', order: 'asc' },
-          { column: 's.id', order: 'asc' },
-        ])
+        .orderBy(keyOrder('s'))
         .limit(limit);
       if (filter.productIds?.length) query.whereIn('s.product_id', filter.productIds);
       if (filter.statuses?.length) query.whereIn('s.status', filter.statuses);
@@ -200,15 +234,21 @@ export function exportsRepository(db: Db) {
       }));
     },
 
-    async customers(organizationIds: string[], cursor: Cursor | null, limit: number): Promise<CustomerExportRow[]> {
+    async customers(organizationId: string, cursor: Cursor | null, limit: number): Promise<CustomerExportRow[]> {
       const query = db('customers as c')
-        .whereIn('c.organization_id', organizationIds)
+        .where('c.organization_id', organizationId)
         .whereNull('c.deleted_at')
-        .select('c.*')
-        .orderBy([
-          { column: 'c.created_at', order: 'asc' },
-          { column: 'c.id', order: 'asc' },
-        ])
+        .select(
+          'c.id',
+          'c.created_at',
+          'c.external_id',
+          'c.email',
+          'c.name',
+          'c.billing_name',
+          'c.billing_address',
+          'c.tax_id',
+        )
+        .orderBy(keyOrder('c'))
         .limit(limit);
       after(query, 'c', cursor);
       return ((await query) as Array<Record<string, unknown>>).map((row) => ({

@@ -7,6 +7,7 @@ import type { CustomerExportQuery, OrderExportQuery, SubscriptionExportQuery } f
 import { DEFAULT_ORDER_COLUMNS, DEFAULT_SUBSCRIPTION_COLUMNS } from './inputs.js';
 import type { Cursor, CustomerExportRow, OrderExportRow, SubscriptionExportRow } from './repository.js';
 import { exportsRepository } from './repository.js';
+import { inKeyOrder } from './key-order.js';
 
 /** Rows per query: large enough to keep a million-row export quick, small enough to hold one batch at a time. */
 const BATCH = 1000;
@@ -85,15 +86,12 @@ async function* csv<Row extends Cursor>(
   columns: Columns<Row>,
   names: readonly string[],
   timeZone: string,
-  batch: (cursor: Cursor | null) => Promise<Row[]>,
+  batches: AsyncIterable<Row[]>,
 ): AsyncGenerator<string> {
   const time = zonedTimestamps(timeZone);
   const cells = names.map((name) => columns[name]!);
   yield csvLine(names.map((name) => csvCell(name)));
-  let cursor: Cursor | null = null;
-  for (;;) {
-    const rows = await batch(cursor);
-    if (rows.length === 0) return;
+  for await (const rows of batches) {
     let chunk = '';
     for (const row of rows) {
       chunk += csvLine(
@@ -104,9 +102,6 @@ async function* csv<Row extends Cursor>(
       );
     }
     yield chunk;
-    if (rows.length < BATCH) return;
-    const last = rows[rows.length - 1]!;
-    cursor = { createdAt: last.createdAt, id: last.id };
   }
 }
 
@@ -117,37 +112,36 @@ export function createExportsService(deps: { db: Db }) {
     orders(actor: MerchantActor, query: OrderExportQuery): AsyncGenerator<string> {
       const organizationIds = organizationFilter(actor, query.organization_id);
       const filter = {
-        organizationIds,
         productIds: query.product_id,
         statuses: query.status,
         createdAfter: query.created_after ? new Date(query.created_after) : undefined,
         createdBefore: query.created_before ? new Date(query.created_before) : undefined,
       };
-      return csv(ORDER_COLUMNS, query.columns ?? DEFAULT_ORDER_COLUMNS, query.timezone, (cursor) =>
-        organizationIds.length ? repo().orders(filter, cursor, BATCH) : Promise.resolve([]),
-      );
+      const rows = inKeyOrder((id, cursor, limit) => repo().orders(id, filter, cursor, limit), organizationIds, BATCH);
+      return csv(ORDER_COLUMNS, query.columns ?? DEFAULT_ORDER_COLUMNS, query.timezone, rows);
     },
 
     subscriptions(actor: MerchantActor, query: SubscriptionExportQuery): AsyncGenerator<string> {
       const organizationIds = organizationFilter(actor, query.organization_id);
       const filter = {
-        organizationIds,
         productIds: query.product_id,
         statuses: query.status,
         cancelAtPeriodEnd: query.cancel_at_period_end,
         startedAfter: query.started_after ? new Date(query.started_after) : undefined,
         startedBefore: query.started_before ? new Date(query.started_before) : undefined,
       };
-      return csv(SUBSCRIPTION_COLUMNS, query.columns ?? DEFAULT_SUBSCRIPTION_COLUMNS, query.timezone, (cursor) =>
-        organizationIds.length ? repo().subscriptions(filter, cursor, BATCH) : Promise.resolve([]),
+      const rows = inKeyOrder(
+        (id, cursor, limit) => repo().subscriptions(id, filter, cursor, limit),
+        organizationIds,
+        BATCH,
       );
+      return csv(SUBSCRIPTION_COLUMNS, query.columns ?? DEFAULT_SUBSCRIPTION_COLUMNS, query.timezone, rows);
     },
 
     customers(actor: MerchantActor, query: CustomerExportQuery): AsyncGenerator<string> {
       const organizationIds = organizationFilter(actor, query.organization_id);
-      return csv(CUSTOMER_COLUMNS, Object.keys(CUSTOMER_COLUMNS), 'UTC', (cursor) =>
-        organizationIds.length ? repo().customers(organizationIds, cursor, BATCH) : Promise.resolve([]),
-      );
+      const rows = inKeyOrder((id, cursor, limit) => repo().customers(id, cursor, limit), organizationIds, BATCH);
+      return csv(CUSTOMER_COLUMNS, Object.keys(CUSTOMER_COLUMNS), 'UTC', rows);
     },
   };
 }
