@@ -27,13 +27,13 @@ import * as downloadablesAndCustomerAccounts from './20261223000000_downloadable
 import * as eventsAndMeters from './20261213000000_events_and_meters.js';
 import * as webhookOrdering from './20261214000000_webhook_ordering.js';
 import * as requestIds from './20261215000000_request_ids.js';
-
 import * as webhookReplayBase from './20261217000000_webhook_replay_base.js';
 import * as orderInvoices from './20261218000000_order_invoices.js';
 import * as metricsRollups from './20261220000000_metrics_rollups.js';
 import * as meterResets from './20261224000000_meter_resets.js';
 import * as webhookEventRequestIds from './20261226000000_webhook_event_request_ids.js';
 import * as keysetIndexes from './20261227000000_keyset_indexes.js';
+import * as eventCustomerIndex from './20261228000000_event_customer_index.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -90,4 +90,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261224000000_meter_resets', module: meterResets },
   { name: '20261226000000_webhook_event_request_ids', module: webhookEventRequestIds },
   { name: '20261227000000_keyset_indexes', module: keysetIndexes },
+  { name: '20261228000000_event_customer_index', module: eventCustomerIndex },
 ];

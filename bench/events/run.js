@@ -313,7 +313,8 @@ async function benchTill(flags, db) {
   const cpu1 = processCpuSeconds(child.pid);
   const memory = memoryOf(child.pid);
   const readAtEnd = await meterRead(baseUrl, headers, meterId);
-  await stopChild(child);
+  // A profile is written only by a daemon that exits on its own.
+  await stopChild(child, flags.cpuProf ? 60_000 : undefined);
   if (flags.cpuProf) {
     const dir = join(flags.cpuProf, db);
     for (const file of readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')))

@@ -1,80 +1,80 @@
-import { createBackground, type Background } from './kernel/background.js';
-import { createAccessTokenService, type AccessTokenService } from './access-tokens/service.js';
-import { createApiKeyService, type ApiKeyService } from './api-keys/service.js';
-import { createCustomerService, type CustomerService } from './customers/service.js';
-import { createCustomerSessionService, type CustomerSessionService } from './customers/sessions.js';
-import { createBenefitService, type BenefitService } from './benefits/service.js';
-import { createCustomFieldService, type CustomFieldService } from './custom-fields/service.js';
-import { createAuthService, type AuthService } from './auth/service.js';
-import { createEmailFlows, type EmailFlows } from './auth/email-flows.js';
-import { createDeleteUserService, type DeleteUserService } from './account-deletion/delete-user.js';
+import { createBackground } from './kernel/background.js';
+import { createAccessTokenService } from './access-tokens/service.js';
+import { createApiKeyService } from './api-keys/service.js';
+import { createCustomerService } from './customers/service.js';
+import { createCustomerSessionService } from './customers/sessions.js';
+import { createBenefitService } from './benefits/service.js';
+import { createCustomFieldService } from './custom-fields/service.js';
+import { createAuthService } from './auth/service.js';
+import { createEmailFlows } from './auth/email-flows.js';
+import { createDeleteUserService } from './account-deletion/delete-user.js';
 import { apiKeysRepository } from './api-keys/repository.js';
-import { createFilesService, type FilesService } from './files/service.js';
+import { createFilesService } from './files/service.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
-import { createSessionService, type SessionService } from './auth/sessions.js';
+import { createSessionService } from './auth/sessions.js';
 import type { Clock } from './kernel/clock.js';
 import { MINUTE, systemClock } from './kernel/clock.js';
 import { loadBenefitPlatformsConfig, type TillConfig } from './config/index.js';
 import { InvalidationBus } from './cache/invalidation.js';
-import { createChanging, type Changing } from './cache/changing.js';
+import { createChanging } from './cache/changing.js';
 import { ReadCache } from './cache/read-cache.js';
 import type { Db } from './database/index.js';
-import { idempotencyStore, type IdempotencyStore } from './polar-api/idempotency.js';
-import { createTaxService, type TaxService } from './tax/service.js';
-import { createCheckoutService, type CheckoutService } from './checkouts/service.js';
-import { createCheckoutConfirmation, type CheckoutConfirmation } from './checkouts/confirm.js';
+import { idempotencyStore } from './polar-api/idempotency.js';
+import { createTaxService } from './tax/service.js';
+import { createCheckoutService } from './checkouts/service.js';
+import { createCheckoutConfirmation } from './checkouts/confirm.js';
 import type { PaymentProcessor } from './payments/processor.js';
 import { createSandboxProcessor } from './payments/sandbox.js';
 import { sandboxRecordsRepository } from './payments/sandbox-repository.js';
 import { noCrash, type CrashHook } from './kernel/crash.js';
 import { createCheckoutSettlement } from './checkouts/settlement.js';
 import { createCheckoutReconciler } from './checkouts/reconcile.js';
-import { createSecretBox, type SecretBox } from './kernel/secret-box.js';
-import { createJwtService, type JwtService } from './jwt/service.js';
-import { createMailService, type MailService } from './mail/service.js';
-import { createOAuthService, type OAuthService } from './oauth/service.js';
-import { createOrganizationService, type OrganizationService } from './organizations/service.js';
-import { createProductService, type ProductService } from './products/service.js';
-import { createDiscountService, type DiscountService } from './discounts/service.js';
+import { createSecretBox } from './kernel/secret-box.js';
+import { createJwtService } from './jwt/service.js';
+import { createMailService } from './mail/service.js';
+import { createOAuthService } from './oauth/service.js';
+import { createOrganizationService } from './organizations/service.js';
+import { createProductService } from './products/service.js';
+import { createDiscountService } from './discounts/service.js';
 import { productLookup } from './discounts/loaders.js';
-import { createCheckoutLinkService, type CheckoutLinkService } from './checkout-links/service.js';
-import { createWebhookService, type WebhookService } from './webhooks/service.js';
-import { createOrderService, type OrderService } from './orders/service.js';
-import { createExportsService, type ExportsService } from './exports/service.js';
-import { createMetricsService, type MetricsService } from './metrics/service.js';
+import { createCheckoutLinkService } from './checkout-links/service.js';
+import { createWebhookService } from './webhooks/service.js';
+import { createOrderService } from './orders/service.js';
+import { createExportsService } from './exports/service.js';
+import { createMetricsService } from './metrics/service.js';
 import { deferRollups } from './metrics/rollups.js';
 import { addEventWriter } from './kernel/outbox.js';
-import { createOrderDocumentsService, type OrderDocumentsService } from './order-documents/service.js';
-import { createSubscriptionService, type SubscriptionService } from './subscriptions/service.js';
-import { createSubscriptionChangeService, type SubscriptionChangeService } from './subscription-changes/service.js';
+import { createOrderDocumentsService } from './order-documents/service.js';
+import { createSubscriptionService } from './subscriptions/service.js';
+import { createSubscriptionChangeService } from './subscription-changes/service.js';
 import { RESUME_JOB, resumeHandler } from './subscription-changes/pause.js';
 import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from './subscription-changes/hooks.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
-import { createRefundService, type RefundService } from './refunds/service.js';
-import { createCustomerPortalService, type CustomerPortalService } from './customer-portal/service.js';
-import { createHostedPortalService, type HostedPortalService } from './customer-portal/hosted.js';
-import { createPaymentMethodService, type PaymentMethodService } from './payment-methods/service.js';
+import { createRefundService } from './refunds/service.js';
+import { createCustomerPortalService } from './customer-portal/service.js';
+import { createHostedPortalService } from './customer-portal/hosted.js';
+import { createPaymentMethodService } from './payment-methods/service.js';
 import type { PaymentMethodVault } from './payments/methods.js';
 import { createSandboxVault } from './payments/sandbox-methods.js';
-import { createScheduler, type Scheduler } from './scheduler/service.js';
-import { createEventService, type EventService } from './events/service.js';
+import { createScheduler } from './scheduler/service.js';
+import { createEventService } from './events/service.js';
 import { meterBackfillHandler, METER_BACKFILL_JOB } from './meters/backfill.js';
 import { activeMetersOf } from './meters/customer-meters.js';
-import { createMeterService, type MeterService } from './meters/service.js';
+import { createMeterService } from './meters/service.js';
 import { CLOCK_KEY, SimulatedClock } from './scheduler/simulated-clock.js';
-import { createClockControl, type ClockControl, type DueWork } from './scheduler/advance.js';
+import { createClockControl } from './scheduler/advance.js';
 import { CHECKOUT_EXPIRY_JOB, checkoutExpiryHandler } from './checkouts/expiry.js';
-import { createBenefitGrantService, type BenefitGrantService } from './benefit-grants/service.js';
+import { createBenefitGrantService } from './benefit-grants/service.js';
 import { createGrantEngine } from './benefit-grants/engine.js';
 import { grantBatchHandlers, grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
-import { createLicenseKeyService, type LicenseKeyService } from './license-keys/service.js';
+import { createLicenseKeyService } from './license-keys/service.js';
 import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
 import { meterCreditStrategy } from './metered-billing/credit-strategy.js';
 import { meteredCycleHook, meteredProbe } from './metered-billing/cycle-hook.js';
 import { finalUsageHandler } from './metered-billing/final-bill.js';
-import { createDownloadablesService, type DownloadablesService } from './downloadables/service.js';
-import { createCustomerAccountService, type CustomerAccountService } from './customer-accounts/service.js';
+import { createDownloadablesService } from './downloadables/service.js';
+import { createCustomerAccountService } from './customer-accounts/service.js';
 import { platformStrategies } from './benefit-platforms/strategies.js';
 import { fileStorage } from './files/storage.js';
 import type { CycleHookProbes } from './subscriptions/cycle-probes.js';
@@ -86,123 +86,13 @@ import { trialChanges, trialReminderHandler } from './renewals/trials.js';
 import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
 import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
 import { retryPastDueOnNewDefault } from './renewals/dunning.js';
-import { createPaymentRetry, type PaymentRetry } from './renewals/retry.js';
+import { createPaymentRetry } from './renewals/retry.js';
 import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
 import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
+import type { CoreContext, Reconciler } from './core-context.js';
+import { dueWork } from './clock-due-work.js';
 
-/** Everything a request handler or worker needs, built once per daemon. Tests build it with their own clock. */
-export interface CoreContext {
-  config: TillConfig;
-  db: Db;
-  clock: Clock;
-  hasher: PasswordHasher;
-  /** Tells other daemons on the same PostgreSQL what changed; started by the daemon, not by createCore. */
-  bus: InvalidationBus;
-  /**
-   * Organization rows, catalogs and access tokens every request reads, kept across requests; handed to the
-   * services whose repositories cache (cache/read-cache.ts).
-   */
-  readCache: ReadCache;
-  /** Runs a change that cached rows depend on: announces it to every daemon's caches (cache/changing.ts). */
-  changing: Changing;
-  sessions: SessionService;
-  auth: AuthService;
-  apiKeys: ApiKeyService;
-  /** Encrypts secrets kept in the database (private keys, OAuth tokens, webhook secrets). */
-  secretBox: SecretBox;
-  jwt: JwtService;
-  /** Outgoing mail: written with the change that causes it, delivered by the daemon's mail worker. */
-  mail: MailService;
-  /** Work a request starts but does not wait for (reset mails, sign-ups under required verification). */
-  background: Background;
-  /** Verification, password reset, change of address and deletion, all through mail. */
-  emailFlows: EmailFlows & { deleteUser: DeleteUserService };
-  /** Social sign-in: provider catalogue, OAuth state, callbacks, ID tokens. */
-  oauth: OAuthService;
-  /** Better Auth's organization plugin: organizations, members and their roles. */
-  organizations: OrganizationService;
-  /** /v1: organization access tokens (Polar's OATs). */
-  accessTokens: AccessTokenService;
-  /** /v1: uploaded files (downloadables, product medias, avatars) and their bytes under TILL_FILES_DIR. */
-  files: FilesService;
-  /** /v1: benefits products grant (soft-deleted, as in Polar). */
-  benefits: BenefitService;
-  /** /v1: custom fields checkouts ask for. */
-  customFields: CustomFieldService;
-  /** /v1: products and their prices, the hub of the catalog. */
-  products: ProductService;
-  /** /v1: Idempotency-Key claims and stored answers. */
-  idempotency: IdempotencyStore;
-  /** /v1: customers (soft-deleted, as in Polar) and their state; checkouts use customers/find-or-create.ts. */
-  customers: CustomerService;
-  /** /v1: customer portal sessions and what a customer may do in the portal. */
-  customerSessions: CustomerSessionService;
-  /** /v1: discounts (soft-deleted, as in Polar); `redeem` in discounts/redemption.ts counts their use. */
-  discounts: DiscountService;
-  /** /v1: checkout links; the public redirect resolves them with checkout-links/resolve.ts. */
-  checkoutLinks: CheckoutLinkService;
-  /** /v1: tax rates by country and state. */
-  tax: TaxService;
-  /** Charges and refunds: the built-in sandbox processor, with Stripe's test cards. */
-  paymentProcessor: PaymentProcessor;
-  /** Keeps cards with the processor without charging them, and describes kept ones (payments/methods.ts). */
-  paymentMethodVault: PaymentMethodVault;
-  /** /v1: customers' saved payment methods, for the merchant (list) and in the portal (list, add, delete). */
-  paymentMethods: PaymentMethodService;
-  checkouts: CheckoutService;
-  /** Confirms a checkout: the one race-safe path from payment to order. */
-  confirmCheckout: CheckoutConfirmation;
-  /** /v1: webhook endpoints, delivery (driven by the daemon's worker), the delivery log and the event stream. */
-  webhooks: WebhookService;
-  /** /v1: orders (created by confirmed checkouts) and their invoice details. */
-  orders: OrderService;
-  /** /v1: CSV exports of orders, subscriptions and customers. */
-  exports: ExportsService;
-  /** /v1: a past-due subscription's charge retried now (Till's retry-payment). */
-  retryPayment: PaymentRetry;
-  /** /v1/metrics: figures per period from the rollups kept with each change. */
-  metrics: MetricsService;
-  /** Invoices and receipts of orders (PDF behind signed links), for merchants and customers. */
-  orderDocuments: OrderDocumentsService;
-  /** /v1: subscriptions: cancel, uncancel, revoke. */
-  subscriptions: SubscriptionService;
-  /** /v1 and the portal: changes of plan with proration, pending updates, pause and resume. */
-  subscriptionChanges: SubscriptionChangeService;
-  /** /v1: refunds, never more than an order's refundable amount, even under concurrent requests. */
-  refunds: RefundService;
-  /** /v1/customer-portal: a customer's own orders, subscriptions and benefit grants. */
-  customerPortal: CustomerPortalService;
-  /** The hosted portal page: its organization by slug and the plans a customer may move to. */
-  hostedPortal: HostedPortalService;
-  /** Settles checkouts and refunds a crash left in flight (driven by the daemon's reconciler worker). */
-  reconciler: Reconciler;
-  /** Durable due work (checkout expiries, cancels at period end), run by the daemon's scheduler worker. */
-  scheduler: Scheduler;
-  /** /v1: benefit grants for the merchant and in the portal; the grant engine itself runs as scheduled jobs. */
-  benefitGrants: BenefitGrantService;
-  /** /v1: license keys for the merchant and in the portal, and the public validate, activate and deactivate. */
-  licenseKeys: LicenseKeyService;
-  /** /v1/customer-portal/downloadables: granted files with signed links, and the bytes behind a link. */
-  downloadables: DownloadablesService;
-  /** /v1/customer-portal/oauth-accounts: customers' GitHub and Discord accounts for those benefits. */
-  customerAccounts: CustomerAccountService;
-  /** /v1: usage events: ingestion (folded into meters' running aggregates), the event list, event types. */
-  events: EventService;
-  /** /v1: meters, their quantities, customer meters and the portal's meters. */
-  meters: MeterService;
-  /** Under TILL_CLOCK=simulated (the clock is a SimulatedClock): moves it and runs what falls due; otherwise null. */
-  clockControl: ClockControl | null;
-}
-
-export interface Reconciler {
-  /** Rows claimed per kind and round; a round that claims a full batch of either is followed by another. */
-  readonly batchSize: number;
-  /**
-   * Claims and settles what stayed `confirmed` (checkouts) or `pending` (refunds) longer than the lease; returns the
-   * most rows claimed of one kind. A row that fails is reported and retried after the lease.
-   */
-  runOnce(onError: (error: unknown, row: { kind: 'checkout' | 'refund'; id: string }) => void): Promise<number>;
-}
+export type { CoreContext, Reconciler } from './core-context.js';
 
 export function createCore(options: {
   config: TillConfig;
@@ -446,7 +336,7 @@ export function createCore(options: {
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
-  const events = createEventService({ db, clock });
+  const events = createEventService({ db, clock, background });
   const meters = createMeterService({ db, clock });
   const clockControl =
     clock instanceof SimulatedClock
@@ -523,31 +413,4 @@ export function createCore(options: {
     meters,
     clockControl,
   };
-}
-
-/** How long an advance waits for jobs another daemon is running before it moves on (wall time). */
-const WAIT_FOR_OTHERS_MS = 30_000;
-
-/**
- * Everything timed that the simulated clock runs as it passes, in this order at each moment: scheduled jobs (whose
- * events and mail the next two then carry), webhook deliveries and retries, mail and its retries.
- */
-function dueWork(scheduler: Scheduler, webhooks: WebhookService, mail: MailService): DueWork[] {
-  return [
-    {
-      async runDue() {
-        await scheduler.drain();
-        // Another daemon's worker may hold a job due by now: its work belongs before the next step.
-        const started = performance.now();
-        while ((await scheduler.runningElsewhere()) > 0 && performance.now() - started < WAIT_FOR_OTHERS_MS)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-      },
-      nextDueAfter: (after) => scheduler.nextDueAfter(after),
-    },
-    { runDue: () => webhooks.drain(), nextDueAfter: (after) => webhooks.nextDueAfter(after) },
-    {
-      runDue: () => (mail.transportKind === 'outbox' ? Promise.resolve() : mail.drain()),
-      nextDueAfter: (after) => mail.nextDueAfter(after),
-    },
-  ];
 }

@@ -1,4 +1,5 @@
 import { dialect, finishWith, together, transaction, type Db, type Deferred } from '../database/index.js';
+import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
 import { uuidv7 } from '../kernel/ids.js';
@@ -9,6 +10,7 @@ import { validationError, type FieldIssue } from '../polar-api/errors.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
 import { aggregateBatch, compileMeter } from '../meters/aggregates.js';
 import { metersRepository } from '../meters/repository.js';
+import { createCustomerIndexer } from './customer-index.js';
 import { customerIssues, eventTypes, resolveCustomers, resolveParents, type Indexed } from './ingest-lookups.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
 import type { EventCreateInput, EventsIngestResponse } from './schemas.js';
@@ -46,8 +48,9 @@ type Outcome = EventsIngestResponse | DomainError;
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
  * COMMIT however many batches, and with many clients the upserts of a pair that several batches touch are one.
  */
-export function createIngestion(deps: { db: Db; clock: Clock }) {
+export function createIngestion(deps: { db: Db; clock: Clock; background: Background }) {
   const { db, clock } = deps;
+  const customerIndex = createCustomerIndexer(deps);
   const queues = new Map<string, { waiting: Pending[]; writers: number }>();
   // On PostgreSQL a second transaction runs while the first commits, so the server and the daemon both stay busy;
   // SQLite's one connection runs one at a time anyway.
@@ -86,7 +89,10 @@ export function createIngestion(deps: { db: Db; clock: Clock }) {
     group.forEach((pending, i) => {
       const outcome = outcomes[i]!;
       if (outcome instanceof DomainError) pending.reject(outcome);
-      else pending.resolve(outcome);
+      else {
+        customerIndex.wrote(outcome.inserted);
+        pending.resolve(outcome);
+      }
     });
   }
 

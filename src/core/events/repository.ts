@@ -5,6 +5,7 @@ import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { insertJsonRows, selectJsonRows, type JsonColumn } from '../meters/json-rows.js';
+import { customerIndexRepository } from '../meters/events-by-customer.js';
 import type { EventSource } from './schemas.js';
 
 export interface StoredEvent {
@@ -219,17 +220,22 @@ export function eventsRepository(db: Db) {
     },
 
     async list(filters: EventFilters, options: ListOptions) {
-      const query = db('events').whereIn('organization_id', filters.organizationIds);
+      const query = db('events');
       if (filters.customers) {
         const { ids, externalIds } = filters.customers;
+        const byCustomer = customerIndexRepository(db);
+        byCustomer.whereOrganizations(query, filters.organizationIds);
         query.where((who) => {
-          who.whereIn('customer_id', ids);
+          who.where(byCustomer.ofCustomers(ids));
           if (externalIds.length > 0)
             who.orWhere((pending) => {
-              pending.whereNull('customer_id').whereIn('external_customer_id', externalIds);
+              pending
+                .whereIn('organization_id', filters.organizationIds)
+                .whereNull('customer_id')
+                .whereIn('external_customer_id', externalIds);
             });
         });
-      }
+      } else query.whereIn('organization_id', filters.organizationIds);
       if (filters.externalCustomerIds) query.whereIn('external_customer_id', filters.externalCustomerIds);
       if (filters.names) query.whereIn('name', filters.names);
       if (filters.sources) query.whereIn('source', filters.sources);

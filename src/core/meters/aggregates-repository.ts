@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { customerIndexRepository } from './events-by-customer.js';
 import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
 import { createHash } from 'node:crypto';
@@ -244,10 +245,7 @@ export function meterAggregatesRepository(db: Db) {
         .where('timestamp', '>=', from)
         .where('timestamp', '<', to)
         .where((who) => {
-          who.whereIn(
-            'customer_id',
-            customers.map((customer) => customer.id),
-          );
+          who.where(customerIndexRepository(db).ofCustomers(customers.map((customer) => customer.id)));
           if (externalIds.length > 0)
             who.orWhere((pending) => {
               pending

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { customerIndexRepository } from '../../src/core/meters/events-by-customer.js';
+import { useTestDaemon } from '../helpers/daemon.js';
+import { uniqueEmail } from '../helpers/http.js';
+import { createMerchant, type Merchant } from '../helpers/v1.js';
+
+const daemon = useTestDaemon();
+
+async function customer(merchant: Merchant, externalId: string) {
+  const response = await merchant.api.post('/v1/customers/', { email: uniqueEmail('buyer'), external_id: externalId });
+  expect(response.status, response.text).toBe(201);
+  return response.json as { id: string };
+}
+
+describe("a customer's events, merged into the customer index or still after its mark", () => {
+  it('lists and sums the same events before, during and after merges', async () => {
+    const merchant = await createMerchant(daemon());
+    const meter = (
+      await merchant.api.post('/v1/meters/', {
+        name: 'Tokens',
+        filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'llm' }] },
+        aggregation: { func: 'sum', property: 'tokens' },
+      })
+    ).json as { id: string };
+    const alice = await customer(merchant, 'alice');
+    const bob = await customer(merchant, 'bob');
+    const now = daemon().core.clock.now().getTime();
+    const start = now - 3 * 3600_000;
+    const expected = new Map<string, { count: number; tokens: number }>([
+      [alice.id, { count: 0, tokens: 0 }],
+      [bob.id, { count: 0, tokens: 0 }],
+    ]);
+    const index = customerIndexRepository(daemon().core.db);
+
+    async function check() {
+      for (const [id, want] of expected) {
+        const listed = await merchant.api.get(`/v1/events/?customer_id=${id}&limit=100`);
+        expect(listed.status, listed.text).toBe(200);
+        expect(listed.json.pagination.total_count).toBe(want.count);
+        const series = await merchant.api.get(
+          `/v1/meters/${meter.id}/quantities?start_timestamp=${new Date(start - 3600_000).toISOString()}&end_timestamp=${new Date(now).toISOString()}&interval=day&customer_id=${id}`,
+        );
+        expect(series.status, series.text).toBe(200);
+        expect(series.json.total).toBe(want.tokens);
+      }
+    }
+
+    for (let round = 0; round < 4; round++) {
+      // Out of order in time, some by external id: the index is sorted by customer and timestamp, not arrival.
+      const events = Array.from({ length: 12 }, (_, i) => {
+        const who = i % 3 === 0 ? bob : alice;
+        const want = expected.get(who.id)!;
+        want.count += 1;
+        want.tokens += round * 100 + i;
+        return {
+          name: 'llm',
+          ...(i % 4 === 0 ? { external_customer_id: who === bob ? 'bob' : 'alice' } : { customer_id: who.id }),
+          timestamp: new Date(start + ((i * 7919 + round * 31) % 10_000) * 1000).toISOString(),
+          metadata: { tokens: round * 100 + i },
+        };
+      });
+      const ingested = await merchant.api.post('/v1/events/ingest', { events });
+      expect(ingested.status, ingested.text).toBe(200);
+      await daemon().core.background.settled();
+      await check();
+      // Part of what is after the mark, then (last round) all of it.
+      await index.merge(round === 3 ? 1_000_000 : 5);
+      await check();
+    }
+    if (index.lazy) expect(await index.unindexed()).toBe(0);
+  });
+});
