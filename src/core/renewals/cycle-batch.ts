@@ -6,7 +6,7 @@ import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
-import { findPrice } from '../products/read.js';
+import { findPrice, warmCatalog } from '../products/read.js';
 import type { ScheduledJob } from '../scheduler/repository.js';
 import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
@@ -28,8 +28,19 @@ import { markOrderPaid } from './settle.js';
  * A subscription set to cancel is left to runCycle (the per-job handler), as is one whose price is gone (its error
  * and retries are the job's own).
  */
-export function cycleBatchHandler(deps: CycleDeps): BatchJobHandler<void> {
+export function cycleBatchHandler(deps: CycleDeps & { db: Db }): BatchJobHandler<void> {
   return {
+    // The catalog the cycles price and embed, kept in the read cache (filled only outside transactions) for the
+    // batch's transaction and the batches after it.
+    async prepare(jobs) {
+      if (!deps.options.readCache) return;
+      const billed = await subscriptionsRepository(deps.db).pricesBilled(jobs.map((job) => job.subjectId));
+      await warmCatalog(
+        deps.db,
+        { productIds: billed.map((b) => b.productId), priceIds: billed.map((b) => b.productPriceId) },
+        deps.options,
+      );
+    },
     run: (trx, jobs, now) => runCycles(trx, jobs, now, deps),
   };
 }
@@ -185,7 +196,11 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
     options,
   );
   const subscriptionData = await loadSubscriptionWires(trx, nexts, options, related);
-  const orderData = await loadOrderWires(trx, orders, options);
+  // The orders embed what was just written and loaded: the same customers and products, their items, the
+  // subscriptions as saved.
+  const itemsOf = new Map<string, OrderItem[]>(orders.map((order) => [order.id, []]));
+  for (const item of items) itemsOf.get(item.orderId)!.push(item);
+  const orderData = await loadOrderWires(trx, orders, options, { related, items: itemsOf, subscriptions: nexts });
   const events: OutboxEvent[] = [];
   built.forEach(({ order }, i) => {
     const organizationId = order.organizationId;
