@@ -4,8 +4,11 @@
 // charge of the saved card, paid, events). Reports renewals/s, and GET /api/auth/get-session latency measured on the
 // same daemon during the storm. On SQLite and on PostgreSQL. Runs on bench/auth's harness (processes, databases,
 // clean-up) and the build (dist/).
-// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4 | --cpu-prof DIR]`
+// `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4 | --cpu-prof DIR
+// | --pause 10 | --uncached]`
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knex from 'knex';
@@ -21,7 +24,9 @@ import {
   log,
   logServerOutput,
   makeTempDir,
+  processCpuSeconds,
   requestText,
+  sleep,
   startChild,
   stopChild,
   tillEnv,
@@ -39,6 +44,8 @@ function parseFlags(argv) {
     pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
     readers: 4,
     cpuProf: null,
+    uncached: false,
+    pauseMs: 10,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -47,6 +54,8 @@ function parseFlags(argv) {
     else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
     else if (arg === '--readers' && argv[i + 1]) flags.readers = Number(argv[++i]);
     else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = argv[++i];
+    else if (arg === '--uncached') flags.uncached = true;
+    else if (arg === '--pause' && argv[i + 1]) flags.pauseMs = Number(argv[++i]);
     else throw new BenchError(`unknown option ${arg}`);
   }
   return flags;
@@ -146,12 +155,16 @@ function openDb(dbUrl) {
 
 /**
  * count − 1 copies of the one subscription bought, each of its own customer (a customer's state lists all their
- * subscriptions) and with its cycle job, all due at the same instant.
+ * subscriptions) and with its cycle job, all due at the same instant. The owner's session (the only one) is made to
+ * outlive the clock's jump: a session lives 7 days and the clock moves a month, after which get-session would answer
+ * null for an expired session instead of the signed-in owner the readers stand for.
  */
 async function seed(dbUrl, count) {
   const db = openDb(dbUrl);
   try {
     const source = await db('subscriptions').first();
+    const outlives = new Date(new Date(source.current_period_end).getTime() + 365 * 24 * 3600 * 1000);
+    await db('sessions').update({ expires_at: outlives });
     const customer = await db('customers').where({ id: source.customer_id }).first();
     const [job] = await db('scheduled_jobs').where({ subject_id: source.id, kind: 'subscription.cycle' });
     // 50 rows a statement: SQLite's limit on bound values.
@@ -184,8 +197,37 @@ async function countRenewals(dbUrl) {
   }
 }
 
-/** `readers` loops of GET /api/auth/get-session until stopped; answers every latency in ms. */
-function readSessions(baseUrl, session, readers) {
+/**
+ * CPU seconds the PostgreSQL backends serving one database have used so far (their process titles name it), from
+ * /proc; null on SQLite or where /proc cannot be read.
+ */
+function databaseCpuSeconds(dbUrl) {
+  if (!dbUrl.startsWith('postgres')) return null;
+  const name = new URL(dbUrl).pathname.slice(1);
+  let total = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+      let title;
+      try {
+        title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (title.startsWith('postgres:') && title.split(' ').includes(name)) total += processCpuSeconds(pid) ?? 0;
+    }
+  } catch {
+    return null;
+  }
+  return total;
+}
+
+/**
+ * `readers` loops of GET /api/auth/get-session until stopped, each pausing `pauseMs` between its requests (signed-in
+ * pages, not a flood: loops without a pause take as much CPU as the storm on a small machine and measure that
+ * instead); answers every latency in ms. An answer without the session counts as a failure. `uncached` asks for the
+ * session read from the database each time (`disableCookieCache=true`) instead of the daemon's memory.
+ */
+function readSessions(baseUrl, session, { readers, uncached, pauseMs }) {
   const latencies = [];
   let stopped = false;
   let failures = 0;
@@ -194,16 +236,20 @@ function readSessions(baseUrl, session, readers) {
     while (!stopped) {
       const started = performance.now();
       try {
-        const response = await request(`${baseUrl}/api/auth/get-session`, {
+        const response = await request(`${baseUrl}/api/auth/get-session${uncached ? '?disableCookieCache=true' : ''}`, {
           headers: { authorization: `Bearer ${session}` },
         });
-        await response.body.dump();
-        if (response.statusCode !== 200) failures++;
+        const answer = await response.body.text();
+        if (response.statusCode !== 200 || !answer.startsWith('{"session"')) {
+          failures++;
+          lastError = new Error(`answered ${response.statusCode} ${answer.slice(0, 100)}`);
+        }
         latencies.push(performance.now() - started);
       } catch (error) {
         failures++;
         lastError = error;
       }
+      if (pauseMs > 0) await sleep(pauseMs);
     }
   });
   return {
@@ -239,7 +285,9 @@ async function scenario(flags, label, dbUrl) {
   server = await start(env, label, flags.cpuProf);
   try {
     const admin = { authorization: `Bearer ${adminToken(env.TILL_SECRET)}` };
-    const readers = readSessions(server.baseUrl, session, flags.readers);
+    const readers = readSessions(server.baseUrl, session, flags);
+    const cpu0 = processCpuSeconds(server.child.pid);
+    const dbCpu0 = databaseCpuSeconds(dbUrl);
     const started = performance.now();
     await json(server.baseUrl, '/api/admin/clock', {
       method: 'POST',
@@ -254,6 +302,9 @@ async function scenario(flags, label, dbUrl) {
       throw error;
     });
     const seconds = (performance.now() - started) / 1000;
+    const cpu1 = processCpuSeconds(server.child.pid);
+    // Backends that left before the end are not counted: the pool keeps its connections through the storm.
+    const dbCpu1 = databaseCpuSeconds(dbUrl);
     const { latencies, failures } = await readers.stop();
     await stopChild(server.child);
     logServerOutput(server.child);
@@ -265,6 +316,10 @@ async function scenario(flags, label, dbUrl) {
       renewals: flags.count,
       seconds,
       perSecond: flags.count / seconds,
+      // Daemon CPU (all threads) and database backends' CPU per renewal, get-session reads included.
+      daemonCpuMs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / flags.count,
+      databaseCpuMs: dbCpu0 === null || dbCpu1 === null ? null : ((dbCpu1 - dbCpu0) * 1000) / flags.count,
+      loadAverage: loadavg()[0],
       sessionReads: latencies.length,
       sessionFailures: failures,
       p50: percentile(latencies, 50),
@@ -294,7 +349,9 @@ async function main() {
     process.stdout.write(
       `${r.label.padEnd(9)} ${r.renewals} renewals in ${r.seconds.toFixed(2)} s = ${r.perSecond.toFixed(0)}/s ` +
         `(goal ${GOAL_RENEWALS}); get-session during the storm: ${r.sessionReads} reads, p50 ${r.p50.toFixed(1)} ms, ` +
-        `p99 ${r.p99.toFixed(1)} ms (goal < ${GOAL_P99_MS}), ${r.sessionFailures} failed\n`,
+        `p99 ${r.p99.toFixed(1)} ms (goal < ${GOAL_P99_MS}), ${r.sessionFailures} failed; CPU a renewal: daemon ` +
+        `${r.daemonCpuMs?.toFixed(2) ?? '?'} ms${r.databaseCpuMs === null ? '' : `, database ${r.databaseCpuMs.toFixed(2)} ms`}; ` +
+        `load average ${r.loadAverage.toFixed(1)}\n`,
     );
   }
   process.stdout.write(`${JSON.stringify({ bench: 'renewals', results })}\n`);

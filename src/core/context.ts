@@ -331,7 +331,7 @@ export function createCore(options: {
   const charging = { db, processor: paymentProcessor, mail, options: embed, crashAt };
   scheduler.registerPrepared(CHARGE_JOB, chargeHandler(charging));
   // A storm of renewals due at once is done in batches (renewals/cycle-batch.ts, charge-batch.ts).
-  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler(cycle));
+  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler({ ...cycle, db }));
   scheduler.registerBatch(CHARGE_JOB, chargeBatchHandler(charging));
   scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
   scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));

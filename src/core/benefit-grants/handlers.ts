@@ -137,14 +137,17 @@ export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJob
           const [subscriptionPart, orderPart] = job.subjectId.split('.');
           return { subscriptionId: expandId(subscriptionPart!), orderId: expandId(orderPart!) };
         });
+        // Most renewals grant nothing: only the subscriptions holding grants are read.
+        const withGrants = await benefitGrantsRepository(trx).holdersWithGrants(
+          pairs.map((pair) => pair.subscriptionId),
+        );
+        const candidates = pairs.filter((pair) => withGrants.has(pair.subscriptionId));
         const subscriptions = new Map(
-          (await subscriptionsRepository(trx).findByIds(pairs.map((pair) => pair.subscriptionId))).map((s) => [
+          (await subscriptionsRepository(trx).findByIds(candidates.map((pair) => pair.subscriptionId))).map((s) => [
             s.id,
             s,
           ]),
         );
-        const withGrants = await benefitGrantsRepository(trx).holdersWithGrants([...subscriptions.keys()]);
-        const candidates = pairs.filter((pair) => withGrants.has(pair.subscriptionId));
         const orders = new Map(
           (await ordersRepository(trx).findByIds(candidates.map((pair) => pair.orderId))).map((o) => [o.id, o]),
         );

@@ -229,6 +229,33 @@ export function meterAggregatesRepository(db: Db) {
       return ((await query) as Array<Record<string, unknown>>).map(totalFromRow);
     },
 
+    /** totalsOfCustomer for many customers in one query (their rows together, each row naming whose it is). */
+    async totalsOfCustomers(
+      customers: ReadonlyArray<{ id: string; organizationId: string; externalId: string | null }>,
+    ): Promise<StoredTotal[]> {
+      if (customers.length === 0) return [];
+      const pending = customers.filter((customer) => customer.externalId !== null);
+      const query = db('meter_totals').whereIn(
+        'customer_id',
+        customers.map((customer) => customer.id),
+      );
+      // One (organization, external id) pair per customer with an external id: read per organization.
+      const byOrganization = new Map<string, string[]>();
+      for (const customer of pending)
+        byOrganization.set(customer.organizationId, [
+          ...(byOrganization.get(customer.organizationId) ?? []),
+          customer.externalId!,
+        ]);
+      for (const [organizationId, externalIds] of byOrganization)
+        query.orWhere((rows) => {
+          rows
+            .where('organization_id', organizationId)
+            .whereIn('external_customer_id', externalIds)
+            .whereNull('customer_id');
+        });
+      return ((await query) as Array<Record<string, unknown>>).map(totalFromRow);
+    },
+
     /**
      * Given customers' user events with a timestamp in [from, to): by customer id, and by external id for those sent
      * before the customer existed. For per-customer series, whose size is bounded by those customers' events.

@@ -54,10 +54,11 @@ export async function activeMetersOf(
   db: Db,
   customerId: string,
   known?: Customer,
+  knownRows?: readonly StoredTotal[],
 ): Promise<CustomerStateWire['active_meters']> {
   const customer = known ?? (await customersRepository(db).findAnyById(customerId));
   if (!customer) return [];
-  const rows = await meterAggregatesRepository(db).totalsOfCustomer(customer);
+  const rows = knownRows ?? (await meterAggregatesRepository(db).totalsOfCustomer(customer));
   if (rows.length === 0) return [];
   const meters = (await metersRepository(db).findByIds(rows.map((row) => row.meterId))).filter(
     (meter) => meter.archivedAt === null,
@@ -77,4 +78,28 @@ export async function activeMetersOf(
         balance: figure.credited - figure.consumed,
       };
     });
+}
+
+/**
+ * activeMetersOf for many customers (a batch of renewals' states): their totals read in one query, and only the
+ * customers with any read further. By customer id.
+ */
+export async function activeMetersOfMany(
+  db: Db,
+  customers: readonly Customer[],
+): Promise<Map<string, CustomerStateWire['active_meters']>> {
+  const rows = await meterAggregatesRepository(db).totalsOfCustomers(customers);
+  const meters = new Map<string, CustomerStateWire['active_meters']>();
+  for (const customer of customers) {
+    const own = rows.filter(
+      (row) =>
+        row.customerId === customer.id ||
+        (row.customerId === null &&
+          customer.externalId !== null &&
+          row.organizationId === customer.organizationId &&
+          row.externalCustomerId === customer.externalId),
+    );
+    meters.set(customer.id, own.length === 0 ? [] : await activeMetersOf(db, customer.id, customer, own));
+  }
+  return meters;
 }

@@ -3,6 +3,8 @@ import type { ReadCache } from '../cache/read-cache.js';
 import type { ProductPrice } from './prices.js';
 import type { Product } from './repository.js';
 import { productsRepository } from './repository.js';
+import type { EmbedOptions } from './embedded.js';
+import { productWires } from './loaders.js';
 
 export type { ProductPrice } from './prices.js';
 export type { Product } from './repository.js';
@@ -40,4 +42,20 @@ export async function findPrice(
   if (!price) return null;
   const product = await repo.findById(price.productId);
   return product ? { price, product } : null;
+}
+
+/**
+ * Reads products, their wires and the given prices through the daemon's read cache, outside any transaction, so that
+ * it keeps them (it is filled only outside transactions): a batch of renewals then finds its catalog there inside its
+ * transactions instead of reading it again for every batch. Does nothing without a cache.
+ */
+export async function warmCatalog(
+  db: Db,
+  wanted: { productIds: readonly string[]; priceIds: readonly string[] },
+  options: EmbedOptions,
+): Promise<void> {
+  if (!options.readCache || db.isTransaction) return;
+  const repo = productsRepository(db, options.readCache);
+  await productWires(db, await repo.findByIds(wanted.productIds), options);
+  await repo.findPrices(wanted.priceIds);
 }

@@ -3,16 +3,18 @@ import { grantedBenefitsOfMany, stateChangedEvent, stateOf } from '../customers/
 import type { Db, Transaction } from '../database/index.js';
 import { cycleGrantsJob } from '../grant-triggers/triggers.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
-import { activeMetersOf } from '../meters/customer-meters.js';
+import { activeMetersOfMany } from '../meters/customer-meters.js';
 import { subscriptionMeterWire, subscriptionUsage } from '../meters/subscription-meters.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order } from '../orders/repository.js';
+import { warmCatalog } from '../products/read.js';
 import { deferChargeAttempts } from '../payments/attempts.js';
 import type { ChargeRequest, ChargeResult } from '../payments/processor.js';
 import { scheduledJobsRepository, type ScheduledJob } from '../scheduler/repository.js';
 import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
-import { subscriptionsRepository } from '../subscriptions/repository.js';
+import { loadRelated } from '../subscriptions/loaders.js';
+import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
 import { ACTIVE_STATUSES, stateSubscription } from '../subscriptions/state.js';
 import { CHARGE_JOB, chargeReference, missingMethod, type ChargeDeps } from './charge-job.js';
 import { chargeFailed } from './dunning.js';
@@ -49,6 +51,16 @@ async function chargeAll(deps: ChargeDeps, jobs: ScheduledJob[], now: Date): Pro
         [...orders.values()].flatMap((order) => (order.subscriptionId ? [order.subscriptionId] : [])),
       )
     ).map((subscription) => [subscription.id, subscription]),
+  );
+  // The catalog the outcomes' events embed, kept in the read cache for this batch's transaction and the cycles and
+  // charges after it.
+  await warmCatalog(
+    db,
+    {
+      productIds: [...orders.values()].flatMap((order) => (order.productId ? [order.productId] : [])),
+      priceIds: [...orders.values()].flatMap((order) => (order.productPriceId ? [order.productPriceId] : [])),
+    },
+    deps.options,
   );
   const busy = await scheduledJobsRepository(db).otherClaimedMany(CHARGE_JOB, jobs, now);
   const results = new Map<string, ChargeResult | null>();
@@ -126,12 +138,21 @@ async function recordAll(
       await markOrderPaid(trx, order, result.processorReference, now, deps.options);
     else await chargeFailed(trx, order, result, now, deps);
   }
-  if (paid.length > 0) await recordPaid(trx, deps, paid, now);
+  // The rows locked above are the subscriptions as they stand unless the per-order path changed one (a decline, a
+  // past-due subscription made active); then they are read again.
+  const unchanged = paid.length === outcomes.length ? [...subscriptions.values()] : undefined;
+  if (paid.length > 0) await recordPaid(trx, deps, paid, unchanged, now);
   return left;
 }
 
 /** The usual renewal paid: what markOrderPaid does for one, for many at once. */
-async function recordPaid(trx: Db, deps: ChargeDeps, paid: Array<{ order: Order; reference: string }>, now: Date) {
+async function recordPaid(
+  trx: Db,
+  deps: ChargeDeps,
+  paid: Array<{ order: Order; reference: string }>,
+  locked: readonly Subscription[] | undefined,
+  now: Date,
+) {
   await ordersRepository(trx).markManyPaid(
     paid.map(({ order, reference }) => ({ id: order.id, paymentReference: reference })),
     now,
@@ -142,10 +163,17 @@ async function recordPaid(trx: Db, deps: ChargeDeps, paid: Array<{ order: Order;
     paymentReference: reference,
     modifiedAt: now,
   }));
-  const wires = await loadOrderWires(trx, orders, deps.options);
   const customerIds = orders.map((order) => order.customerId);
-  const [customers, active, grants] = await Promise.all([
-    customersRepository(trx).findAnyByIds(customerIds),
+  const customers = await customersRepository(trx).findAnyByIds(customerIds);
+  // The orders embed the customers just read and the subscriptions locked by recordAll.
+  const related = await loadRelated(
+    trx,
+    { customerIds, productIds: orders.map((order) => order.productId), discountIds: orders.map((o) => o.discountId) },
+    deps.options,
+    customers,
+  );
+  const wires = await loadOrderWires(trx, orders, deps.options, { related, subscriptions: locked });
+  const [active, grants] = await Promise.all([
     subscriptionsRepository(trx).forCustomers(customerIds, [...ACTIVE_STATUSES]),
     grantedBenefitsOfMany(trx, customerIds),
   ]);
@@ -160,7 +188,8 @@ async function recordPaid(trx: Db, deps: ChargeDeps, paid: Array<{ order: Order;
     );
   });
   // The states carry meters as every other customer.state_changed does; only metered subscriptions read usage.
-  const usage = await subscriptionUsage(trx, active);
+  const usage = await subscriptionUsage(trx, active, deps.options.readCache);
+  const meters = await activeMetersOfMany(trx, customers);
   for (const order of orders) {
     const customer = customerById.get(order.customerId);
     if (!customer) continue;
@@ -170,8 +199,9 @@ async function recordPaid(trx: Db, deps: ChargeDeps, paid: Array<{ order: Order;
         (usage.get(s.id)?.usage ?? []).map((line) => subscriptionMeterWire(s, line)),
       ),
     );
-    const meters = await activeMetersOf(trx, customer.id, customer);
-    events.push(stateChangedEvent(stateOf(customer, subscriptions, grants.get(customer.id) ?? [], meters), now));
+    events.push(
+      stateChangedEvent(stateOf(customer, subscriptions, grants.get(customer.id) ?? [], meters.get(customer.id)!), now),
+    );
   }
   // A renewal paid renews what it grants (`benefit_grant.cycled`), as cycleGrants schedules it.
   const grantJobs = orders.map((order) => cycleGrantsJob(order.subscriptionId!, order.id, now));

@@ -1,12 +1,12 @@
 import { allocateInvoiceNumbers } from '../checkouts/fulfil.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
-import type { Db, Transaction } from '../database/index.js';
+import { dialect, type Db, type Transaction } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
-import { findPrice } from '../products/read.js';
+import { findPrice, warmCatalog } from '../products/read.js';
 import type { ScheduledJob } from '../scheduler/repository.js';
 import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
@@ -28,8 +28,21 @@ import { markOrderPaid } from './settle.js';
  * A subscription set to cancel is left to runCycle (the per-job handler), as is one whose price is gone (its error
  * and retries are the job's own).
  */
-export function cycleBatchHandler(deps: CycleDeps): BatchJobHandler<void> {
+type BatchDeps = CycleDeps & { db: Db };
+
+export function cycleBatchHandler(deps: BatchDeps): BatchJobHandler<void> {
   return {
+    // The catalog the cycles price and embed, kept in the read cache (filled only outside transactions) for the
+    // batch's transaction and the batches after it.
+    async prepare(jobs) {
+      if (!deps.options.readCache) return;
+      const billed = await subscriptionsRepository(deps.db).pricesBilled(jobs.map((job) => job.subjectId));
+      await warmCatalog(
+        deps.db,
+        { productIds: billed.map((b) => b.productId), priceIds: billed.map((b) => b.productPriceId) },
+        deps.options,
+      );
+    },
     run: (trx, jobs, now) => runCycles(trx, jobs, now, deps),
   };
 }
@@ -39,7 +52,7 @@ interface Billing {
   items: CycleItem[];
 }
 
-async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps: CycleDeps): Promise<ScheduledJob[]> {
+async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps: BatchDeps): Promise<ScheduledJob[]> {
   const jobOf = new Map(jobs.map((job) => [job.subjectId, job]));
   const locked = await subscriptionsRepository(trx).lockMany([...jobOf.keys()]);
   const left: ScheduledJob[] = [];
@@ -105,7 +118,7 @@ async function runHooks(trx: Db, current: Subscription, now: Date, hooks: CycleH
  * Everything each order is built from, read once for the batch: a subscription missing from the answer has no price
  * any more (runCycle then fails its job with the reason).
  */
-async function termsOf(trx: Db, billings: readonly Billing[], deps: CycleDeps): Promise<Map<string, CycleTerms>> {
+async function termsOf(trx: Db, billings: readonly Billing[], deps: BatchDeps): Promise<Map<string, CycleTerms>> {
   const subscriptions = billings.map((billing) => billing.subscription);
   const { readCache } = deps.options;
   const priceIds = [...new Set(subscriptions.map((s) => s.productPriceId))];
@@ -153,13 +166,17 @@ async function termsOf(trx: Db, billings: readonly Billing[], deps: CycleDeps): 
       });
     }),
   );
-  // Invoice numbers: one statement per organization for the batch, in the batch's order.
+  // Invoice numbers: one statement per organization for the batch, in the batch's order. On PostgreSQL in a
+  // statement of its own (allocateInvoiceNumber's rule), so the counter row is locked for that statement and not
+  // until this batch commits: the batches running side by side (the worker's, the clock's) would otherwise queue on
+  // it. A batch that fails afterwards leaves a gap, as a checkout does. SQLite's one connection is this transaction's.
+  const counter = dialect(trx) === 'postgres' ? deps.db : trx;
   const billed = subscriptions.filter((s) => terms.has(s.id));
   const byOrganization = new Map<string, Subscription[]>();
   for (const s of billed) byOrganization.set(s.organizationId, [...(byOrganization.get(s.organizationId) ?? []), s]);
   const complete = new Map<string, CycleTerms>();
   for (const [organizationId, members] of byOrganization) {
-    const numbers = await allocateInvoiceNumbers(trx, organizationId, members.length, readCache);
+    const numbers = await allocateInvoiceNumbers(counter, organizationId, members.length, readCache);
     members.forEach((s, i) => complete.set(s.id, { ...terms.get(s.id)!, invoiceNumber: numbers[i]! }));
   }
   return complete;
@@ -185,7 +202,11 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
     options,
   );
   const subscriptionData = await loadSubscriptionWires(trx, nexts, options, related);
-  const orderData = await loadOrderWires(trx, orders, options);
+  // The orders embed what was just written and loaded: the same customers and products, their items, the
+  // subscriptions as saved.
+  const itemsOf = new Map<string, OrderItem[]>(orders.map((order) => [order.id, []]));
+  for (const item of items) itemsOf.get(item.orderId)!.push(item);
+  const orderData = await loadOrderWires(trx, orders, options, { related, items: itemsOf, subscriptions: nexts });
   const events: OutboxEvent[] = [];
   built.forEach(({ order }, i) => {
     const organizationId = order.organizationId;

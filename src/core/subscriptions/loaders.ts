@@ -1,4 +1,4 @@
-import { customersRepository } from '../customers/repository.js';
+import { customersRepository, type Customer } from '../customers/repository.js';
 import type { CustomerWire } from '../customers/schemas.js';
 import { customerWire } from '../customers/wire.js';
 import type { Db } from '../database/index.js';
@@ -26,16 +26,18 @@ export interface Related {
   discounts: Map<string, DiscountBaseWire>;
 }
 
+/** `knownCustomers`: the customers' rows when the caller has read them already (each of `customerIds` among them). */
 export async function loadRelated(
   db: Db,
   ids: { customerIds: Iterable<string>; productIds: Iterable<string | null>; discountIds: Iterable<string | null> },
   options: EmbedOptions,
+  knownCustomers?: readonly Customer[],
 ): Promise<Related> {
   const customerIds = [...new Set(ids.customerIds)];
   const productIds = [...new Set([...ids.productIds].filter((id): id is string => id !== null))];
   const discountIds = [...new Set([...ids.discountIds].filter((id): id is string => id !== null))];
   // Deleted customers still show on their orders (Polar keeps `deleted_at` on the embedded customer).
-  const customerRows = await customersRepository(db).findAnyByIds(customerIds);
+  const customerRows = knownCustomers ?? (await customersRepository(db).findAnyByIds(customerIds));
   const products = productIds.length
     ? await productWires(db, await productsRepository(db, options.readCache).findByIds(productIds), options)
     : [];

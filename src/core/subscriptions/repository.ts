@@ -171,6 +171,14 @@ export function subscriptionsRepository(db: Db) {
         fromRow,
       );
     },
+    /** The distinct products and prices the subscriptions bill (a batch of renewals' catalog, usually one pair). */
+    async pricesBilled(ids: readonly string[]): Promise<Array<{ productId: string; productPriceId: string }>> {
+      if (ids.length === 0) return [];
+      const rows = (await db('subscriptions')
+        .whereIn('id', [...new Set(ids)])
+        .distinct('product_id', 'product_price_id')) as Array<Record<string, unknown>>;
+      return rows.map((row) => ({ productId: String(row.product_id), productPriceId: String(row.product_price_id) }));
+    },
     /** Reads and locks the row (PostgreSQL) for a change that must not interleave with another. */
     async lock(id: string): Promise<Subscription | null> {
       const query = db('subscriptions').where({ id });
