@@ -5,7 +5,7 @@
 // straight into the tables; it is started again and the export read to the end while the daemon's resident memory is
 // sampled every 100 ms from /proc. Prints rows/s, bytes, the daemon's CPU time over the export (and per row), and
 // the RSS before, at its peak and across the export (its first and last tenths), then one JSON line.
-// `npm run build && node bench/exports/run.mjs [--orders n] [--only sqlite,postgres] [--pg-url url]`
+// `npm run build && node bench/exports/run.mjs [--orders n] [--only sqlite,postgres] [--pg-url url] [--no-analyze]`
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,12 +29,14 @@ import { createDb } from '../../dist/src/core/database/index.js';
 import { seed } from '../metrics/run.mjs';
 
 function options(argv) {
-  const flags = { orders: 1_000_000, only: ['sqlite', 'postgres'], pgUrl: process.env.BENCH_PG_URL };
+  const flags = { orders: 1_000_000, only: ['sqlite', 'postgres'], pgUrl: process.env.BENCH_PG_URL, analyze: true };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i];
     if (argv[i] === '--orders') flags.orders = Number(next());
     else if (argv[i] === '--only') flags.only = next().split(',');
     else if (argv[i] === '--pg-url') flags.pgUrl = next();
+    // As right after a bulk load or a pg_restore, before autovacuum has analyzed the tables.
+    else if (argv[i] === '--no-analyze') flags.analyze = false;
     else throw new Error(`unknown option ${argv[i]}`);
   }
   flags.pgUrl ??= 'postgres://postgres@127.0.0.1:5432/test';
@@ -123,7 +125,7 @@ async function benchOne(dialect, flags, id) {
   const db = createDb(dbUrl);
   const started = performance.now();
   try {
-    await seed(db, dialect, flags.orders, org.id);
+    await seed(db, dialect, flags.orders, org.id, { analyze: flags.analyze });
   } finally {
     await db.destroy();
   }
