@@ -1,6 +1,6 @@
 import type { Db } from '../database/index.js';
 import { GRANT_JOBS, compactId, expandId } from '../grant-triggers/kinds.js';
-import { ordersRepository } from '../orders/repository.js';
+import { ordersRepository, type Order } from '../orders/repository.js';
 import type { BatchJobHandler, JobHandler } from '../scheduler/service.js';
 import { schedule } from '../scheduler/schedule.js';
 import type { Subscription } from '../subscriptions/repository.js';
@@ -67,8 +67,7 @@ export function grantJobHandlers(engine: GrantEngine): Record<string, JobHandler
       const [subscriptionPart, orderPart] = job.subjectId.split('.');
       const subscription = await subscriptionsRepository(trx).findById(expandId(subscriptionPart!));
       const order = await ordersRepository(trx).findById(expandId(orderPart!));
-      // Only a paid renewal of this subscription cycles its grants.
-      if (!subscription || !order || order.subscriptionId !== subscription.id || order.status === 'pending') return;
+      if (!subscription || !renews(subscription, order)) return;
       await engine.cycleHolder(trx, subscription.id, subscription.customerId, now);
     },
 
@@ -154,13 +153,22 @@ export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJob
         for (const { subscriptionId, orderId } of candidates) {
           const subscription = subscriptions.get(subscriptionId);
           const order = orders.get(orderId);
-          // Only a paid renewal of this subscription cycles its grants.
-          if (!subscription || !order || order.subscriptionId !== subscription.id || order.status === 'pending')
-            continue;
+          if (!subscription || !renews(subscription, order)) continue;
           await engine.cycleHolder(trx, subscription.id, subscription.customerId, now);
         }
         return [];
       },
     },
   };
+}
+
+/**
+ * Only a paid renewal of a subscription still running cycles its grants. The final usage bill of a subscription that
+ * has ended is paid after its end, when its grants are being revoked: cycling them then would credit a meter for a
+ * period that never comes, or not, depending on which job ran first.
+ */
+function renews(subscription: Subscription, order: Order | null | undefined): boolean {
+  return (
+    !!order && order.subscriptionId === subscription.id && order.status !== 'pending' && subscription.endedAt === null
+  );
 }
