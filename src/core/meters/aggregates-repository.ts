@@ -218,34 +218,34 @@ export function meterAggregatesRepository(db: Db) {
       organizationId: string;
       externalId: string | null;
     }): Promise<StoredTotal[]> {
-      const query = db('meter_totals').where('customer_id', customer.id);
-      if (customer.externalId !== null)
-        query.orWhere((pending) => {
-          pending
-            .where('organization_id', customer.organizationId)
-            .where('external_customer_id', customer.externalId)
-            .whereNull('customer_id');
-        });
-      return ((await query) as Array<Record<string, unknown>>).map(totalFromRow);
+      return (await this.totalsOfCustomers([customer])).get(customer.id) ?? [];
     },
 
-    /** totalsOfCustomer for many customers in one query (their rows together, each row naming whose it is). */
+    /**
+     * The running totals of each of these customers, in one query: their rows by customer id, and the rows of events
+     * sent by external id before the customer existed (no customer id yet). By customer id; a customer without any
+     * maps to nothing.
+     */
     async totalsOfCustomers(
       customers: ReadonlyArray<{ id: string; organizationId: string; externalId: string | null }>,
-    ): Promise<StoredTotal[]> {
-      if (customers.length === 0) return [];
-      const pending = customers.filter((customer) => customer.externalId !== null);
+    ): Promise<Map<string, StoredTotal[]>> {
+      const byCustomer = new Map<string, StoredTotal[]>();
+      if (customers.length === 0) return byCustomer;
       const query = db('meter_totals').whereIn(
         'customer_id',
         customers.map((customer) => customer.id),
       );
       // One (organization, external id) pair per customer with an external id: read per organization.
+      const pending = new Map<string, string>();
       const byOrganization = new Map<string, string[]>();
-      for (const customer of pending)
+      for (const customer of customers) {
+        if (customer.externalId === null) continue;
+        pending.set(`${customer.organizationId}|${customer.externalId}`, customer.id);
         byOrganization.set(customer.organizationId, [
           ...(byOrganization.get(customer.organizationId) ?? []),
-          customer.externalId!,
+          customer.externalId,
         ]);
+      }
       for (const [organizationId, externalIds] of byOrganization)
         query.orWhere((rows) => {
           rows
@@ -253,7 +253,12 @@ export function meterAggregatesRepository(db: Db) {
             .whereIn('external_customer_id', externalIds)
             .whereNull('customer_id');
         });
-      return ((await query) as Array<Record<string, unknown>>).map(totalFromRow);
+      for (const row of ((await query) as Array<Record<string, unknown>>).map(totalFromRow)) {
+        const owner = row.customerId ?? pending.get(`${row.organizationId}|${row.externalCustomerId}`);
+        if (owner === undefined) continue;
+        byCustomer.set(owner, [...(byCustomer.get(owner) ?? []), row]);
+      }
+      return byCustomer;
     },
 
     /**

@@ -91,14 +91,7 @@ export async function activeMetersOfMany(
   const rows = await meterAggregatesRepository(db).totalsOfCustomers(customers);
   const meters = new Map<string, CustomerStateWire['active_meters']>();
   for (const customer of customers) {
-    const own = rows.filter(
-      (row) =>
-        row.customerId === customer.id ||
-        (row.customerId === null &&
-          customer.externalId !== null &&
-          row.organizationId === customer.organizationId &&
-          row.externalCustomerId === customer.externalId),
-    );
+    const own = rows.get(customer.id) ?? [];
     meters.set(customer.id, own.length === 0 ? [] : await activeMetersOf(db, customer.id, customer, own));
   }
   return meters;
