@@ -34,6 +34,8 @@ import * as meterResets from './20261224000000_meter_resets.js';
 import * as webhookEventRequestIds from './20261226000000_webhook_event_request_ids.js';
 import * as keysetIndexes from './20261227000000_keyset_indexes.js';
 import * as eventCustomerIndex from './20261228000000_event_customer_index.js';
+import * as outboxDispatchMark from './20261229000000_outbox_dispatch_mark.js';
+import * as payloadCompression from './20261229000100_payload_compression.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -91,4 +93,6 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261226000000_webhook_event_request_ids', module: webhookEventRequestIds },
   { name: '20261227000000_keyset_indexes', module: keysetIndexes },
   { name: '20261228000000_event_customer_index', module: eventCustomerIndex },
+  { name: '20261229000000_outbox_dispatch_mark', module: outboxDispatchMark },
+  { name: '20261229000100_payload_compression', module: payloadCompression },
 ];

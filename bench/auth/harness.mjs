@@ -178,7 +178,8 @@ export function cleanup(pgUrl) {
     for (const name of [...databases]) {
       await dropDatabase(pgUrl, name).catch((error) => log(`could not drop database ${name}: ${error.message}`));
     }
-    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 leaves the SQLite files and data folders behind, to look into after a run.
+    if (!process.env.BENCH_KEEP) for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   })();
   return cleaning;
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
 import { dialect, toDateOrNull } from '../database/index.js';
+import { outboxRepository } from '../webhooks/outbox-repository.js';
 
 export interface QueueState {
   /** Rows waiting. */
@@ -18,8 +19,9 @@ function queueState(row: { n?: unknown; oldest?: unknown } | undefined): QueueSt
 
 /**
  * The reads behind /metrics and /readyz. Each goes through an index whose entries are the work still to do
- * (outbox_events_undispatched, webhook_events (status, next_attempt_at), scheduled_jobs (run_at), mails (status,
- * next_attempt_at)), so a scrape costs what the backlog holds, not what the tables hold.
+ * (outbox_events_undispatched on PostgreSQL and the rowids after the dispatch mark on SQLite, webhook_events (status,
+ * next_attempt_at), scheduled_jobs (run_at), mails (status, next_attempt_at)), so a scrape costs what the backlog
+ * holds, not what the tables hold.
  */
 export function operationsRepository(db: Db) {
   return {
@@ -29,9 +31,7 @@ export function operationsRepository(db: Db) {
 
     /** Outbox rows not yet fanned out to endpoints. */
     async outbox(): Promise<QueueState> {
-      return queueState(
-        await db('outbox_events').whereNull('dispatched_at').count({ n: '*' }).min({ oldest: 'created_at' }).first(),
-      );
+      return outboxRepository(db).backlog();
     },
 
     /** Pending deliveries per endpoint, with the earliest time one of them fell (or falls) due. */

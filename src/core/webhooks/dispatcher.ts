@@ -6,6 +6,7 @@ import { uuidv7 } from '../kernel/ids.js';
 import { endpointsRepository } from './endpoints-repository.js';
 import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';
 import { orderingKeyOf } from './ordering.js';
+import { outboxRepository, type OutboxHead } from './outbox-repository.js';
 
 /** customer.state_changed events of one customer within this window are delivered once, with the latest state. */
 export const STATE_CHANGED_WINDOW_MS = SECOND;
@@ -43,16 +44,23 @@ export function createDispatcher(deps: { clock: Clock }) {
   async function dispatchBatch(trx: Db, locked: boolean): Promise<{ rows: number; events: number }> {
     if (!locked && dialect(trx) === 'postgres') await trx.raw('SELECT pg_advisory_xact_lock(?)', [DISPATCH_LOCK]);
     const events = eventsRepository(trx);
-    const rows = await events.undispatched(BATCH);
-    if (rows.length === 0) return { rows: 0, events: 0 };
+    const outbox = outboxRepository(trx);
+    const heads = await outbox.undispatched(BATCH);
+    if (heads.length === 0) return { rows: 0, events: 0 };
     const now = clock.now();
-    const endpoints = await endpointsRepository(trx).enabledFor([...new Set(rows.map((row) => row.organizationId))]);
-    const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
-    for (const row of rows) {
-      const targets = endpoints.filter(
+    const endpoints = await endpointsRepository(trx).enabledFor([...new Set(heads.map((row) => row.organizationId))]);
+    const targetsOf = (row: OutboxHead) =>
+      endpoints.filter(
         (endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type),
       );
-      if (targets.length === 0) continue;
+    // Payloads are read only for rows some endpoint takes: most organizations have none.
+    const payloads = await outbox.payloads(heads.filter((row) => targetsOf(row).length > 0).map((row) => row.id));
+    const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
+    for (const head of heads) {
+      const payload = payloads.get(head.id);
+      if (payload === undefined) continue;
+      const row: OutboxRow = { ...head, payload };
+      const targets = targetsOf(row);
       const body = envelope(row);
       const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
       const orderingKey = orderingKeyOf(row.type, row.payload);
@@ -98,11 +106,8 @@ export function createDispatcher(deps: { clock: Clock }) {
       }
     }
     await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
-    await events.markDispatched(
-      rows.map((row) => row.id),
-      now,
-    );
-    return { rows: rows.length, events: created.length };
+    await outbox.markDispatched(heads, now);
+    return { rows: heads.length, events: created.length };
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Db } from '../database/index.js';
 import { dialect, toBool, toDate, toDateOrNull } from '../database/index.js';
-import { idIn, insertRows, type Columns } from './bulk.js';
+import { insertRows, type Columns } from './bulk.js';
+import { outboxRepository } from './outbox-repository.js';
 
 export type EventStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
 
@@ -158,17 +159,6 @@ function eventRow(event: WebhookEventRecord): Record<string, unknown> {
 
 export function eventsRepository(db: Db) {
   return {
-    /** Outbox rows not yet fanned out, in write order. */
-    async undispatched(limit: number): Promise<OutboxRow[]> {
-      const seq = outboxSeq(db);
-      const rows = await db('outbox_events')
-        .select('id', 'organization_id', 'type', 'payload', 'created_at', 'request_id', db.raw(`${seq} as seq`))
-        .whereNull('dispatched_at')
-        .orderBy(seq, 'asc')
-        .limit(limit);
-      return rows.map(outboxFromRow);
-    },
-
     /** The earliest time after `after` at which a pending event falls due (a retry). */
     async nextAttemptAfter(after: Date): Promise<Date | null> {
       const row = await db('webhook_events')
@@ -177,11 +167,6 @@ export function eventsRepository(db: Db) {
         .min({ at: 'next_attempt_at' })
         .first();
       return row?.at === null || row?.at === undefined ? null : toDate(row.at);
-    },
-
-    async markDispatched(ids: string[], at: Date): Promise<void> {
-      const list = idIn(db, 'id', ids);
-      await db('outbox_events').whereRaw(list.sql, [list.binding]).update({ dispatched_at: at });
     },
 
     async insertEvents(events: WebhookEventRecord[]): Promise<void> {
@@ -303,7 +288,7 @@ export function eventsRepository(db: Db) {
         });
     },
 
-    /** Payloads older than the cutoff are archived; outbox rows too, except each table's newest (it keeps the order). */
+    /** Payloads older than the cutoff are archived; outbox rows too, except the newest (it keeps the order). */
     async prune(cutoff: Date): Promise<{ archived: number; outbox: number }> {
       const archived = Number(
         await db('webhook_events')
@@ -312,16 +297,7 @@ export function eventsRepository(db: Db) {
           .whereNot('status', 'pending')
           .update({ payload: null }),
       );
-      const seq = outboxSeq(db);
-      const newest = await db('outbox_events').max({ n: seq }).first();
-      const outbox = Number(
-        await db('outbox_events')
-          .where('created_at', '<', cutoff)
-          .whereNotNull('dispatched_at')
-          .where(seq, '<', Number(newest?.n ?? 0))
-          .delete(),
-      );
-      return { archived, outbox };
+      return { archived, outbox: await outboxRepository(db).prune(cutoff) };
     },
 
     /** An organization's outbox events after `seq`, in write order (the event stream). */

@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import type { Db } from '../database/index.js';
+import { dialect, toDate, toDateOrNull } from '../database/index.js';
+import { idIn } from './bulk.js';
+import { outboxSeq, type OutboxRow } from './events-repository.js';
+
+/** An outbox row without its payload: enough to find the endpoints it goes to. */
+export type OutboxHead = Omit<OutboxRow, 'payload'>;
+
+const DISPATCHED = 'dispatched';
+
+/**
+ * Which outbox rows the dispatcher has fanned out. On PostgreSQL each row carries `dispatched_at`: concurrent writers
+ * commit seqs out of order, so a mark could pass a row not yet committed. On SQLite one writer at a time commits, so
+ * rowids are in commit order and a mark (`outbox_marks`) says it: every row up to it is dispatched, none after it.
+ * Marking a batch is then one small update instead of rewriting each row, whose payload of a few kilobytes fills a
+ * page (a storm of renewals spent a sixth of its time there). Retention keeps the newest row, so rowids are never
+ * reused below the mark.
+ */
+export function outboxRepository(db: Db) {
+  const sqlite = dialect(db) === 'sqlite';
+  const seq = outboxSeq(db);
+  const mark = () => db('outbox_marks').select('seq').where('name', DISPATCHED);
+  const undispatched = <Q extends Knex.QueryBuilder>(query: Q): Q =>
+    (sqlite ? query.where('rowid', '>', mark()) : query.whereNull('dispatched_at')) as Q;
+
+  return {
+    /** Rows not yet fanned out, in write order, without their payloads (most go to no endpoint). */
+    async undispatched(limit: number): Promise<OutboxHead[]> {
+      const rows = await undispatched(
+        db('outbox_events').select(
+          'id',
+          'organization_id',
+          'type',
+          'created_at',
+          'request_id',
+          db.raw(`${seq} as seq`),
+        ),
+      )
+        .orderBy(seq, 'asc')
+        .limit(limit);
+      return rows.map((row: Record<string, unknown>) => ({
+        id: String(row.id),
+        seq: Number(row.seq),
+        organizationId: String(row.organization_id),
+        type: String(row.type),
+        createdAt: toDate(row.created_at),
+        requestId: (row.request_id as string | null | undefined) ?? null,
+      }));
+    },
+
+    /** The payloads of these rows, by id. */
+    async payloads(ids: string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const list = idIn(db, 'id', ids);
+      const rows = (await db('outbox_events').select('id', 'payload').whereRaw(list.sql, [list.binding])) as Array<{
+        id: string;
+        payload: string;
+      }>;
+      return new Map(rows.map((row) => [row.id, String(row.payload)]));
+    },
+
+    /** Marks the rows dispatched: `rows` are a prefix of `undispatched`, in its order. */
+    async markDispatched(rows: OutboxHead[], at: Date): Promise<void> {
+      if (rows.length === 0) return;
+      if (sqlite) {
+        const last = rows[rows.length - 1]!.seq;
+        await db('outbox_marks')
+          .where('name', DISPATCHED)
+          .update({ seq: db.raw('max(seq, ?)', [last]) });
+        return;
+      }
+      const list = idIn(
+        db,
+        'id',
+        rows.map((row) => row.id),
+      );
+      await db('outbox_events').whereRaw(list.sql, [list.binding]).update({ dispatched_at: at });
+    },
+
+    /** How many rows wait for the dispatcher, and when the oldest was written. */
+    async backlog(): Promise<{ depth: number; oldestAt: Date | null }> {
+      const row = await undispatched(db('outbox_events').count({ n: '*' }).min({ oldest: 'created_at' })).first();
+      return { depth: Number(row?.n ?? 0), oldestAt: toDateOrNull(row?.oldest ?? null) };
+    },
+
+    /** Deletes dispatched rows written before the cutoff, except the newest row (it keeps the order). */
+    async prune(cutoff: Date): Promise<number> {
+      const newest = await db('outbox_events').max({ n: seq }).first();
+      const dispatched = db('outbox_events')
+        .where('created_at', '<', cutoff)
+        .where(seq, '<', Number(newest?.n ?? 0));
+      if (sqlite) dispatched.where('rowid', '<=', mark());
+      else dispatched.whereNotNull('dispatched_at');
+      return Number(await dispatched.delete());
+    },
+  };
+}
