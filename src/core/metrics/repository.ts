@@ -99,7 +99,8 @@ function deferAddToBuckets(trx: Db, rows: readonly DeltaRow[]): Deferred[] {
       if (bucket) values.forEach((value, index) => (bucket.values[index] += value));
       else buckets.set(id, { key: [row.organizationId, row.currency, time, row.productId, row.billingType], values });
     }
-    const list = [...buckets.values()];
+    // In key order, so that concurrent transactions (two chunks of renewals) lock shared buckets in the same order.
+    const list = [...buckets.keys()].sort().map((id) => buckets.get(id)!);
     const columns = [...keyOf(level), ...METRIC_COLUMNS];
     for (let start = 0; start < list.length; start += ROWS_PER_STATEMENT) {
       const chunk = list.slice(start, start + ROWS_PER_STATEMENT);
