@@ -15,7 +15,8 @@ const DISPATCHED = 'dispatched';
  * rowids are in commit order and a mark (`outbox_marks`) says it: every row up to it is dispatched, none after it.
  * Marking a batch is then one small update instead of rewriting each row, whose payload of a few kilobytes fills a
  * page (a storm of renewals spent a sixth of its time there). Retention keeps the newest row, so rowids are never
- * reused below the mark.
+ * reused below the mark; VACUUM and the backups' VACUUM INTO keep rowids (SQLite copies the tables' b-trees as they
+ * are), which the event streams' cursors and the webhook events' seqs rely on too.
  */
 export function outboxRepository(db: Db) {
   const sqlite = dialect(db) === 'sqlite';
