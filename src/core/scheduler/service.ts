@@ -41,13 +41,14 @@ export interface BatchJobHandler<P> {
 
 export const SCHEDULER = {
   /** Jobs claimed at once. */
-  batchSize: { sqlite: 200, postgres: 400 },
+  batchSize: { sqlite: 400, postgres: 400 },
   /**
    * Jobs of one kind done in one transaction (BatchJobHandler). SQLite's one connection serves every request while a
-   * transaction holds it, so requests wait for a chunk; a chunk of 200 renewals still kept get-session's p99 near
-   * 12 ms in bench/renewals, and did a quarter more renewals a second than chunks of 50 (fewer commits).
+   * transaction holds it, so requests wait for a chunk: in bench/renewals chunks of 400 did about a third more
+   * renewals a second than chunks of 50 (fewer commits) with get-session's p99 near 25 ms; 600 brought no more and
+   * a p99 near 40 ms. On PostgreSQL chunks of 400 pushed that p99 past 50 ms.
    */
-  togetherSize: { sqlite: 200, postgres: 200 },
+  togetherSize: { sqlite: 400, postgres: 200 },
   /**
    * Chunks of one claim in flight at once. On PostgreSQL two chunks use both of the server's and the daemon's CPUs
    * where one leaves each waiting for the other (bench/renewals: about 940 renewals/s against 830); SQLite has one
