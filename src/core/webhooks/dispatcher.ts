@@ -4,9 +4,9 @@ import type { Db } from '../database/index.js';
 import { dialect } from '../database/index.js';
 import { uuidv7 } from '../kernel/ids.js';
 import { endpointsRepository } from './endpoints-repository.js';
-import { eventsRepository, type OutboxRow, type WebhookEventRecord } from './events-repository.js';
+import { eventsRepository, type WebhookEventRecord } from './events-repository.js';
 import { orderingKeyOf } from './ordering.js';
-import { outboxRepository, type OutboxHead } from './outbox-repository.js';
+import { outboxRepository, type OutboxRow } from './outbox-repository.js';
 
 /** customer.state_changed events of one customer within this window are delivered once, with the latest state. */
 export const STATE_CHANGED_WINDOW_MS = SECOND;
@@ -49,18 +49,24 @@ export function createDispatcher(deps: { clock: Clock }) {
     if (heads.length === 0) return { rows: 0, events: 0 };
     const now = clock.now();
     const endpoints = await endpointsRepository(trx).enabledFor([...new Set(heads.map((row) => row.organizationId))]);
-    const targetsOf = (row: OutboxHead) =>
-      endpoints.filter(
-        (endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type),
-      );
+    const targetsOf = new Map(
+      heads.map((row) => [
+        row.id,
+        endpoints.filter(
+          (endpoint) => endpoint.organizationId === row.organizationId && endpoint.events.includes(row.type),
+        ),
+      ]),
+    );
     // Payloads are read only for rows some endpoint takes: most organizations have none.
-    const payloads = await outbox.payloads(heads.filter((row) => targetsOf(row).length > 0).map((row) => row.id));
+    const payloads = await outbox.payloads(
+      heads.filter((row) => targetsOf.get(row.id)!.length > 0).map((row) => row.id),
+    );
     const created: Array<WebhookEventRecord & { windowEnd?: number }> = [];
     for (const head of heads) {
       const payload = payloads.get(head.id);
       if (payload === undefined) continue;
       const row: OutboxRow = { ...head, payload };
-      const targets = targetsOf(row);
+      const targets = targetsOf.get(head.id)!;
       const body = envelope(row);
       const key = row.type === 'customer.state_changed' ? customerIdOf(row.payload) : null;
       const orderingKey = orderingKeyOf(row.type, row.payload);

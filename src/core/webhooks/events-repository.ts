@@ -1,20 +1,9 @@
 import type { Db } from '../database/index.js';
-import { dialect, toBool, toDate, toDateOrNull } from '../database/index.js';
+import { toBool, toDate, toDateOrNull } from '../database/index.js';
 import { insertRows, type Columns } from './bulk.js';
 import { outboxRepository } from './outbox-repository.js';
 
 export type EventStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
-
-export interface OutboxRow {
-  id: string;
-  seq: number;
-  organizationId: string;
-  type: string;
-  payload: string;
-  createdAt: Date;
-  /** The request that wrote it (X-Request-Id), if any. */
-  requestId: string | null;
-}
 
 export interface WebhookEventRecord {
   id: string;
@@ -53,23 +42,6 @@ export interface DeliveryRecord {
   response: string | null;
   durationMs: number;
   createdAt: Date;
-}
-
-/** SQLite's rowid is the outbox's write order; PostgreSQL has a BIGSERIAL for it (see the webhooks migration). */
-export function outboxSeq(db: Db): string {
-  return dialect(db) === 'postgres' ? 'seq' : 'rowid';
-}
-
-function outboxFromRow(row: Record<string, unknown>): OutboxRow {
-  return {
-    id: String(row.id),
-    seq: Number(row.seq),
-    organizationId: String(row.organization_id),
-    type: String(row.type),
-    payload: String(row.payload),
-    createdAt: toDate(row.created_at),
-    requestId: (row.request_id as string | null | undefined) ?? null,
-  };
 }
 
 export function eventFromRow(row: Record<string, unknown>, prefix = ''): WebhookEventRecord {
@@ -298,26 +270,6 @@ export function eventsRepository(db: Db) {
           .update({ payload: null }),
       );
       return { archived, outbox: await outboxRepository(db).prune(cutoff) };
-    },
-
-    /** An organization's outbox events after `seq`, in write order (the event stream). */
-    async outboxAfter(organizationId: string, seq: number, limit: number): Promise<OutboxRow[]> {
-      const column = outboxSeq(db);
-      const rows = await db('outbox_events')
-        .select('id', 'organization_id', 'type', 'payload', 'created_at', db.raw(`${column} as seq`))
-        .where('organization_id', organizationId)
-        .where(column, '>', seq)
-        .orderBy(column, 'asc')
-        .limit(limit);
-      return rows.map(outboxFromRow);
-    },
-
-    async latestOutboxSeq(organizationId: string): Promise<number> {
-      const row = await db('outbox_events')
-        .where('organization_id', organizationId)
-        .max({ n: outboxSeq(db) })
-        .first();
-      return Number(row?.n ?? 0);
     },
   };
 }

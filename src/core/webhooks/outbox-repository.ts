@@ -2,15 +2,41 @@ import type { Knex } from 'knex';
 import type { Db } from '../database/index.js';
 import { dialect, toDate, toDateOrNull } from '../database/index.js';
 import { idIn } from './bulk.js';
-import { outboxSeq, type OutboxRow } from './events-repository.js';
+
+export interface OutboxRow {
+  id: string;
+  seq: number;
+  organizationId: string;
+  type: string;
+  payload: string;
+  createdAt: Date;
+  /** The request that wrote it (X-Request-Id), if any. */
+  requestId: string | null;
+}
 
 /** An outbox row without its payload: enough to find the endpoints it goes to. */
 export type OutboxHead = Omit<OutboxRow, 'payload'>;
 
+/** SQLite's rowid is the outbox's write order; PostgreSQL has a BIGSERIAL for it (see the webhooks migration). */
+export function outboxSeq(db: Db): string {
+  return dialect(db) === 'postgres' ? 'seq' : 'rowid';
+}
+
+function headFromRow(row: Record<string, unknown>): OutboxHead {
+  return {
+    id: String(row.id),
+    seq: Number(row.seq),
+    organizationId: String(row.organization_id),
+    type: String(row.type),
+    createdAt: toDate(row.created_at),
+    requestId: (row.request_id as string | null | undefined) ?? null,
+  };
+}
+
 const DISPATCHED = 'dispatched';
 
 /**
- * Which outbox rows the dispatcher has fanned out. On PostgreSQL each row carries `dispatched_at`: concurrent writers
+ * The outbox's reads: the event stream's pages, and which rows the dispatcher has fanned out. On PostgreSQL each row carries `dispatched_at`: concurrent writers
  * commit seqs out of order, so a mark could pass a row not yet committed. On SQLite one writer at a time commits, so
  * rowids are in commit order and a mark (`outbox_marks`) says it: every row up to it is dispatched, none after it.
  * Marking a batch is then one small update instead of rewriting each row, whose payload of a few kilobytes fills a
@@ -40,14 +66,7 @@ export function outboxRepository(db: Db) {
       )
         .orderBy(seq, 'asc')
         .limit(limit);
-      return rows.map((row: Record<string, unknown>) => ({
-        id: String(row.id),
-        seq: Number(row.seq),
-        organizationId: String(row.organization_id),
-        type: String(row.type),
-        createdAt: toDate(row.created_at),
-        requestId: (row.request_id as string | null | undefined) ?? null,
-      }));
+      return rows.map(headFromRow);
     },
 
     /** The payloads of these rows, by id. */
@@ -94,6 +113,23 @@ export function outboxRepository(db: Db) {
       if (sqlite) dispatched.where('rowid', '<=', mark());
       else dispatched.whereNotNull('dispatched_at');
       return Number(await dispatched.delete());
+    },
+
+    /** An organization's outbox events after `seq`, in write order (the event stream). */
+    async after(organizationId: string, after: number, limit: number): Promise<OutboxRow[]> {
+      const rows = await db('outbox_events')
+        .select('id', 'organization_id', 'type', 'payload', 'created_at', 'request_id', db.raw(`${seq} as seq`))
+        .where('organization_id', organizationId)
+        .where(seq, '>', after)
+        .orderBy(seq, 'asc')
+        .limit(limit);
+      return rows.map((row: Record<string, unknown>) => ({ ...headFromRow(row), payload: String(row.payload) }));
+    },
+
+    /** The seq of an organization's newest outbox event (0 when it has none). */
+    async latestSeq(organizationId: string): Promise<number> {
+      const row = await db('outbox_events').where('organization_id', organizationId).max({ n: seq }).first();
+      return Number(row?.n ?? 0);
     },
   };
 }

@@ -2,7 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Db } from '../database/index.js';
 import { onEventsCommitted } from '../kernel/outbox.js';
 import { envelope } from './dispatcher.js';
-import { eventsRepository } from './events-repository.js';
+import { outboxRepository } from './outbox-repository.js';
 
 /** How often a stream looks for events committed by other daemons (its own wake it at once). */
 const POLL_MS = 1_000;
@@ -23,9 +23,9 @@ export async function openEventStream(
   after: number | null,
   onClose: () => void,
 ): Promise<Readable> {
-  const events = eventsRepository(db);
+  const outbox = outboxRepository(db);
   // Taken before the stream answers, so an event committed once the client sees the stream open is never missed.
-  let last = after ?? (await events.latestOutboxSeq(organizationId));
+  let last = after ?? (await outbox.latestSeq(organizationId));
   const out = new PassThrough();
   let running = false;
   let again = false;
@@ -40,7 +40,7 @@ export async function openEventStream(
     running = true;
     try {
       for (;;) {
-        const rows = await events.outboxAfter(organizationId, last, PAGE);
+        const rows = await outbox.after(organizationId, last, PAGE);
         for (const row of rows) {
           if (closed) return;
           out.write(`id: ${row.seq}\nevent: ${row.type}\ndata: ${envelope(row)}\n\n`);
