@@ -241,10 +241,9 @@ export function meterAggregatesRepository(db: Db) {
       for (const customer of customers) {
         if (customer.externalId === null) continue;
         pending.set(`${customer.organizationId}|${customer.externalId}`, customer.id);
-        byOrganization.set(customer.organizationId, [
-          ...(byOrganization.get(customer.organizationId) ?? []),
-          customer.externalId,
-        ]);
+        const externalIds = byOrganization.get(customer.organizationId);
+        if (externalIds) externalIds.push(customer.externalId);
+        else byOrganization.set(customer.organizationId, [customer.externalId]);
       }
       for (const [organizationId, externalIds] of byOrganization)
         query.orWhere((rows) => {
@@ -256,7 +255,9 @@ export function meterAggregatesRepository(db: Db) {
       for (const row of ((await query) as Array<Record<string, unknown>>).map(totalFromRow)) {
         const owner = row.customerId ?? pending.get(`${row.organizationId}|${row.externalCustomerId}`);
         if (owner === undefined) continue;
-        byCustomer.set(owner, [...(byCustomer.get(owner) ?? []), row]);
+        const own = byCustomer.get(owner);
+        if (own) own.push(row);
+        else byCustomer.set(owner, [row]);
       }
       return byCustomer;
     },
