@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../src/core/database/index.js';
-import { cycleGrants, revokeSubscriptionGrants } from '../../src/core/grant-triggers/triggers.js';
+import { GRANT_JOBS } from '../../src/core/grant-triggers/kinds.js';
+import { cycleGrants, deferCycleGrants, revokeSubscriptionGrants } from '../../src/core/grant-triggers/triggers.js';
 import { DAY } from '../../src/core/kernel/clock.js';
 import { createProduct } from '../helpers/catalog.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -60,5 +61,36 @@ describe('what the renewal cycle and dunning call', () => {
     daemon.clock.advance(DAY);
     await daemon.core.scheduler.drain();
     expect(await live()).toMatchObject({ is_granted: false, is_revoked: true });
+  });
+
+  it('asks for a grant cycle only for the subscriptions that hold grants', async () => {
+    const merchant = await createMerchant(daemon);
+    const benefit = await merchant.api.post('/v1/benefits/', {
+      type: 'custom',
+      description: 'Support',
+      properties: { note: 'Write to us' },
+    });
+    const withBenefit = await createProduct(merchant, { recurring_interval: 'month' });
+    await merchant.api.post(`/v1/products/${withBenefit.id}/benefits`, { benefits: [benefit.json.id] });
+    const plain = await createProduct(merchant, { recurring_interval: 'month' });
+    const granted = await purchase(daemon, merchant, withBenefit.id);
+    const bare = await purchase(daemon, merchant, plain.id);
+    await daemon.core.scheduler.drain();
+
+    const asked = await transaction(daemon.core.db, async (trx) => {
+      const writes = await deferCycleGrants(
+        trx,
+        [granted, bare].map((bought) => ({ subscriptionId: bought.subscriptionId!, orderId: bought.order.id })),
+        daemon.clock.now(),
+      );
+      for (const write of writes) await write;
+      return (await trx('scheduled_jobs').where({ kind: GRANT_JOBS.cycle }).select('subject_id')).map((row) =>
+        String(row.subject_id),
+      );
+    });
+    expect(asked).toHaveLength(1);
+    await daemon.core.scheduler.drain();
+    const cycled = await outboxEvents(daemon, merchant.organization.id, 'benefit_grant.cycled');
+    expect(cycled.map((event) => event.subscription_id)).toEqual([granted.subscriptionId]);
   });
 });

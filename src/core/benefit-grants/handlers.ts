@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
 import { GRANT_JOBS, compactId, expandId } from '../grant-triggers/kinds.js';
+import { grantTriggersRepository } from '../grant-triggers/repository.js';
 import { ordersRepository, type Order } from '../orders/repository.js';
 import type { BatchJobHandler, JobHandler } from '../scheduler/service.js';
 import { schedule } from '../scheduler/schedule.js';
@@ -137,9 +138,7 @@ export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJob
           return { subscriptionId: expandId(subscriptionPart!), orderId: expandId(orderPart!) };
         });
         // Most renewals grant nothing: only the subscriptions holding grants are read.
-        const withGrants = await benefitGrantsRepository(trx).holdersWithGrants(
-          pairs.map((pair) => pair.subscriptionId),
-        );
+        const withGrants = await grantTriggersRepository(trx).holdingGrants(pairs.map((pair) => pair.subscriptionId));
         const candidates = pairs.filter((pair) => withGrants.has(pair.subscriptionId));
         const subscriptions = new Map(
           (await subscriptionsRepository(trx).findByIds(candidates.map((pair) => pair.subscriptionId))).map((s) => [

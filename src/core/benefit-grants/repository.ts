@@ -98,15 +98,6 @@ export function benefitGrantsRepository(db: Db) {
       return row ? fromRow(row) : null;
     },
 
-    /** Of these orders or subscriptions, those that have any grant (a batch of renewals, most of which have none). */
-    async holdersWithGrants(holderIds: readonly string[]): Promise<Set<string>> {
-      if (holderIds.length === 0) return new Set();
-      const rows = (await db('benefit_grants')
-        .whereIn('scope_id', [...new Set(holderIds)])
-        .distinct('scope_id')) as Array<{ scope_id: string }>;
-      return new Set(rows.map((row) => String(row.scope_id)));
-    },
-
     /** The grants of one order or subscription. */
     async forHolder(holderId: string): Promise<BenefitGrant[]> {
       return (await db('benefit_grants').where({ scope_id: holderId }).orderBy('created_at')).map(fromRow);

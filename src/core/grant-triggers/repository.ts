@@ -1,8 +1,20 @@
 import type { Db } from '../database/index.js';
 
-/** The writes a trigger makes besides its job: the orders module owns `orders`, the grant engine these columns. */
+/**
+ * What a trigger reads and writes besides its job: the orders module owns `orders`, the grant engine these columns and
+ * `benefit_grants`.
+ */
 export function grantTriggersRepository(db: Db) {
   return {
+    /** Which of these orders or subscriptions hold a grant (live, pending or revoked). */
+    async holdingGrants(holderIds: readonly string[]): Promise<Set<string>> {
+      if (holderIds.length === 0) return new Set();
+      const rows = (await db('benefit_grants')
+        .whereIn('scope_id', [...new Set(holderIds)])
+        .distinct('scope_id')) as Array<{ scope_id: string }>;
+      return new Set(rows.map((row) => String(row.scope_id)));
+    },
+
     async markOrderBenefitsRevoked(orderId: string, at: Date): Promise<void> {
       await db('orders').where({ id: orderId }).whereNull('benefits_revoked_at').update({ benefits_revoked_at: at });
     },

@@ -1,6 +1,6 @@
 import type { JobRequest } from '../scheduler/repository.js';
 import type { Db, Deferred } from '../database/index.js';
-import { deferSchedule, schedule } from '../scheduler/schedule.js';
+import { deferSchedule, deferScheduleMany, schedule } from '../scheduler/schedule.js';
 import { GRANT_JOBS, compactId } from './kinds.js';
 import { grantTriggersRepository } from './repository.js';
 
@@ -41,12 +41,29 @@ export async function revokeSubscriptionGrants(
   await schedule(trx, { kind: GRANT_JOBS.revokeSubscription, subjectId: subscriptionId, dueAt }, at);
 }
 
-/** A renewal order paid: each of the subscription's grants is cycled (`benefit_grant.cycled`). */
+/**
+ * A renewal order paid: each of the subscription's grants is cycled (`benefit_grant.cycled`). Only a subscription
+ * that holds grants gets the job: one granted later (its sync job still due) is granted for the period it starts in,
+ * so there is nothing to cycle, and most renewals of a storm hold none.
+ */
 export async function cycleGrants(trx: Db, subscriptionId: string, orderId: string, at: Date): Promise<void> {
-  await schedule(trx, cycleGrantsJob(subscriptionId, orderId, at), at);
+  for (const write of await deferCycleGrants(trx, [{ subscriptionId, orderId }], at)) await write;
 }
 
-/** cycleGrants' job, for a batch of renewals that schedules many at once. */
+/** cycleGrants for a batch of renewals paid together: one read for all of them, their jobs as deferred writes. */
+export async function deferCycleGrants(
+  trx: Db,
+  renewals: ReadonlyArray<{ subscriptionId: string; orderId: string }>,
+  at: Date,
+): Promise<Deferred[]> {
+  const holding = await grantTriggersRepository(trx).holdingGrants(renewals.map((renewal) => renewal.subscriptionId));
+  const jobs = renewals
+    .filter((renewal) => holding.has(renewal.subscriptionId))
+    .map((renewal) => cycleGrantsJob(renewal.subscriptionId, renewal.orderId, at));
+  return deferScheduleMany(trx, jobs, at);
+}
+
+/** The job that cycles a renewal's grants. */
 export function cycleGrantsJob(subscriptionId: string, orderId: string, at: Date): JobRequest {
   return { kind: GRANT_JOBS.cycle, subjectId: `${compactId(subscriptionId)}.${compactId(orderId)}`, dueAt: at };
 }

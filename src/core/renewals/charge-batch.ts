@@ -1,7 +1,7 @@
 import { customersRepository } from '../customers/repository.js';
 import { grantedBenefitsOfMany, stateChangedEvent, stateOf } from '../customers/state.js';
 import type { Db, Transaction } from '../database/index.js';
-import { cycleGrantsJob } from '../grant-triggers/triggers.js';
+import { deferCycleGrants } from '../grant-triggers/triggers.js';
 import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
 import { activeMetersOfMany } from '../meters/customer-meters.js';
 import { subscriptionMeterWire, subscriptionUsage } from '../meters/subscription-meters.js';
@@ -11,7 +11,6 @@ import { warmCatalog } from '../products/read.js';
 import { deferChargeAttempts } from '../payments/attempts.js';
 import type { ChargeRequest, ChargeResult } from '../payments/processor.js';
 import { scheduledJobsRepository, type ScheduledJob } from '../scheduler/repository.js';
-import { deferScheduleMany } from '../scheduler/schedule.js';
 import type { BatchJobHandler } from '../scheduler/service.js';
 import { loadRelated } from '../subscriptions/loaders.js';
 import { subscriptionsRepository, type Subscription } from '../subscriptions/repository.js';
@@ -204,6 +203,10 @@ async function recordPaid(
     );
   }
   // A renewal paid renews what it grants (`benefit_grant.cycled`), as cycleGrants schedules it.
-  const grantJobs = orders.map((order) => cycleGrantsJob(order.subscriptionId!, order.id, now));
-  for (const write of [...deferEvents(trx, events).writes, ...deferScheduleMany(trx, grantJobs, now)]) await write;
+  const grantJobs = await deferCycleGrants(
+    trx,
+    orders.map((order) => ({ subscriptionId: order.subscriptionId!, orderId: order.id })),
+    now,
+  );
+  for (const write of [...deferEvents(trx, events).writes, ...grantJobs]) await write;
 }
