@@ -6,10 +6,12 @@
 // clean-up) and the build (dist/).
 // `npm run build && npm run bench:renewals [-- --count 10000 | --only sqlite,postgres | --pg-url URL | --readers 4 | --cpu-prof DIR
 // | --pause 10 | --uncached]`
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import knex from 'knex';
 import { request } from 'undici';
@@ -268,6 +270,12 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** calibrate.mjs's rounds a second, on a quiet machine (no daemon running): read a rate beside it. */
+function machineSpeed() {
+  const script = fileURLToPath(new URL('./calibrate.mjs', import.meta.url));
+  return Number(execFileSync(process.execPath, [script, '1000'], { encoding: 'utf8' }).trim());
+}
+
 async function scenario(flags, label, dbUrl) {
   const env = {
     ...tillEnv({ dbUrl, port: await freePort(), dataDir: makeTempDir('till-bench-renewals-') }),
@@ -281,6 +289,7 @@ async function scenario(flags, label, dbUrl) {
   // SQLite is one daemon's file, locked while it runs: seeded with the daemon stopped (PostgreSQL alike, for sameness).
   await stopChild(server.child);
   const due = await seed(dbUrl, flags.count);
+  const speedBefore = machineSpeed();
   // Only the storm is profiled (--cpu-prof): the daemon that runs it.
   server = await start(env, label, flags.cpuProf);
   try {
@@ -308,6 +317,7 @@ async function scenario(flags, label, dbUrl) {
     const { latencies, failures } = await readers.stop();
     await stopChild(server.child);
     logServerOutput(server.child);
+    const machine = Math.round((speedBefore + machineSpeed()) / 2);
     const done = await countRenewals(dbUrl);
     if (done.orders !== flags.count || done.charges !== flags.count)
       throw new BenchError(`${label}: ${done.orders} paid cycle orders and ${done.charges} charges for ${flags.count}`);
@@ -324,6 +334,7 @@ async function scenario(flags, label, dbUrl) {
       sessionFailures: failures,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
+      machine,
     };
   } finally {
     await stopChild(server.child).catch(() => undefined);
@@ -351,7 +362,7 @@ async function main() {
         `(goal ${GOAL_RENEWALS}); get-session during the storm: ${r.sessionReads} reads, p50 ${r.p50.toFixed(1)} ms, ` +
         `p99 ${r.p99.toFixed(1)} ms (goal < ${GOAL_P99_MS}), ${r.sessionFailures} failed; CPU a renewal: daemon ` +
         `${r.daemonCpuMs?.toFixed(2) ?? '?'} ms${r.databaseCpuMs === null ? '' : `, database ${r.databaseCpuMs.toFixed(2)} ms`}; ` +
-        `load average ${r.loadAverage.toFixed(1)}\n`,
+        `load average ${r.loadAverage.toFixed(1)}; machine ${r.machine} (calibrate.mjs, before and after)\n`,
     );
   }
   process.stdout.write(`${JSON.stringify({ bench: 'renewals', results })}\n`);
