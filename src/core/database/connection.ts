@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { DatabaseLockedError } from './errors.js';
+import { nameHotWrites, type PgConnection } from './postgres/named-statements.js';
 import { cachePreparedStatements } from './sqlite/statements.js';
 import { batchTransactions, type BatchingConnection } from './sqlite/transactions.js';
 
@@ -44,7 +45,14 @@ export function createDb(url: string, options: DbOptions = {}): Db {
     return knexFactory({
       client: 'pg',
       connection: url,
-      pool: { min: 0, max: options.poolMax ?? 10 },
+      pool: {
+        min: 0,
+        max: options.poolMax ?? 10,
+        afterCreate(connection: PgConnection, done: (error: Error | null, connection: unknown) => void) {
+          nameHotWrites(connection);
+          done(null, connection);
+        },
+      },
       acquireConnectionTimeout: 10_000,
     });
   }
