@@ -5,6 +5,7 @@
 //   node bench/renewals/calibrate.mjs [milliseconds]
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 function payload(i) {
   const price = { id: `price-${i}`, amount_type: 'fixed', price_amount: 1000 + i, price_currency: 'usd' };
@@ -39,7 +40,7 @@ export function rounds(milliseconds) {
   return count / (milliseconds / 1000);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const milliseconds = Number(process.argv[2]) || 1000;
   rounds(200);
   process.stdout.write(`${Math.round(rounds(milliseconds))}\n`);

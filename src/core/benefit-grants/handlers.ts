@@ -1,6 +1,5 @@
 import type { Db } from '../database/index.js';
 import { GRANT_JOBS, compactId, expandId } from '../grant-triggers/kinds.js';
-import { grantTriggersRepository } from '../grant-triggers/repository.js';
 import { ordersRepository, type Order } from '../orders/repository.js';
 import type { BatchJobHandler, JobHandler } from '../scheduler/service.js';
 import { schedule } from '../scheduler/schedule.js';
@@ -126,8 +125,8 @@ export function grantJobHandlers(engine: GrantEngine): Record<string, JobHandler
 }
 
 /**
- * The grant cycles of a batch of renewals paid together: the subscriptions and orders read at once, and only holders
- * that have grants cycled (what the per-job handler does for each; most renewals cycle nothing).
+ * The grant cycles of a batch of renewals paid together: the subscriptions and orders read at once, then what the
+ * per-job handler does for each. Only subscriptions holding grants get the job (grant-triggers' deferCycleGrants).
  */
 export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJobHandler<void>> {
   return {
@@ -137,19 +136,16 @@ export function grantBatchHandlers(engine: GrantEngine): Record<string, BatchJob
           const [subscriptionPart, orderPart] = job.subjectId.split('.');
           return { subscriptionId: expandId(subscriptionPart!), orderId: expandId(orderPart!) };
         });
-        // Most renewals grant nothing: only the subscriptions holding grants are read.
-        const withGrants = await grantTriggersRepository(trx).holdingGrants(pairs.map((pair) => pair.subscriptionId));
-        const candidates = pairs.filter((pair) => withGrants.has(pair.subscriptionId));
         const subscriptions = new Map(
-          (await subscriptionsRepository(trx).findByIds(candidates.map((pair) => pair.subscriptionId))).map((s) => [
+          (await subscriptionsRepository(trx).findByIds(pairs.map((pair) => pair.subscriptionId))).map((s) => [
             s.id,
             s,
           ]),
         );
         const orders = new Map(
-          (await ordersRepository(trx).findByIds(candidates.map((pair) => pair.orderId))).map((o) => [o.id, o]),
+          (await ordersRepository(trx).findByIds(pairs.map((pair) => pair.orderId))).map((o) => [o.id, o]),
         );
-        for (const { subscriptionId, orderId } of candidates) {
+        for (const { subscriptionId, orderId } of pairs) {
           const subscription = subscriptions.get(subscriptionId);
           const order = orders.get(orderId);
           if (!subscription || !renews(subscription, order)) continue;
