@@ -91,6 +91,7 @@ import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
 import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
 import type { CoreContext, Reconciler } from './core-context.js';
 import { dueWork } from './clock-due-work.js';
+import { settleTotals } from './meters/pending-totals.js';
 
 export type { CoreContext, Reconciler } from './core-context.js';
 
@@ -166,7 +167,10 @@ export function createCore(options: {
     mail,
     baseUrl: config.baseUrl,
     changing,
-    deleteOwnedKeys: (trx, organizationId) => apiKeysRepository(trx).deleteOwnedByOrganization(organizationId),
+    beforeDelete: async (trx, organizationId) => {
+      await apiKeysRepository(trx).deleteOwnedByOrganization(organizationId);
+      await settleTotals(trx);
+    },
   });
   const accessTokens = createAccessTokenService({ db, clock, cache: readCache, changing });
   const files = createFilesService({

@@ -10,6 +10,8 @@ import { createDb } from '../core/database/index.js';
 import { migrateLatest } from '../core/database/index.js';
 import { createSecretBox } from '../core/kernel/secret-box.js';
 import { rebuildRollups } from '../core/metrics/rollups.js';
+import { settleTotals } from '../core/meters/pending-totals.js';
+import { recountHeldTotals } from '../core/meters/totals-recount.js';
 import { createApp } from './app.js';
 import { limitConnectionsPerClient, loadServerLimits, serverOptions, type ServerLimits } from './limits.js';
 import { createLogger, type Logger } from './logger.js';
@@ -114,6 +116,8 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     crashAt,
   });
   try {
+    // Before anything is ingested: what a killed daemon held in memory and did not write (SQLite).
+    await recountHeldTotals(db, core.clock.now());
     await core.bus.start();
   } catch (error) {
     server.close();
@@ -187,6 +191,9 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
         clearTimeout(cut);
         // Work that requests answered before the server closed still gets done.
         await core.background.settled();
+        await settleTotals(db)?.catch((error) =>
+          logger.warn('writing held meter totals failed', { error: String(error) }),
+        );
         await core.apiKeys
           .flushUsage()
           .catch((error) => logger.warn('API key usage write failed', { error: String(error) }));

@@ -165,6 +165,32 @@ describe('POST /v1/events/ingest', () => {
   });
 });
 
+describe('meter totals held in memory (SQLite)', () => {
+  it('are written before an organization goes, so the next write of what others hold does not fail', async () => {
+    const [gone, kept] = [await createMerchant(daemon()), await createMerchant(daemon())];
+    const setUp = [];
+    for (const merchant of [gone, kept]) {
+      const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json as { id: string };
+      setUp.push({ merchant, meter, buyer: await customer(merchant) });
+    }
+    // After both customers exist (creating one reads customer state, which writes what is held).
+    for (const { merchant, buyer } of setUp) {
+      const answer = await ingest(merchant, [{ name: 'llm', customer_id: buyer.id, metadata: { tokens: 3 } }]);
+      expect(answer.status, answer.text).toBe(200);
+    }
+    const deleted = await gone.owner.client.post('/api/auth/organization/delete', {
+      organizationId: gone.organization.id,
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    const { meter, buyer } = setUp[1]!;
+    const list = await kept.api.get(`/v1/customer-meters/?customer_id=${buyer.id}&meter_id=${meter.id}`);
+    expect(list.status, list.text).toBe(200);
+    expect(list.json.items[0]).toMatchObject({ consumed_units: 3 });
+    const rows = await daemon().core.db('meter_totals').where({ organization_id: gone.organization.id });
+    expect(rows).toHaveLength(0);
+  });
+});
+
 describe('meters', () => {
   it('refuses a filter nested 50 deep and stores no meter', async () => {
     const merchant = await createMerchant(daemon());

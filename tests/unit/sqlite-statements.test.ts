@@ -115,4 +115,27 @@ describe('prepared statement reuse on SQLite', () => {
     ]);
     await new Promise<void>((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
   });
+
+  it('does not keep statements of more than 256 kB (values written in, never sent twice)', async () => {
+    const database = new sqlite3.Database(path()) as unknown as SqliteConnection;
+    cachePreparedStatements(database);
+    const prepared: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = (sql, callback) => {
+      prepared.push(sql);
+      return prepare(sql, callback);
+    };
+    const long = `select ? + 1 as v where length('${'x'.repeat(300_000)}') > 0`;
+    expect(long.length).toBeGreaterThan(256 * 1024);
+    for (const sql of [long, long, 'select ? + 1 as v'])
+      await new Promise<void>((resolve, reject) =>
+        database.all(sql, [1], (error, rows) => {
+          if (error) return reject(error);
+          expect(rows).toEqual([{ v: 2 }]);
+          resolve();
+        }),
+      );
+    expect(prepared).toEqual(['select ? + 1 as v']);
+    await new Promise<void>((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
+  });
 });

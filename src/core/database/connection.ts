@@ -95,6 +95,14 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   });
 }
 
+/**
+ * The same object for a database and for every transaction on it (knex shares the client's configuration), so that
+ * state kept per database in a WeakMap is found from either.
+ */
+export function databaseIdentity(db: Db): object {
+  return (db.client as { config: object }).config;
+}
+
 export function dialect(db: Db): Dialect {
   const client = (db.client as { config: { client: string } }).config.client;
   return client === 'pg' ? 'postgres' : 'sqlite';

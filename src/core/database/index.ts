@@ -14,6 +14,7 @@
  */
 export {
   createDb,
+  databaseIdentity,
   dialect,
   dialectOf,
   sqlitePath,

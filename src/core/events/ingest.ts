@@ -9,6 +9,7 @@ import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
 import { aggregateBatch, compileMeter } from '../meters/aggregates.js';
+import { holdTotals, holdsTotals } from '../meters/pending-totals.js';
 import { metersRepository } from '../meters/repository.js';
 import { createCustomerIndexer } from './customer-index.js';
 import { customerIssues, eventTypes, resolveCustomers, resolveParents, type Indexed } from './ingest-lookups.js';
@@ -169,10 +170,14 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
       const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
       const deltas = aggregateBatch(active.map(compileMeter), rows);
-      writes.push(...meterAggregatesRepository(trx).deferAdd(deltas, now));
+      const held = holdsTotals(trx);
+      writes.push(...meterAggregatesRepository(trx).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
       const typeCount = events.deferCountTypes(eventTypes(organizationId, rows, now));
       if (typeCount) writes.push(typeCount);
       await finishWith(trx, ...writes);
+      // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
+      // fails on its own, a full disk, would leave these counted), and the connection still ours.
+      if (held) holdTotals(trx, deltas.totals, now.getTime(), deps);
       for (const batch of accepted)
         outcomes[batch.position] = { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length };
       return outcomes;

@@ -2,54 +2,10 @@ import type { Knex } from 'knex';
 import { customerIndexRepository } from './events-by-customer.js';
 import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
-import { createHash } from 'node:crypto';
-import type { AggregatedEvent, BatchDeltas, BucketDelta, TotalDelta } from './aggregates.js';
+import type { AggregatedEvent, BatchDeltas, BucketDelta } from './aggregates.js';
 import { insertJsonRows, type JsonColumn } from './json-rows.js';
-
-const knownIds = new Map<string, string>();
-
-/**
- * A customer meter's id: the same for a (meter, subject) pair forever, so it survives a recount after the meter
- * changes, and the upsert never reads it. Remembered, as a batch names the same pairs again and again.
- */
-export function customerMeterId(meterId: string, subject: string): string {
-  const key = `${meterId}|${subject}`;
-  const known = knownIds.get(key);
-  if (known) return known;
-  const hex = createHash('sha256').update(key).digest('hex');
-  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  if (knownIds.size >= 100_000) knownIds.clear();
-  knownIds.set(key, id);
-  return id;
-}
-
-// Adds the excluded (new) row's figures to the stored one; min/max keep whichever is set when the other is NULL.
-const ADD_FIGURES = (table: string) => `events = ${table}.events + excluded.events,
-  value_count = ${table}.value_count + excluded.value_count,
-  value_sum = ${table}.value_sum + excluded.value_sum,
-  value_min = CASE WHEN ${table}.value_min IS NULL THEN excluded.value_min WHEN excluded.value_min IS NULL THEN ${table}.value_min WHEN excluded.value_min < ${table}.value_min THEN excluded.value_min ELSE ${table}.value_min END,
-  value_max = CASE WHEN ${table}.value_max IS NULL THEN excluded.value_max WHEN excluded.value_max IS NULL THEN ${table}.value_max WHEN excluded.value_max > ${table}.value_max THEN excluded.value_max ELSE ${table}.value_max END`;
-
-const FIGURES: JsonColumn[] = [
-  { name: 'events', type: 'bigint' },
-  { name: 'value_count', type: 'bigint' },
-  { name: 'value_sum', type: 'double precision' },
-  { name: 'value_min', type: 'double precision' },
-  { name: 'value_max', type: 'double precision' },
-];
-
-const TOTAL_COLUMNS: JsonColumn[] = [
-  { name: 'meter_id', type: 'uuid' },
-  { name: 'subject', type: 'text' },
-  { name: 'id', type: 'uuid' },
-  { name: 'organization_id', type: 'text' },
-  { name: 'customer_id', type: 'uuid' },
-  { name: 'external_customer_id', type: 'text' },
-  ...FIGURES,
-  { name: 'credited', type: 'bigint' },
-  { name: 'created_at', type: 'timestamptz' },
-  { name: 'modified_at', type: 'timestamptz' },
-];
+import { settleTotals } from './pending-totals.js';
+import { ADD_FIGURES, FIGURES, deferAddTotals } from './totals-upsert.js';
 
 const BUCKET_COLUMNS: JsonColumn[] = [
   { name: 'meter_id', type: 'uuid' },
@@ -121,32 +77,6 @@ export interface CustomerMeterRow {
 }
 
 export function meterAggregatesRepository(db: Db) {
-  function totalStatement(rows: readonly TotalDelta[], at: number): Deferred | null {
-    if (rows.length === 0) return null;
-    return insertJsonRows(
-      db,
-      'meter_totals',
-      TOTAL_COLUMNS,
-      rows.map((row) => [
-        row.meterId,
-        row.subject,
-        customerMeterId(row.meterId, row.subject),
-        row.organizationId,
-        row.customerId,
-        row.externalCustomerId,
-        row.events,
-        row.valueCount,
-        row.valueSum,
-        row.valueMin,
-        row.valueMax,
-        0,
-        at,
-        at,
-      ]),
-      `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
-    );
-  }
-
   function bucketStatement(rows: readonly BucketDelta[]): Deferred | null {
     if (rows.length === 0) return null;
     return insertJsonRows(
@@ -185,7 +115,10 @@ export function meterAggregatesRepository(db: Db) {
     /** The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). */
     deferAdd(deltas: BatchDeltas, at: Date): Deferred[] {
       return [
-        totalStatement(deltas.totals, at.getTime()),
+        deferAddTotals(
+          db,
+          deltas.totals.map((row) => ({ ...row, firstAt: at.getTime(), lastAt: at.getTime() })),
+        ),
         valueStatement('meter_unique_values', { name: 'subject', type: 'text' }, deltas.uniqueValues),
         bucketStatement(deltas.buckets),
         valueStatement('meter_bucket_values', { name: 'bucket', type: 'bigint' }, deltas.bucketValues),
@@ -197,6 +130,7 @@ export function meterAggregatesRepository(db: Db) {
      * meters keep their credits and their last reset (metered billing), so the recount starts after what was billed.
      */
     async clear(meterId: string): Promise<void> {
+      await settleTotals(db);
       await db('meter_totals')
         .where({ meter_id: meterId })
         .update({ events: 0, value_count: 0, value_sum: 0, value_min: null, value_max: null });
@@ -206,6 +140,7 @@ export function meterAggregatesRepository(db: Db) {
 
     async totals(meterIds: readonly string[], subjects: readonly string[]): Promise<StoredTotal[]> {
       if (meterIds.length === 0 || subjects.length === 0) return [];
+      await settleTotals(db);
       const rows = (await db('meter_totals')
         .whereIn('meter_id', [...meterIds])
         .whereIn('subject', [...subjects])) as Array<Record<string, unknown>>;
@@ -231,6 +166,9 @@ export function meterAggregatesRepository(db: Db) {
     ): Promise<Map<string, StoredTotal[]>> {
       const byCustomer = new Map<string, StoredTotal[]>();
       if (customers.length === 0) return byCustomer;
+      // Only when totals are held: otherwise the query goes out in this tick, with the caller's other reads.
+      const settling = settleTotals(db);
+      if (settling) await settling;
       const query = db('meter_totals').whereIn(
         'customer_id',
         customers.map((customer) => customer.id),
@@ -291,10 +229,11 @@ export function meterAggregatesRepository(db: Db) {
       return ((await query) as Array<Record<string, unknown>>).map(eventFromRow);
     },
 
-    /** A backfill step: the organization's user events after `after`, up to `through`, oldest first. */
-    async eventsAfter(organizationId: string, after: number, through: number, limit: number) {
-      const rows = (await db('events')
-        .where('organization_id', organizationId)
+    /** A backfill step: the organization's (null: every organization's) user events in (after, through], oldest first. */
+    async eventsAfter(organizationId: string | null, after: number, through: number, limit: number) {
+      const query = db('events');
+      if (organizationId !== null) query.where('organization_id', organizationId);
+      const rows = (await query
         .where('seq', '>', after)
         .where('seq', '<=', through)
         .where('source', 'user')
@@ -314,6 +253,7 @@ export function meterAggregatesRepository(db: Db) {
     },
 
     async totalById(id: string): Promise<StoredTotal | null> {
+      await settleTotals(db);
       const row = (await db('meter_totals').where({ id }).first()) as Record<string, unknown> | undefined;
       return row ? totalFromRow(row) : null;
     },
@@ -369,6 +309,7 @@ export function meterAggregatesRepository(db: Db) {
       },
       options: { page: number; limit: number; sorting: string[] },
     ): Promise<{ rows: CustomerMeterRow[]; total: number }> {
+      await settleTotals(db);
       const query = db('meter_totals as t')
         .join('customers as c', (join) => {
           join

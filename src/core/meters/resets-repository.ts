@@ -1,5 +1,6 @@
 import type { Db } from '../database/index.js';
-import { customerMeterId } from './aggregates-repository.js';
+import { settleTotals } from './pending-totals.js';
+import { customerMeterId } from './totals-upsert.js';
 
 /** The customer a meter row belongs to: their `c:` row, and the `x:` row of events sent before they existed. */
 export interface MeterCustomer {
@@ -26,8 +27,12 @@ const subjectsOf = (customer: MeterCustomer) => [
  * figures in place. Both are one or two statements whatever the history.
  */
 export function meterResetsRepository(db: Db) {
-  /** The customer's `c:` row, created with nothing counted if missing (a credit or reset before any usage). */
+  /**
+   * The customer's `c:` row, created with nothing counted if missing (a credit or reset before any usage), after the
+   * totals ingestion holds are written (a reset zeroes what was counted before it).
+   */
   async function ensureRow(meterId: string, customer: MeterCustomer, at: Date): Promise<void> {
+    await settleTotals(db);
     const subject = `c:${customer.id}`;
     await db('meter_totals')
       .insert({

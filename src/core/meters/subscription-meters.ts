@@ -4,7 +4,7 @@ import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductPrice } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
-import { customerMeterId } from './aggregates-repository.js';
+import { customerMeterId } from './totals-upsert.js';
 import { meteredPrices, periodUsage, type PeriodUsage } from './period-usage.js';
 import { meterWire } from './wire.js';
 import type { MeterWire } from './schemas.js';

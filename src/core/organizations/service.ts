@@ -29,10 +29,12 @@ export interface OrganizationDeps {
   /** Organization rows, catalogs and access tokens are cached per daemon; changes here announce the organization. */
   changing: Changing;
   /**
-   * Deletes the API keys an organization owns. Keys sit above organizations (their checks read members), so the
-   * core hands the deletion in rather than this module reaching up for it.
+   * What must happen, in the deleting transaction, before an organization goes: the API keys it owns are deleted (not
+   * tied by a foreign key: the owner column serves users too), and the meter totals held in memory are written (its
+   * meters go by cascade). Both modules sit above organizations, so the core hands this in rather than this module
+   * reaching up for them.
    */
-  deleteOwnedKeys: (trx: Db, organizationId: string) => Promise<unknown>;
+  beforeDelete: (trx: Db, organizationId: string) => Promise<unknown>;
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
@@ -155,8 +157,7 @@ export function createOrganizationService(deps: OrganizationDeps) {
           throw orgError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
         if (!organization) throw orgError(400, 'ORGANIZATION_NOT_FOUND');
         await sessions.clearActiveOrganization(trx, organizationId);
-        // Its keys are not tied by a foreign key (the owner column serves users too), so they go explicitly.
-        await deps.deleteOwnedKeys(trx, organizationId);
+        await deps.beforeDelete(trx, organizationId);
         await organizationsRepository(trx).delete(organizationId);
         return organization;
       });

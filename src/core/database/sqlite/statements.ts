@@ -23,6 +23,11 @@ export interface SqliteConnection {
 // Savepoint names change with every nested transaction and DDL runs once: caching either only evicts useful entries.
 const CACHEABLE = /^\s*(select|insert|update|delete|with|pragma|begin|commit|rollback;?\s*$)/i;
 const COMMIT = /^\s*commit\b/i;
+/**
+ * Longer texts are not kept: a statement this long has its values written in (literals.ts), so its text is never sent
+ * twice, and a prepared statement of thousands of literal rows holds megabytes until it is evicted.
+ */
+const MAX_CACHED_SQL = 256 * 1024;
 
 interface Entry {
   statement: Statement;
@@ -72,7 +77,8 @@ export function cachePreparedStatements(connection: SqliteConnection, maxEntries
 
   function execute(method: 'all' | 'run', direct: typeof directAll) {
     return (sql: string, parameters: unknown, callback: Callback): unknown => {
-      if (typeof callback !== 'function' || !CACHEABLE.test(sql)) return direct(sql, parameters, callback);
+      if (typeof callback !== 'function' || sql.length > MAX_CACHED_SQL || !CACHEABLE.test(sql))
+        return direct(sql, parameters, callback);
       const entry = entryFor(sql);
       let answered = false;
       // Knex reads lastID and changes from the callback's `this`, which is the statement either way.

@@ -1,0 +1,159 @@
+import { databaseIdentity, dialect, finishWith, transaction, type Db, type Transaction } from '../database/index.js';
+import type { Background } from '../kernel/background.js';
+import type { TotalDelta } from './aggregates.js';
+import { deferAddTotals, type TimedTotalDelta } from './totals-upsert.js';
+
+/**
+ * On SQLite, the running totals of customer meters that ingestion adds are held in memory for a moment and written
+ * in bulk, instead of being upserted by every ingestion transaction. With thousands of customers each transaction's
+ * upserts landed on most pages of `meter_totals`, and its COMMIT wrote them all again: about a third of the
+ * ingestion's cost (bench/events/README.md). Written every TOTALS_WRITE_MS, a page is written once for many batches.
+ *
+ * Nothing reads a stale total: whatever reads or changes `meter_totals` (customer meters, customer state, credits,
+ * resets, a meter's recount) first writes what is held here (`settleTotals`), holding SQLite's one connection, as
+ * ingestion does when it adds: so reads see every ingested event, and a reset zeroes what was counted before it.
+ * A daemon that stops without writing them (a crash) counts them again at its next start from the events after the
+ * `totals` mark (the last event seq whose totals are written; totals-recount.ts). One daemon holds a SQLite file, so
+ * memory is the one place they can be. PostgreSQL, where several daemons share the database, upserts in each
+ * ingestion transaction, as before.
+ */
+
+/** How long added totals wait in memory before a write, at most. */
+export const TOTALS_WRITE_MS = 5_000;
+
+/** (meter, subject) pairs held at most: beyond, a write starts at once (memory, and the length of one write). */
+const MAX_HELD = 50_000;
+
+/** Rows per upsert statement of a write. */
+const ROWS_PER_STATEMENT = 5_000;
+
+interface Held {
+  totals: Map<string, TimedTotalDelta>;
+  timer: NodeJS.Timeout | null;
+  /** A write is started and has not taken what is held yet. */
+  queued: boolean;
+}
+
+const held = new WeakMap<object, Held>();
+
+export function holdsTotals(db: Db): boolean {
+  return dialect(db) === 'sqlite';
+}
+
+function heldOf(db: Db): Held {
+  const identity = databaseIdentity(db);
+  let state = held.get(identity);
+  if (!state) held.set(identity, (state = { totals: new Map(), timer: null, queued: false }));
+  return state;
+}
+
+function merge(into: Map<string, TimedTotalDelta>, delta: TimedTotalDelta): void {
+  const key = `${delta.meterId}|${delta.subject}`;
+  const known = into.get(key);
+  if (!known) {
+    into.set(key, { ...delta });
+    return;
+  }
+  known.events += delta.events;
+  known.valueCount += delta.valueCount;
+  known.valueSum += delta.valueSum;
+  if (delta.valueMin !== null && (known.valueMin === null || delta.valueMin < known.valueMin))
+    known.valueMin = delta.valueMin;
+  if (delta.valueMax !== null && (known.valueMax === null || delta.valueMax > known.valueMax))
+    known.valueMax = delta.valueMax;
+  known.firstAt = Math.min(known.firstAt, delta.firstAt);
+  known.lastAt = Math.max(known.lastAt, delta.lastAt);
+}
+
+/**
+ * Ingestion's totals, once its events are committed and while its transaction still holds the connection (so that
+ * no write of the held totals can fall between the two and set the mark past events it does not hold). A write is
+ * started within TOTALS_WRITE_MS, in the background.
+ */
+export function holdTotals(
+  trx: Db,
+  deltas: readonly TotalDelta[],
+  at: number,
+  deps: { db: Db; background: Background },
+): void {
+  const state = heldOf(trx);
+  for (const delta of deltas) merge(state.totals, { ...delta, firstAt: at, lastAt: at });
+  schedule(state, deps);
+}
+
+/** A write at once when too much is held, else within TOTALS_WRITE_MS; nothing while one is started. */
+function schedule(state: Held, deps: { db: Db; background: Background }): void {
+  if (state.queued || state.totals.size === 0) return;
+  if (state.totals.size >= MAX_HELD) {
+    if (state.timer) clearTimeout(state.timer);
+    startWrite(state, deps);
+  } else if (!state.timer) {
+    state.timer = setTimeout(() => startWrite(state, deps), TOTALS_WRITE_MS);
+    state.timer.unref();
+  }
+}
+
+function startWrite(state: Held, deps: { db: Db; background: Background }): void {
+  state.timer = null;
+  state.queued = true;
+  deps.background.run('meters: write held totals', async () => {
+    try {
+      await transaction(deps.db, (trx) => writeHeld(trx, state, true));
+    } finally {
+      state.queued = false;
+      // Added after it took what was held, or held again after it failed.
+      schedule(state, deps);
+    }
+  });
+}
+
+/**
+ * Writes the held totals, before `db` reads or changes `meter_totals`: inside the caller's transaction when `db` is
+ * one (it holds the connection), else in a transaction of its own. Null, synchronously, when nothing is held (the
+ * caller's reads then go out in the same tick as before); always null on PostgreSQL.
+ */
+export function settleTotals(db: Db): Promise<void> | null {
+  if (!holdsTotals(db)) return null;
+  const state = held.get(databaseIdentity(db));
+  if (!state || state.totals.size === 0) return null;
+  if (db.isTransaction) return writeHeld(db as Transaction, state, false);
+  return transaction(db, (trx) => writeHeld(trx, state, true));
+}
+
+/**
+ * Takes what is held and writes it with the mark moved to the last event, in `trx`, which holds the connection: so
+ * everything ingested up to that event is either in what was taken or already written. If the write or the caller's
+ * transaction fails, what was taken is held again.
+ */
+async function writeHeld(trx: Transaction, state: Held, own: boolean): Promise<void> {
+  if (state.totals.size === 0) return;
+  const taken = [...state.totals.values()];
+  state.totals = new Map();
+  if (state.timer) {
+    clearTimeout(state.timer);
+    state.timer = null;
+  }
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    for (const delta of taken) merge(state.totals, delta);
+  };
+  trx.executionPromise.catch(restore);
+  try {
+    const writes = [];
+    for (let start = 0; start < taken.length; start += ROWS_PER_STATEMENT)
+      writes.push(deferAddTotals(trx, taken.slice(start, start + ROWS_PER_STATEMENT)));
+    writes.push(
+      trx('event_index_marks')
+        .where('name', 'totals')
+        .update({ seq: trx('events').select(trx.raw('coalesce(max(seq), 0)')) }),
+    );
+    // In a transaction of its own, they are its last statements: sent with its COMMIT in one call.
+    if (own) await finishWith(trx, ...writes);
+    else for (const write of writes) await write;
+  } catch (error) {
+    restore();
+    throw error;
+  }
+}
