@@ -125,6 +125,32 @@ describe('checkout → order', () => {
     ).toBe(1);
   });
 
+  it('refuses to confirm a checkout whose discount was used up since it was shown, rather than charge in full', async () => {
+    const merchant = await createMerchant(daemon());
+    const product = await createProduct(merchant);
+    const discount = await createDiscount(merchant, { code: 'LASTONE', max_redemptions: 1 });
+    const [first, second] = [
+      await createCheckout(merchant, [product.id], { customer_email: email(), discount_id: discount.id }),
+      await createCheckout(merchant, [product.id], { customer_email: email(), discount_id: discount.id }),
+    ];
+    const client = buyer();
+    const confirm = (checkout: { client_secret: string }) =>
+      client.post(`/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+        customer_billing_address: { country: 'DE' },
+        confirmation_token_id: 'tok_visa',
+      });
+    expect((await confirm(first)).status).toBe(200);
+    const refused = await confirm(second);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.detail[0]).toMatchObject({
+      loc: ['body', 'discount_code'],
+      msg: 'This discount is no longer available.',
+    });
+    const shown = await client.get(`/v1/checkouts/client/${second.client_secret}`);
+    expect(shown.json.status).toBe('open');
+    expect(await count('payment_attempts', { checkout_id: second.id })).toBe(0);
+  });
+
   it('redeems a discount with max_redemptions 1 once under ten concurrent checkouts', async () => {
     const merchant = await createMerchant(daemon());
     const product = await createProduct(merchant);

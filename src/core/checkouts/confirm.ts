@@ -73,6 +73,15 @@ export function createCheckoutConfirmation(deps: {
       price,
       productWire,
     } = await applyCheckoutChangesWithProduct(db, current, changes, now, urls);
+    // The buyer was shown the checkout's discount: one used up or ended since then is refused, never charged in full
+    // instead (the same answer as losing the race for its last redemption below). A confirm that sends a code was
+    // checked against that code.
+    if (
+      current.discountId !== null &&
+      prepared.discountId !== current.discountId &&
+      changes.discount_code === undefined
+    )
+      throw fieldError(['body', 'discount_code'], 'This discount is no longer available.');
     // A recurring paid price keeps the card for renewals even when nothing is due today (a 100 % first-month discount).
     const keepsCard = product.recurringInterval !== null && price.amountType !== 'free';
     // A trial charges nothing today; its card is kept for the bill at the trial's end.
