@@ -6,11 +6,11 @@ import { deferAddTotals, type TimedTotalDelta } from './totals-upsert.js';
 /**
  * On SQLite, the running totals of customer meters that ingestion adds are held in memory for a moment and written
  * in bulk, instead of being upserted by every ingestion transaction. With thousands of customers each transaction's
- * upserts landed on most pages of `meter_totals`, and its COMMIT wrote them all again: about a third of the
- * ingestion's cost (bench/events/README.md). Written every TOTALS_WRITE_MS, a page is written once for many batches.
+ * upserts landed on most pages of `meter_totals`, and its COMMIT wrote them all again (bench/events/README.md says
+ * what this saves). Written every TOTALS_WRITE_MS, a page is written once for many batches.
  *
  * Nothing reads a stale total: whatever reads or changes `meter_totals` (customer meters, customer state, credits,
- * resets, a meter's recount) first writes what is held here (`settleTotals`), holding SQLite's one connection, as
+ * resets, a meter's recount, an organization's deletion) first writes what is held here (`settleTotals`), holding SQLite's one connection, as
  * ingestion does when it adds: so reads see every ingested event, and a reset zeroes what was counted before it.
  * A daemon that stops without writing them (a crash) counts them again at its next start from the events after the
  * `totals` mark (the last event seq whose totals are written; totals-recount.ts). One daemon holds a SQLite file, so
@@ -30,7 +30,7 @@ const ROWS_PER_STATEMENT = 5_000;
 interface Held {
   totals: Map<string, TimedTotalDelta>;
   timer: NodeJS.Timeout | null;
-  /** A write is started and has not taken what is held yet. */
+  /** A write is started and not finished: no other is started meanwhile. */
   queued: boolean;
 }
 
