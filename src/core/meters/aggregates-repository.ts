@@ -115,10 +115,7 @@ export function meterAggregatesRepository(db: Db) {
     /** The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). */
     deferAdd(deltas: BatchDeltas, at: Date): Deferred[] {
       return [
-        deferAddTotals(
-          db,
-          deltas.totals.map((row) => ({ ...row, firstAt: at.getTime(), lastAt: at.getTime() })),
-        ),
+        deferAddTotals(db, deltas.totals, at.getTime()),
         valueStatement('meter_unique_values', { name: 'subject', type: 'text' }, deltas.uniqueValues),
         bucketStatement(deltas.buckets),
         valueStatement('meter_bucket_values', { name: 'bucket', type: 'bigint' }, deltas.bucketValues),

@@ -143,7 +143,8 @@ async function writeHeld(trx: Transaction, state: Held, own: boolean): Promise<v
   try {
     const writes = [];
     for (let start = 0; start < taken.length; start += ROWS_PER_STATEMENT)
-      writes.push(deferAddTotals(trx, taken.slice(start, start + ROWS_PER_STATEMENT)));
+      // Held rows carry their own times: `at` is never used for them.
+      writes.push(deferAddTotals(trx, taken.slice(start, start + ROWS_PER_STATEMENT), Date.now()));
     writes.push(
       trx('event_index_marks')
         .where('name', 'totals')

@@ -48,10 +48,7 @@ export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
             [compileMeter(meter)],
             counted.map((row) => row.event),
           );
-          await deferAddTotals(
-            trx,
-            totals.map((total) => ({ ...total, firstAt: at.getTime(), lastAt: at.getTime() })),
-          );
+          await deferAddTotals(trx, totals, at.getTime());
         }
       }
       read += rows.length;

@@ -54,8 +54,15 @@ export interface TimedTotalDelta extends TotalDelta {
   lastAt: number;
 }
 
-/** One upsert adding these deltas to `meter_totals` (rows created as needed), or null when there are none. */
-export function deferAddTotals(db: Db, rows: readonly TimedTotalDelta[]): Deferred | null {
+/**
+ * One upsert adding these deltas to `meter_totals` (rows created as needed), or null when there are none. A row
+ * created or changed is stamped with the delta's own times (held totals), else with `at`.
+ */
+export function deferAddTotals(
+  db: Db,
+  rows: ReadonlyArray<TotalDelta & Partial<Pick<TimedTotalDelta, 'firstAt' | 'lastAt'>>>,
+  at: number,
+): Deferred | null {
   if (rows.length === 0) return null;
   return insertJsonRows(
     db,
@@ -74,8 +81,8 @@ export function deferAddTotals(db: Db, rows: readonly TimedTotalDelta[]): Deferr
       row.valueMin,
       row.valueMax,
       0,
-      row.firstAt,
-      row.lastAt,
+      row.firstAt ?? at,
+      row.lastAt ?? at,
     ]),
     `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
   );
