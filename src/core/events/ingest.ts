@@ -169,8 +169,8 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
 
       const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
       const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
-      const deltas = aggregateBatch(active.map(compileMeter), rows);
       const held = holdsTotals(trx);
+      const deltas = aggregateBatch(active.map(compileMeter), rows, { sortTotals: !held });
       writes.push(...meterAggregatesRepository(trx).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
       const typeCount = events.deferCountTypes(eventTypes(organizationId, rows, now));
       if (typeCount) writes.push(typeCount);

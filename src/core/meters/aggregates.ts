@@ -97,9 +97,14 @@ const byKey = <T>(map: Map<string, T>): T[] =>
 
 /**
  * The deltas a batch adds, sorted by key within each meter (meters in id order): concurrent transactions on
- * PostgreSQL then lock shared rows in one order and wait for each other instead of deadlocking.
+ * PostgreSQL then lock shared rows in one order and wait for each other instead of deadlocking. Totals that no
+ * statement writes (held in memory on SQLite) need no order: `sortTotals: false` spares sorting thousands of keys.
  */
-export function aggregateBatch(meters: readonly CompiledMeter[], events: readonly AggregatedEvent[]): BatchDeltas {
+export function aggregateBatch(
+  meters: readonly CompiledMeter[],
+  events: readonly AggregatedEvent[],
+  options: { sortTotals?: boolean } = {},
+): BatchDeltas {
   const ordered = [...meters].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const perMeter = ordered.map(() => ({
     totals: new Map<string, TotalDelta>(),
@@ -147,7 +152,7 @@ export function aggregateBatch(meters: readonly CompiledMeter[], events: readonl
     }
   }
   return {
-    totals: perMeter.flatMap((own) => byKey(own.totals)),
+    totals: perMeter.flatMap((own) => (options.sortTotals === false ? [...own.totals.values()] : byKey(own.totals))),
     buckets: perMeter.flatMap((own) => [...own.buckets.values()].sort((a, b) => a.bucket - b.bucket)),
     uniqueValues: perMeter.flatMap((own) => byKey(own.uniqueValues)),
     bucketValues: perMeter.flatMap((own) =>

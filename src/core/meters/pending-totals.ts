@@ -28,7 +28,13 @@ const MAX_HELD = 50_000;
 const ROWS_PER_STATEMENT = 5_000;
 
 interface Held {
-  totals: Map<string, TimedTotalDelta>;
+  /**
+   * By meter id, then subject: the strings ingestion's deltas already carry (hashed once by aggregateBatch's own maps),
+   * where one joined key per delta cost a concatenation and a fresh hash for every one.
+   */
+  totals: Map<string, Map<string, TimedTotalDelta>>;
+  /** (meter, subject) pairs in `totals`. */
+  size: number;
   timer: NodeJS.Timeout | null;
   /** A write is started and not finished: no other is started meanwhile. */
   queued: boolean;
@@ -43,15 +49,30 @@ export function holdsTotals(db: Db): boolean {
 function heldOf(db: Db): Held {
   const identity = databaseIdentity(db);
   let state = held.get(identity);
-  if (!state) held.set(identity, (state = { totals: new Map(), timer: null, queued: false }));
+  if (!state) held.set(identity, (state = { totals: new Map(), size: 0, timer: null, queued: false }));
   return state;
 }
 
-function merge(into: Map<string, TimedTotalDelta>, delta: TimedTotalDelta): void {
-  const key = `${delta.meterId}|${delta.subject}`;
-  const known = into.get(key);
+function merge(state: Held, delta: TotalDelta, firstAt: number, lastAt: number): void {
+  let ofMeter = state.totals.get(delta.meterId);
+  if (!ofMeter) state.totals.set(delta.meterId, (ofMeter = new Map()));
+  const known = ofMeter.get(delta.subject);
   if (!known) {
-    into.set(key, { ...delta });
+    ofMeter.set(delta.subject, {
+      meterId: delta.meterId,
+      subject: delta.subject,
+      organizationId: delta.organizationId,
+      customerId: delta.customerId,
+      externalCustomerId: delta.externalCustomerId,
+      events: delta.events,
+      valueCount: delta.valueCount,
+      valueSum: delta.valueSum,
+      valueMin: delta.valueMin,
+      valueMax: delta.valueMax,
+      firstAt,
+      lastAt,
+    });
+    state.size += 1;
     return;
   }
   known.events += delta.events;
@@ -61,8 +82,8 @@ function merge(into: Map<string, TimedTotalDelta>, delta: TimedTotalDelta): void
     known.valueMin = delta.valueMin;
   if (delta.valueMax !== null && (known.valueMax === null || delta.valueMax > known.valueMax))
     known.valueMax = delta.valueMax;
-  known.firstAt = Math.min(known.firstAt, delta.firstAt);
-  known.lastAt = Math.max(known.lastAt, delta.lastAt);
+  if (firstAt < known.firstAt) known.firstAt = firstAt;
+  if (lastAt > known.lastAt) known.lastAt = lastAt;
 }
 
 /**
@@ -77,14 +98,14 @@ export function holdTotals(
   deps: { db: Db; background: Background },
 ): void {
   const state = heldOf(trx);
-  for (const delta of deltas) merge(state.totals, { ...delta, firstAt: at, lastAt: at });
+  for (const delta of deltas) merge(state, delta, at, at);
   schedule(state, deps);
 }
 
 /** A write at once when too much is held, else within TOTALS_WRITE_MS; nothing while one is started. */
 function schedule(state: Held, deps: { db: Db; background: Background }): void {
-  if (state.queued || state.totals.size === 0) return;
-  if (state.totals.size >= MAX_HELD) {
+  if (state.queued || state.size === 0) return;
+  if (state.size >= MAX_HELD) {
     if (state.timer) clearTimeout(state.timer);
     startWrite(state, deps);
   } else if (!state.timer) {
@@ -115,7 +136,7 @@ function startWrite(state: Held, deps: { db: Db; background: Background }): void
 export function settleTotals(db: Db): Promise<void> | null {
   if (!holdsTotals(db)) return null;
   const state = held.get(databaseIdentity(db));
-  if (!state || state.totals.size === 0) return null;
+  if (!state || state.size === 0) return null;
   if (db.isTransaction) return writeHeld(db as Transaction, state, false);
   return transaction(db, (trx) => writeHeld(trx, state, true));
 }
@@ -126,9 +147,11 @@ export function settleTotals(db: Db): Promise<void> | null {
  * transaction fails, what was taken is held again.
  */
 async function writeHeld(trx: Transaction, state: Held, own: boolean): Promise<void> {
-  if (state.totals.size === 0) return;
-  const taken = [...state.totals.values()];
+  if (state.size === 0) return;
+  const taken: TimedTotalDelta[] = [];
+  for (const ofMeter of state.totals.values()) for (const delta of ofMeter.values()) taken.push(delta);
   state.totals = new Map();
+  state.size = 0;
   if (state.timer) {
     clearTimeout(state.timer);
     state.timer = null;
@@ -137,7 +160,7 @@ async function writeHeld(trx: Transaction, state: Held, own: boolean): Promise<v
   const restore = () => {
     if (restored) return;
     restored = true;
-    for (const delta of taken) merge(state.totals, delta);
+    for (const delta of taken) merge(state, delta, delta.firstAt, delta.lastAt);
   };
   trx.executionPromise.catch(restore);
   try {

@@ -42,8 +42,14 @@ export async function readBody(ctx: Context, options: { maxBytes: number; allowF
   } catch {
     throw new DomainError(400, 'BAD_REQUEST', 'Invalid JSON in request body');
   }
-  return wellFormedJson(parsed);
+  // Text decoded from UTF-8 holds no lone surrogate (invalid bytes become U+FFFD): only a `\uD800`–`\uDFFF` escape
+  // can make one. Without such an escape the parse is already well-formed, and large bodies (event batches) are not
+  // copied again.
+  return SURROGATE_ESCAPE.test(text) ? wellFormedJson(parsed) : parsed;
 }
+
+/** A JSON escape of a surrogate code unit (or text that merely looks like one, which only costs the walk). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 function payloadTooLarge(maxBytes: number): DomainError {
   return new DomainError(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${maxBytes} bytes`);
