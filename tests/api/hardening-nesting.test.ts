@@ -16,6 +16,12 @@ describe('JSON nesting depth', () => {
       nestsDeeperThan(JSON.stringify({ name: '['.repeat(1000), quote: '\\"[[[', list: [[1], [2]] }), MAX_JSON_DEPTH),
     ).toBe(false);
     expect(nestsDeeperThan(arrays(100_000), MAX_JSON_DEPTH)).toBe(true);
+    // Strings are jumped over: an escaped quote does not end one, an escaped backslash before a quote does.
+    const deep = arrays(MAX_JSON_DEPTH + 1);
+    expect(nestsDeeperThan(JSON.stringify({ a: `\\"${deep}`, b: '\\' }), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(`{"a": "\\\\", "b": ${deep}}`, MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(`{"a": "\\\\\\" ${deep}"}`, MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(`{"a": "${deep}`, MAX_JSON_DEPTH)).toBe(false);
   });
 });
 
