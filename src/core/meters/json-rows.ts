@@ -37,14 +37,14 @@ export function insertJsonRows(
   rows: readonly unknown[][],
   suffix: string,
 ): Knex.Raw {
+  const json = new Set(columns.flatMap((column, i) => (column.type === 'json' ? [i] : [])));
   const literal = literalInsert(
     db,
     table,
     columns.map((column) => column.name),
-    columns.some((column) => column.type === 'json')
-      ? rows.map((row) => row.map((value, i) => (columns[i]!.type === 'json' ? JSON.stringify(value) : value)))
-      : rows,
+    rows,
     suffix,
+    json,
   );
   if (literal) return literal;
   const select = selectJsonRows(db, columns, rows).toSQL();
