@@ -3,11 +3,19 @@ import type { Background } from '../kernel/background.js';
 import { customerIndexRepository } from '../meters/events-by-customer.js';
 
 /**
- * Events written before the customer index is brought up to date, and the most one merge covers. Sorted together,
- * a customer's entries from that many events share pages; one merge holds SQLite's connection for about as long as a
- * few ingestion batches (bench/events/README.md), and until it runs those events are read by seq.
+ * Events written before the customer index is brought up to date. Sorted together, a customer's entries from that
+ * many events share pages; one merge holds SQLite's connection for about as long as a few ingestion batches
+ * (bench/events/README.md), and until it runs those events are read by seq.
  */
 export const MERGE_EVERY = 50_000;
+
+/**
+ * The most one merge covers: twice MERGE_EVERY, so that a merge also takes the events written between its start and
+ * its turn on the connection, instead of leaving those few to a second merge at once. A merge costs about the same however few events it covers (its
+ * sorted entries land on most leaf pages of the index), and a second, small one after every full one nearly
+ * doubled the time merges held the connection (bench/events/README.md).
+ */
+const MERGE_MOST = 2 * MERGE_EVERY;
 
 /**
  * On SQLite, keeps `event_customer_index` close behind ingestion: after every MERGE_EVERY events written, a merge in
@@ -26,8 +34,10 @@ export function createCustomerIndexer(deps: { db: Db; background: Background }) 
       try {
         for (;;) {
           written = 0;
-          const covered = await transaction(db, (trx) => customerIndexRepository(trx).merge(MERGE_EVERY));
-          if (covered < MERGE_EVERY && written < MERGE_EVERY) break;
+          const covered = await transaction(db, (trx) => customerIndexRepository(trx).merge(MERGE_MOST));
+          // Again only when more was left than one merge covers (an earlier run's backlog), or as many events were
+          // written meanwhile as start one.
+          if (covered < MERGE_MOST && written < MERGE_EVERY) break;
         }
       } finally {
         merging = false;
