@@ -38,6 +38,7 @@ import * as outboxDispatchMark from './20261229000000_outbox_dispatch_mark.js';
 import * as payloadCompression from './20261229000100_payload_compression.js';
 import * as meterTotalsMark from './20261230000000_meter_totals_mark.js';
 import * as meterTotalsFillfactor from './20261231000000_meter_totals_fillfactor.js';
+import * as eventCustomerIndexBySeq from './20261231000100_event_customer_index_by_seq.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -99,4 +100,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261229000100_payload_compression', module: payloadCompression },
   { name: '20261230000000_meter_totals_mark', module: meterTotalsMark },
   { name: '20261231000000_meter_totals_fillfactor', module: meterTotalsFillfactor },
+  { name: '20261231000100_event_customer_index_by_seq', module: eventCustomerIndexBySeq },
 ];

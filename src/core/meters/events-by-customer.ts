@@ -4,7 +4,8 @@ import { dialect, type Db } from '../database/index.js';
 /**
  * How events are found by customer. PostgreSQL: the `events (customer_id, timestamp)` index. SQLite: the
  * `event_customer_index` table, filled in bulk (`merge`) up to the mark in `event_index_marks`, plus the events
- * after the mark, read by seq (migrations/20261228000000_event_customer_index.ts says why).
+ * after the mark, read by seq (migrations/20261228000000_event_customer_index.ts says why; it is keyed by customer and
+ * seq since 20261231000100_event_customer_index_by_seq.ts).
  */
 export function customerIndexRepository(db: Db) {
   const lazy = dialect(db) === 'sqlite';
@@ -64,7 +65,7 @@ export function customerIndexRepository(db: Db) {
       const to = Math.min(Number(last?.seq ?? 0), from + limit);
       if (to <= from) return 0;
       await db.raw(
-        'INSERT INTO event_customer_index (customer_id, timestamp, seq) SELECT customer_id, timestamp, seq FROM events WHERE seq > ? AND seq <= ? AND customer_id IS NOT NULL ORDER BY 1, 2, 3',
+        'INSERT INTO event_customer_index (customer_id, seq) SELECT customer_id, seq FROM events WHERE seq > ? AND seq <= ? AND customer_id IS NOT NULL ORDER BY 1, 2',
         [from, to],
       );
       await db('event_index_marks').where('name', 'customer').update({ seq: to });
