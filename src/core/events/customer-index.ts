@@ -11,9 +11,9 @@ export const MERGE_EVERY = 50_000;
 
 /**
  * The most one merge covers: twice MERGE_EVERY, so that a merge also takes the events written between its start and
- * its turn on the connection, instead of leaving those few to a second merge at once. A merge costs about the same however few events it covers (its
- * sorted entries land on most leaf pages of the index), and a second, small one after every full one nearly
- * doubled the time merges held the connection (bench/events/README.md).
+ * its turn on the connection, instead of leaving those few to a second merge at once. A merge writes about a page per
+ * customer however few events it covers, so a small one right after every full one nearly doubled the time merges
+ * held the connection (bench/events/README.md).
  */
 const MERGE_MOST = 2 * MERGE_EVERY;
 
