@@ -37,14 +37,13 @@ export function insertJsonRows(
   rows: readonly unknown[][],
   suffix: string,
 ): Knex.Raw {
-  const json = new Set(columns.flatMap((column, i) => (column.type === 'json' ? [i] : [])));
   const literal = literalInsert(
     db,
     table,
     columns.map((column) => column.name),
     rows,
     suffix,
-    json,
+    columns.map((column) => column.type === 'json'),
   );
   if (literal) return literal;
   const select = selectJsonRows(db, columns, rows).toSQL();

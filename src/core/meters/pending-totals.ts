@@ -10,8 +10,9 @@ import { deferAddTotals, type TimedTotalDelta } from './totals-upsert.js';
  * what this saves). Written every TOTALS_WRITE_MS, a page is written once for many batches.
  *
  * Nothing reads a stale total: whatever reads or changes `meter_totals` (customer meters, customer state, credits,
- * resets, a meter's recount, an organization's deletion) first writes what is held here (`settleTotals`), holding SQLite's one connection, as
- * ingestion does when it adds: so reads see every ingested event, and a reset zeroes what was counted before it.
+ * resets, a meter's recount, an organization's deletion) first writes what is held here (`settleTotals`), holding
+ * SQLite's one connection, as ingestion does when it adds: so reads see every ingested event, and a reset zeroes what
+ * was counted before it.
  * A daemon that stops without writing them (a crash) counts them again at its next start from the events after the
  * `totals` mark (the last event seq whose totals are written; totals-recount.ts). One daemon holds a SQLite file, so
  * memory is the one place they can be. PostgreSQL, where several daemons share the database, upserts in each
