@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { DatabaseLockedError } from './errors.js';
 import { nameHotWrites, type PgConnection } from './postgres/named-statements.js';
+import { cachePositionedBindings } from './postgres/positioned-bindings.js';
 import { cachePreparedStatements } from './sqlite/statements.js';
 import { batchTransactions, type BatchingConnection } from './sqlite/transactions.js';
 
@@ -42,7 +43,7 @@ export interface DbOptions {
 export function createDb(url: string, options: DbOptions = {}): Db {
   const dialect = dialectOf(url);
   if (dialect === 'postgres') {
-    return knexFactory({
+    const db = knexFactory({
       client: 'pg',
       connection: url,
       pool: {
@@ -55,6 +56,8 @@ export function createDb(url: string, options: DbOptions = {}): Db {
       },
       acquireConnectionTimeout: 10_000,
     });
+    cachePositionedBindings(db.client as object);
+    return db;
   }
   const filename = sqlitePath(url);
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });

@@ -3,6 +3,7 @@ import type { Db, Deferred } from '../database/index.js';
 import { afterWriteOnlyCommit } from '../database/index.js';
 import { uuidv7 } from './ids.js';
 import { currentRequestId } from './request-context.js';
+import { sliceTimer } from './turns.js';
 
 export interface OutboxEvent {
   organizationId: string;
@@ -33,12 +34,37 @@ export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Pro
   return ids;
 }
 
-/** recordEvents as statements not run yet, for a transaction's last writes (see finishWith), and the events' ids. */
-export function deferEvents(trx: Db, events: readonly OutboxEvent[]): { ids: string[]; writes: Deferred[] } {
+/** Payloads serialized ahead of deferEvents, by the object serialized. */
+export type Payloads = ReadonlyMap<unknown, string>;
+
+/**
+ * The events' payloads serialized a slice at a time (turns.ts), for a batch of hundreds of events whose serialization
+ * in one go would hold the event loop for tens of milliseconds. Events sharing one object share its text.
+ */
+export async function serializePayloads(events: readonly OutboxEvent[], pause = sliceTimer()): Promise<Payloads> {
+  const payloads = new Map<unknown, string>();
+  for (const { data } of events) {
+    if (!payloads.has(data)) payloads.set(data, JSON.stringify(data));
+    const turn = pause();
+    if (turn) await turn;
+  }
+  return payloads;
+}
+
+/**
+ * recordEvents as statements not run yet, for a transaction's last writes (see finishWith), and the events' ids.
+ * `serialized`: payloads the caller has serialized already (serializePayloads).
+ */
+export function deferEvents(
+  trx: Db,
+  events: readonly OutboxEvent[],
+  serialized?: Payloads,
+): { ids: string[]; writes: Deferred[] } {
   if (events.length === 0) return { ids: [], writes: [] };
   // Events often share one payload (order.created and order.paid): serialize each object once.
   const payloads = new Map<unknown, string>();
-  const payloadOf = (data: unknown) => payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
+  const payloadOf = (data: unknown) =>
+    serialized?.get(data) ?? payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
   const requestId = currentRequestId();
   const rows = events.map((event) => ({
     id: uuidv7(event.at.getTime()),

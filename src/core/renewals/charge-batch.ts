@@ -2,7 +2,8 @@ import { customersRepository } from '../customers/repository.js';
 import { grantedBenefitsOfMany, stateChangedEvent, stateOf } from '../customers/state.js';
 import type { Db, Transaction } from '../database/index.js';
 import { deferCycleGrants } from '../grant-triggers/triggers.js';
-import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { deferEvents, serializePayloads, type OutboxEvent } from '../kernel/outbox.js';
+import { sliceTimer } from '../kernel/turns.js';
 import { activeMetersOfMany } from '../meters/customer-meters.js';
 import { subscriptionMeterWire, subscriptionUsage } from '../meters/subscription-meters.js';
 import { loadOrderWires } from '../orders/loaders.js';
@@ -152,6 +153,8 @@ async function recordPaid(
   locked: readonly Subscription[] | undefined,
   now: Date,
 ) {
+  // As in the cycle batch: turns for the event loop between the stretches of wire building.
+  const pause = sliceTimer();
   await ordersRepository(trx).markManyPaid(
     paid.map(({ order, reference }) => ({ id: order.id, paymentReference: reference })),
     now,
@@ -172,6 +175,7 @@ async function recordPaid(
     customers,
   );
   const wires = await loadOrderWires(trx, orders, deps.options, { related, subscriptions: locked });
+  await pause();
   const [active, grants] = await Promise.all([
     subscriptionsRepository(trx).forCustomers(customerIds, [...ACTIVE_STATUSES]),
     grantedBenefitsOfMany(trx, customerIds),
@@ -189,6 +193,7 @@ async function recordPaid(
   // The states carry meters as every other customer.state_changed does; only metered subscriptions read usage.
   const usage = await subscriptionUsage(trx, active, deps.options.readCache);
   const meters = await activeMetersOfMany(trx, customers);
+  await pause();
   for (const order of orders) {
     const customer = customerById.get(order.customerId);
     if (!customer) continue;
@@ -208,5 +213,6 @@ async function recordPaid(
     orders.map((order) => ({ subscriptionId: order.subscriptionId!, orderId: order.id })),
     now,
   );
-  for (const write of [...deferEvents(trx, events).writes, ...grantJobs]) await write;
+  const payloads = await serializePayloads(events);
+  for (const write of [...deferEvents(trx, events, payloads).writes, ...grantJobs]) await write;
 }

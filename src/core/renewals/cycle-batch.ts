@@ -3,7 +3,8 @@ import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import { dialect, type Db, type Transaction } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
-import { deferEvents, type OutboxEvent } from '../kernel/outbox.js';
+import { deferEvents, serializePayloads, type OutboxEvent } from '../kernel/outbox.js';
+import { sliceTimer } from '../kernel/turns.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
 import { findPrice, warmCatalog } from '../products/read.js';
@@ -184,6 +185,8 @@ async function termsOf(trx: Db, billings: readonly Billing[], deps: BatchDeps): 
 
 async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>>, now: Date, deps: CycleDeps) {
   const { options } = deps;
+  // The wires and payloads of a whole batch are built between two statements: the event loop gets turns in between.
+  const pause = sliceTimer();
   const nexts = built.map((b) => b.next);
   const orders: Order[] = built.map((b) => b.order);
   const items: OrderItem[] = built.flatMap((b) => b.orderItems);
@@ -201,12 +204,15 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
     },
     options,
   );
+  await pause();
   const subscriptionData = await loadSubscriptionWires(trx, nexts, options, related);
+  await pause();
   // The orders embed what was just written and loaded: the same customers and products, their items, the
   // subscriptions as saved.
   const itemsOf = new Map<string, OrderItem[]>(orders.map((order) => [order.id, []]));
   for (const item of items) itemsOf.get(item.orderId)!.push(item);
   const orderData = await loadOrderWires(trx, orders, options, { related, items: itemsOf, subscriptions: nexts });
+  await pause();
   const events: OutboxEvent[] = [];
   built.forEach(({ order }, i) => {
     const organizationId = order.organizationId;
@@ -217,8 +223,9 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
     );
   });
   const charged = orders.filter((order) => order.totalAmount > 0);
+  const payloads = await serializePayloads(events);
   const writes = [
-    ...deferEvents(trx, events).writes,
+    ...deferEvents(trx, events, payloads).writes,
     ...deferScheduleMany(
       trx,
       [...nexts.map((next) => cycleJob(next)), ...charged.map((order) => chargeJob(order.id, now))],
