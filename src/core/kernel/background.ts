@@ -1,3 +1,5 @@
+import { nextTurn } from './turns.js';
+
 /**
  * Work a request starts and does not wait for. Each step begins on a later turn of the event loop, so the answer is
  * written before the step has sent anything anywhere; the daemon waits for the steps still running when it closes,
@@ -9,7 +11,7 @@ export function createBackground() {
 
   return {
     run(what: string, work: () => Promise<void>): void {
-      const step: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      const step: Promise<void> = nextTurn()
         .then(work)
         .catch((error: unknown) => {
           for (const listener of failureListeners) listener(error, what);

@@ -34,6 +34,13 @@ export async function recordEvents(trx: Db, events: readonly OutboxEvent[]): Pro
   return ids;
 }
 
+/** An object's JSON text, made once per map: events often share one payload (order.updated and order.paid). */
+function payloadText(payloads: Map<unknown, string>, data: unknown): string {
+  let text = payloads.get(data);
+  if (text === undefined) payloads.set(data, (text = JSON.stringify(data)));
+  return text;
+}
+
 /** Payloads serialized ahead of deferEvents, by the object serialized. */
 export type Payloads = ReadonlyMap<unknown, string>;
 
@@ -44,7 +51,7 @@ export type Payloads = ReadonlyMap<unknown, string>;
 export async function serializePayloads(events: readonly OutboxEvent[], pause = sliceTimer()): Promise<Payloads> {
   const payloads = new Map<unknown, string>();
   for (const { data } of events) {
-    if (!payloads.has(data)) payloads.set(data, JSON.stringify(data));
+    payloadText(payloads, data);
     const turn = pause();
     if (turn) await turn;
   }
@@ -61,10 +68,8 @@ export function deferEvents(
   serialized?: Payloads,
 ): { ids: string[]; writes: Deferred[] } {
   if (events.length === 0) return { ids: [], writes: [] };
-  // Events often share one payload (order.created and order.paid): serialize each object once.
   const payloads = new Map<unknown, string>();
-  const payloadOf = (data: unknown) =>
-    serialized?.get(data) ?? payloads.get(data) ?? payloads.set(data, JSON.stringify(data)).get(data)!;
+  const payloadOf = (data: unknown) => serialized?.get(data) ?? payloadText(payloads, data);
   const requestId = currentRequestId();
   const rows = events.map((event) => ({
     id: uuidv7(event.at.getTime()),

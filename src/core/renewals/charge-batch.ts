@@ -213,6 +213,6 @@ async function recordPaid(
     orders.map((order) => ({ subscriptionId: order.subscriptionId!, orderId: order.id })),
     now,
   );
-  const payloads = await serializePayloads(events);
+  const payloads = await serializePayloads(events, pause);
   for (const write of [...deferEvents(trx, events, payloads).writes, ...grantJobs]) await write;
 }

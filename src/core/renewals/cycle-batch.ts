@@ -223,7 +223,7 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
     );
   });
   const charged = orders.filter((order) => order.totalAmount > 0);
-  const payloads = await serializePayloads(events);
+  const payloads = await serializePayloads(events, pause);
   const writes = [
     ...deferEvents(trx, events, payloads).writes,
     ...deferScheduleMany(
