@@ -13,6 +13,7 @@ import { request } from 'undici';
 
 export const HERE = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(HERE, '../..');
+const { daemonEnvironment } = await import(pathToFileURL(join(ROOT, 'dist/src/cli/commands/daemon/process.js')).href);
 
 /** An expected failure: reported by its message alone, without a stack. */
 export class BenchError extends Error {}
@@ -190,10 +191,13 @@ export function cleanup(pgUrl) {
 /** node options that make a forked server exit when the benchmark that forked it goes away (exit-with-parent.mjs). */
 export const EXIT_WITH_PARENT = Object.freeze(['--import', pathToFileURL(join(HERE, 'exit-with-parent.mjs')).href]);
 
-/** The environment a benchmarked Till daemon runs with: production, on 127.0.0.1:<port>, rate limits off. */
+/**
+ * The environment a benchmarked Till daemon runs with: production, on 127.0.0.1:<port>, rate limits off, and what
+ * Till's launchers add (`till daemon start`, `npm start`, the image: glibc's arenas limited, daemonEnvironment).
+ */
 export function tillEnv({ dbUrl, port, dataDir }) {
   return {
-    ...process.env,
+    ...daemonEnvironment(process.env),
     NODE_ENV: 'production',
     TILL_DATABASE_URL: dbUrl,
     TILL_SECRET: randomBytes(32).toString('base64url'),

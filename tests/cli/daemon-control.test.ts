@@ -40,6 +40,12 @@ async function started(cli: Sandbox, env: Record<string, string>): Promise<numbe
   return start.json.pid as number;
 }
 
+/** A process's environment as the kernel holds it (Linux), which is what glibc read at the process's start. */
+function environmentOf(pid: number): Map<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
 describe('till daemon start | status, told the truth', () => {
   it('names where the running daemon listens when asked for another port, and starts a second one for another data dir', async () => {
     const cli = sandbox();
@@ -47,6 +53,8 @@ describe('till daemon start | status, told the truth', () => {
     const dataDir = join(cli.root, 'one');
     const env = { TILL_DATA_DIR: dataDir, TILL_PORT: String(port) };
     const pid = await started(cli, env);
+    // The daemon starts with glibc's arenas limited (see daemonEnvironment) unless the caller chose a number.
+    if (process.platform === 'linux') expect(environmentOf(pid).get('MALLOC_ARENA_MAX')).toBe('2');
 
     const elsewhere = await cli.run(['daemon', 'start'], { env: { ...env, TILL_PORT: String(otherPort) } });
     expect(elsewhere.exitCode).toBe(1);
@@ -60,9 +68,10 @@ describe('till daemon start | status, told the truth', () => {
     expect(status.exitCode).toBe(0);
     expect(status.json).toMatchObject({ running: true, responding: true, url: `http://127.0.0.1:${port}` });
 
-    const secondEnv = { TILL_DATA_DIR: join(cli.root, 'two'), TILL_PORT: String(otherPort) };
+    const secondEnv = { TILL_DATA_DIR: join(cli.root, 'two'), TILL_PORT: String(otherPort), MALLOC_ARENA_MAX: '8' };
     const second = await started(cli, secondEnv);
     expect(second).not.toBe(pid);
+    if (process.platform === 'linux') expect(environmentOf(second).get('MALLOC_ARENA_MAX')).toBe('8');
     const secondStatus = await cli.run(['daemon', 'status', '--json'], { env: secondEnv });
     expect(secondStatus.json).toMatchObject({ running: true, responding: true, pid: second });
 

@@ -6,6 +6,7 @@ import type { Invocation } from '../../action.js';
 import { CliError, UsageError } from '../../errors.js';
 import { info, printJson } from '../../output.js';
 import {
+  daemonEnvironment,
   daemonFiles,
   isDaemonProcess,
   localUrl,
@@ -89,7 +90,7 @@ export async function run({ opts }: Invocation<{ json?: boolean }>): Promise<voi
   const child = spawn(process.execPath, ['--no-warnings', CLI_ENTRY, 'daemon', 'run', '--detached'], {
     detached: true,
     stdio: ['ignore', log, log],
-    env: process.env,
+    env: daemonEnvironment(process.env),
   });
   closeSync(log);
   const state: { exited: string | null } = { exited: null };
