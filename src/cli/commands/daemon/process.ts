@@ -28,7 +28,7 @@ export function daemonFiles(dataDir: string): DaemonFiles {
  * PostgreSQL, at the same rate. glibc reads the setting only when a process starts, so the launchers set it: `till
  * daemon start` here, `npm start` and the Docker image alike. A value the caller set wins.
  */
-export const MALLOC_ARENA_MAX = '2';
+const MALLOC_ARENA_MAX = '2';
 
 export function daemonEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return env.MALLOC_ARENA_MAX === undefined ? { ...env, MALLOC_ARENA_MAX } : env;
