@@ -46,9 +46,11 @@ export const SCHEDULER = {
    * Jobs of one kind done in one transaction (BatchJobHandler). SQLite's one connection serves every request while a
    * transaction holds it, so requests wait for a chunk: in bench/renewals chunks of 400 did about a third more
    * renewals a second than chunks of 50 (fewer commits) with get-session's p99 near 25 ms; 600 brought no more and
-   * a p99 near 40 ms. On PostgreSQL chunks of 400 pushed that p99 past 50 ms.
+   * a p99 near 40 ms. On PostgreSQL a chunk's writes are built and sent in long stretches of the event loop (pg
+   * writes each statement's thousands of values in one go): chunks of 200 gave a p99 of 46–60 ms, chunks of 100
+   * 40–44 ms at the same rate.
    */
-  togetherSize: { sqlite: 400, postgres: 200 },
+  togetherSize: { sqlite: 400, postgres: 100 },
   /**
    * Chunks of one claim in flight at once. On PostgreSQL two chunks use both of the server's and the daemon's CPUs
    * where one leaves each waiting for the other (bench/renewals: about 940 renewals/s against 830); SQLite has one
