@@ -24,6 +24,7 @@ import { SimulatedClock } from '../core/scheduler/simulated-clock.js';
 import { systemClock } from '../core/kernel/clock.js';
 import { createOperations } from '../core/operations/service.js';
 import { createMetrics } from './ops/metrics.js';
+import { startHeapTrimmer } from './ops/heap-trim.js';
 import { startMetricsListener } from './ops/metrics-listener.js';
 import { opsRouter, type OpsState } from './ops/routes.js';
 
@@ -164,6 +165,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     core.apiKeys.flushUsage().catch((error) => logger.warn('API key usage write failed', { error: String(error) }));
   }, MINUTE);
   usageWriter.unref();
+  const heapTrimmer = startHeapTrimmer();
 
   let closing: Promise<void> | null = null;
   return {
@@ -176,6 +178,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
         opsState.draining = true;
         clearInterval(sweeper);
         clearInterval(usageWriter);
+        heapTrimmer.stop();
         // Stop accepting at once; requests in flight finish while the workers stop, all within SHUTDOWN_GRACE_MS.
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
