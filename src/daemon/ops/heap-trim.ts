@@ -8,7 +8,9 @@ import { runInNewContext } from 'node:vm';
  * sends V8 no idle notifications, so its memory reducer never runs, and a daemon that peaked at 430 MB sat at 340 MB
  * for good with about 100 MB of it live (bench/events/README.md). Once the event loop has been nearly idle for a
  * while after a busy spell and the heap is large, a few full collections (one per tick) shrink it to what is live.
- * They cost tens of milliseconds each, which a quiet daemon can spare; a busy one is never collected here.
+ * They cost tens of milliseconds each, and the requests just after run slower for a few seconds while V8 rebuilds
+ * what a full collection dropped (bench/events/README.md): a quiet daemon can spare both, and a busy one is never
+ * collected here.
  */
 export const HEAP_TRIM = {
   /** How often the event loop's use and the heap are looked at. */
