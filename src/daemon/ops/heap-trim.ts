@@ -39,21 +39,21 @@ export interface HeapTrimProbe {
  * counts the garbage no collection has reached yet, so the committed size alone says whether to try, and what the
  * last collection gave back says whether to go on.
  */
-export function createHeapTrimmer(probe: HeapTrimProbe, limits: typeof HEAP_TRIM = HEAP_TRIM) {
+export function createHeapTrimmer(probe: HeapTrimProbe) {
   let collections = 0;
   let committedBefore = 0;
   return {
     tick(): boolean {
-      if (probe.busy() >= limits.idleBelow) {
+      if (probe.busy() >= HEAP_TRIM.idleBelow) {
         // A new busy spell makes new garbage: the next idle spell may collect again.
         collections = 0;
         return false;
       }
-      if (collections >= limits.collectionsPerIdleSpell) return false;
+      if (collections >= HEAP_TRIM.collectionsPerIdleSpell) return false;
       const { committed } = probe.heap();
-      if (committed < limits.floorBytes) return false;
-      if (collections > 0 && committedBefore - committed < limits.minGainBytes) {
-        collections = limits.collectionsPerIdleSpell;
+      if (committed < HEAP_TRIM.floorBytes) return false;
+      if (collections > 0 && committedBefore - committed < HEAP_TRIM.minGainBytes) {
+        collections = HEAP_TRIM.collectionsPerIdleSpell;
         return false;
       }
       committedBefore = committed;
