@@ -46,8 +46,17 @@ const CLK_TCK = (() => {
 
 /** CPU seconds (user + system, all threads) a process has used so far; null when /proc is not readable. */
 export function processCpuSeconds(pid) {
+  return cpuSecondsOf(`/proc/${pid}/stat`);
+}
+
+/** CPU seconds one thread of a process has used (its main thread by default, whose id is the process's). */
+export function threadCpuSeconds(pid, tid = pid) {
+  return cpuSecondsOf(`/proc/${pid}/task/${tid}/stat`);
+}
+
+function cpuSecondsOf(path) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14 and 15 of stat)
   } catch {

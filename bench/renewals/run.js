@@ -27,6 +27,7 @@ import {
   logServerOutput,
   makeTempDir,
   processCpuSeconds,
+  threadCpuSeconds,
   requestText,
   sleep,
   startChild,
@@ -296,6 +297,7 @@ async function scenario(flags, label, dbUrl) {
     const admin = { authorization: `Bearer ${adminToken(env.TILL_SECRET)}` };
     const readers = readSessions(server.baseUrl, session, flags);
     const cpu0 = processCpuSeconds(server.child.pid);
+    const main0 = threadCpuSeconds(server.child.pid);
     const dbCpu0 = databaseCpuSeconds(dbUrl);
     const started = performance.now();
     await json(server.baseUrl, '/api/admin/clock', {
@@ -312,6 +314,7 @@ async function scenario(flags, label, dbUrl) {
     });
     const seconds = (performance.now() - started) / 1000;
     const cpu1 = processCpuSeconds(server.child.pid);
+    const main1 = threadCpuSeconds(server.child.pid);
     // Backends that left before the end are not counted: the pool keeps its connections through the storm.
     const dbCpu1 = databaseCpuSeconds(dbUrl);
     const { latencies, failures } = await readers.stop();
@@ -329,6 +332,9 @@ async function scenario(flags, label, dbUrl) {
       // Daemon CPU (all threads) and database backends' CPU per renewal, get-session reads included.
       daemonCpuMs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / flags.count,
       databaseCpuMs: dbCpu0 === null || dbCpu1 === null ? null : ((dbCpu1 - dbCpu0) * 1000) / flags.count,
+      // The event loop's thread alone, as a share of the storm: what is left of the storm it spent waiting (for SQLite's
+      // thread, for the server), or on nothing.
+      mainThreadBusy: main0 === null || main1 === null ? null : (main1 - main0) / seconds,
       loadAverage: loadavg()[0],
       sessionReads: latencies.length,
       sessionFailures: failures,
@@ -362,6 +368,7 @@ async function main() {
         `(goal ${GOAL_RENEWALS}); get-session during the storm: ${r.sessionReads} reads, p50 ${r.p50.toFixed(1)} ms, ` +
         `p99 ${r.p99.toFixed(1)} ms (goal < ${GOAL_P99_MS}), ${r.sessionFailures} failed; CPU a renewal: daemon ` +
         `${r.daemonCpuMs?.toFixed(2) ?? '?'} ms${r.databaseCpuMs === null ? '' : `, database ${r.databaseCpuMs.toFixed(2)} ms`}; ` +
+        `daemon's main thread busy ${r.mainThreadBusy === null ? '?' : `${(r.mainThreadBusy * 100).toFixed(0)} %`} of the storm; ` +
         `load average ${r.loadAverage.toFixed(1)}; machine ${r.machine} (calibrate.mjs, before and after)\n`,
     );
   }
