@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fieldError, notPermitted, resourceNotFound, unauthorized, validationError } from '../polar-api/errors.js';
@@ -13,9 +13,9 @@ import { DomainError } from '../kernel/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { authorize, organizationFilter, organizationForCreate } from '../polar-api/actor.js';
-import { iso, isoOrNull } from '../polar-api/schemas.js';
+import { iso } from '../polar-api/schemas.js';
 import type { FileRecord, UploadPart } from './repository.js';
-import { fileNameFields, filesRepository } from './repository.js';
+import { filesRepository } from './repository.js';
 import type {
   FileCreateInput,
   FilePatchInput,
@@ -23,96 +23,13 @@ import type {
   FileUploadCompletedInput,
   FileUploadWire,
 } from './schemas.js';
-import { MAX_PART_BYTES, sizeReadable } from './schemas.js';
 import { fileStorage, PartSizeError } from './storage.js';
+import { bareEtag, checkLayout, multipartEtag } from './upload-layout.js';
 import { UPLOAD_URL_TTL_MS, uploadUrlSigner } from './upload-urls.js';
+import { fileReadWire } from './wire.js';
 
 /** Uploads never completed are cleared this long after they began (their URLs expired long before). */
 export const ABANDONED_UPLOAD_MS = 24 * 60 * 60 * 1000;
-
-export function fileReadWire(file: FileRecord, baseUrl: string): FileReadWire {
-  const base = {
-    ...fileNameFields(file),
-    storage_version: null,
-    checksum_etag: file.checksumEtag,
-    checksum_sha256_base64: file.checksumSha256Base64,
-    checksum_sha256_hex: file.checksumSha256Hex,
-    last_modified_at: isoOrNull(file.lastModifiedAt),
-    version: file.version,
-    is_uploaded: file.isUploaded,
-    created_at: iso(file.createdAt),
-    size_readable: sizeReadable(file.size),
-  };
-  if (file.service === 'downloadable') return { ...base, service: 'downloadable', flagged_malicious_at: null };
-  return { ...base, service: file.service, public_url: publicFileUrl(baseUrl, file.id) };
-}
-
-/** Where product medias and avatars are served to anyone, as Polar serves them from a public bucket. */
-export function publicFileUrl(baseUrl: string, fileId: string): string {
-  return `${baseUrl}/v1/files/${fileId}/public`;
-}
-
-/** S3's ETag of a multipart object: MD5 of the parts' MD5 digests, then the number of parts. */
-function multipartEtag(partMd5s: string[]): string {
-  const md5 = createHash('md5');
-  for (const hex of partMd5s) md5.update(Buffer.from(hex, 'hex'));
-  return `${md5.digest('hex')}-${partMd5s.length}`;
-}
-
-/** ETags travel quoted (`"abc…"`); completions may send them either way. */
-function bareEtag(value: string): string {
-  return value
-    .trim()
-    .replace(/^W\//, '')
-    .replace(/^"(.*)"$/, '$1');
-}
-
-function checkLayout(input: FileCreateInput, maxBytes: number): void {
-  if (input.size > maxBytes)
-    throw fieldError(
-      ['body', 'size'],
-      `Input should be less than or equal to ${maxBytes} (TILL_FILES_MAX_BYTES)`,
-      'less_than_equal',
-    );
-  const issues: FieldIssue[] = [];
-  const order = input.upload.parts
-    .map((part, index) => ({ part, index }))
-    .sort((a, b) => a.part.number - b.part.number);
-  let next = 0;
-  order.forEach(({ part, index }, position) => {
-    const loc = ['body', 'upload', 'parts', index];
-    if (part.number !== position + 1)
-      issues.push({
-        loc: [...loc, 'number'],
-        msg: 'Parts must be numbered 1, 2, 3… without gaps or repeats',
-        type: 'value_error',
-      });
-    else if (part.chunk_start !== next)
-      issues.push({
-        loc: [...loc, 'chunk_start'],
-        msg: `Part ${part.number} should start at byte ${next}`,
-        type: 'value_error',
-      });
-    else if (part.chunk_end < part.chunk_start)
-      issues.push({ loc: [...loc, 'chunk_end'], msg: 'chunk_end cannot be before chunk_start', type: 'value_error' });
-    else if (part.chunk_end - part.chunk_start + 1 > MAX_PART_BYTES) {
-      issues.push({
-        loc: [...loc, 'chunk_end'],
-        msg: `A part can hold at most ${MAX_PART_BYTES} bytes`,
-        type: 'value_error',
-      });
-    }
-    next = part.chunk_end + 1;
-  });
-  if (issues.length === 0 && next !== input.size) {
-    issues.push({
-      loc: ['body', 'upload', 'parts'],
-      msg: `The parts cover ${next} bytes but size is ${input.size}`,
-      type: 'value_error',
-    });
-  }
-  if (issues.length > 0) throw validationError(issues.slice(0, 20));
-}
 
 export function createFilesService(deps: {
   db: Db;

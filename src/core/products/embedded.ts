@@ -9,7 +9,7 @@ import { customFieldSchema } from '../custom-fields/schemas.js';
 import type { FileRecord } from '../files/repository.js';
 import { filesRepository } from '../files/repository.js';
 import { productMediaFileReadSchema } from '../files/schemas.js';
-import { fileReadWire } from '../files/service.js';
+import { fileReadWire } from '../files/wire.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import type { Db } from '../database/index.js';
 import type { ReadCache } from '../cache/read-cache.js';
