@@ -47,8 +47,6 @@ import { addEventWriter } from './kernel/outbox.js';
 import { createOrderDocumentsService } from './order-documents/service.js';
 import { createSubscriptionService } from './subscriptions/service.js';
 import { createSubscriptionChangeService } from './subscription-changes/service.js';
-import { RESUME_JOB, resumeHandler } from './subscription-changes/pause.js';
-import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from './subscription-changes/hooks.js';
 import { activeSubscriptionsOf } from './subscriptions/state.js';
 import { createRefundService } from './refunds/service.js';
 import { createCustomerPortalService } from './customer-portal/service.js';
@@ -69,26 +67,15 @@ import { createGrantEngine } from './benefit-grants/engine.js';
 import { grantBatchHandlers, grantJobHandlers } from './benefit-grants/handlers.js';
 import { defaultStrategies, type Strategies } from './benefit-grants/strategies.js';
 import { createLicenseKeyService } from './license-keys/service.js';
-import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
 import { meterCreditStrategy } from './metered-billing/credit-strategy.js';
-import { meteredCycleHook, meteredProbe } from './metered-billing/cycle-hook.js';
-import { finalUsageHandler } from './metered-billing/final-bill.js';
 import { createDownloadablesService } from './downloadables/service.js';
 import { createCustomerAccountService } from './customer-accounts/service.js';
 import { platformStrategies } from './benefit-platforms/strategies.js';
 import { fileStorage } from './files/storage.js';
-import type { CycleHookProbes } from './subscriptions/cycle-probes.js';
-import { pauseProbe, pendingUpdateProbe, prorationProbe } from './subscription-changes/cycle-probes.js';
-import { cycleHandler } from './renewals/cycle.js';
-import { cycleBatchHandler } from './renewals/cycle-batch.js';
-import { chargeBatchHandler } from './renewals/charge-batch.js';
-import { trialChanges, trialReminderHandler } from './renewals/trials.js';
-import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
-import { CHARGE_JOB, chargeHandler } from './renewals/charge-job.js';
+import { trialChanges } from './renewals/trials.js';
+import { registerRenewalJobs, renewalCycle } from './renewals/jobs.js';
 import { retryPastDueOnNewDefault } from './renewals/dunning.js';
 import { createPaymentRetry } from './renewals/retry.js';
-import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
-import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler, type BenefitRevocationHook } from './renewals/revocation.js';
 import type { CoreContext, Reconciler } from './core-context.js';
 import { dueWork } from './clock-due-work.js';
 import { settleTotals } from './meters/pending-totals.js';
@@ -244,20 +231,7 @@ export function createCore(options: {
   });
   const orders = createOrderService({ db, clock, baseUrl: config.baseUrl, readCache });
   const embed = { baseUrl: config.baseUrl, readCache };
-  // What changes a subscription at its period boundary (plan changes, proration, pauses): subscriptions/cycle-hooks.ts.
-  const pauseHook = pauseCycleHook(embed);
-  const pendingUpdateHook = pendingUpdateCycleHook(readCache);
-  const meteredHook = meteredCycleHook(readCache);
-  // Metered usage last: a hook that stops the cycle (a pause) leaves the usage for the cycle that bills.
-  const cycleHooks: CycleHook[] = [pauseHook, pendingUpdateHook, prorationCycleHook, meteredHook];
-  // What lets a batch of renewals ask each hook once which subscriptions it concerns (subscriptions/cycle-probes.ts).
-  const cycleProbes: CycleHookProbes = new Map([
-    [pauseHook, pauseProbe],
-    [pendingUpdateHook, pendingUpdateProbe],
-    [prorationCycleHook, prorationProbe],
-    [meteredHook, meteredProbe(readCache)],
-  ]);
-  const cycle = { options: embed, hooks: cycleHooks, probes: cycleProbes };
+  const cycle = renewalCycle(embed);
   const subscriptions = createSubscriptionService({
     db,
     clock,
@@ -325,20 +299,11 @@ export function createCore(options: {
     defaultPaymentMethods: paymentMethods.defaults,
   });
   const licenseKeys = createLicenseKeyService({ db, clock, box: secretBox, rateLimit: config.rateLimit });
-  // What revokes an ended subscription's benefits, at its end plus the organization's grace period.
-  const benefitRevocationHooks: BenefitRevocationHook[] = [
-    (trx, subscription, at) => syncSubscriptionGrants(trx, subscription.id, at),
-  ];
-  scheduler.register(CYCLE_JOB, cycleHandler(cycle));
-  scheduler.register(FINAL_USAGE_JOB, finalUsageHandler(embed));
-  scheduler.register(TRIAL_REMINDER_JOB, trialReminderHandler({ mail, options: embed }));
-  const charging = { db, processor: paymentProcessor, mail, options: embed, crashAt };
-  scheduler.registerPrepared(CHARGE_JOB, chargeHandler(charging));
-  // A storm of renewals due at once is done in batches (renewals/cycle-batch.ts, charge-batch.ts).
-  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler({ ...cycle, db }));
-  scheduler.registerBatch(CHARGE_JOB, chargeBatchHandler(charging));
-  scheduler.register(BENEFITS_REVOKE_JOB, benefitsRevokeHandler(benefitRevocationHooks));
-  scheduler.register(RESUME_JOB, resumeHandler({ baseUrl: config.baseUrl, readCache }));
+  registerRenewalJobs(scheduler, {
+    db,
+    cycle,
+    charging: { db, processor: paymentProcessor, mail, options: embed, crashAt },
+  });
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
   const events = createEventService({ db, clock, background });
   const meters = createMeterService({ db, clock });
