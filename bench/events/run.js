@@ -22,6 +22,7 @@ import {
   makeTempDir,
   memoryOf,
   processCpuSeconds,
+  threadCpuSeconds,
   requestText,
   startChild,
   stopChild,
@@ -309,8 +310,12 @@ async function benchTill(flags, db) {
   const readAtStart = await meterRead(baseUrl, headers, meterId);
   log(`${db}: ingesting ${flags.events} events with ${flags.clients} clients`);
   const cpu0 = processCpuSeconds(child.pid);
+  const main0 = threadCpuSeconds(child.pid);
+  const loadStarted = performance.now();
   const result = await load(baseUrl, headers, bodies, flags.events, flags.clients);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
   const cpu1 = processCpuSeconds(child.pid);
+  const main1 = threadCpuSeconds(child.pid);
   const memory = memoryOf(child.pid);
   const readAtEnd = await meterRead(baseUrl, headers, meterId);
   // And once the daemon has been idle a while: V8 shrinks the heap some seconds after allocation stops, so what the
@@ -336,6 +341,9 @@ async function benchTill(flags, db) {
     peakRssMb: memory.peakRssMb,
     settledRssMb: settled.rssMb,
     daemonCpuMicrosPerEvent: ((cpu1 - cpu0) * 1e6) / flags.events,
+    // The event loop's thread alone, as a share of the load's duration (the rest it waited, on SQLite's thread or the
+    // server, or had nothing to do).
+    mainThreadBusy: (main1 - main0) / loadSeconds,
     readAtStartMs: readAtStart,
     readAtEndMs: readAtEnd,
     readAtRestMs: readAtRest,
@@ -379,7 +387,7 @@ async function main() {
     const r = results[db];
     failed ||= r.failures > 0;
     lines.push(
-      `Till on ${db.padEnd(8)}        ${fmt(r.eventsPerSecond)} events/s (goal ${GOALS[db]}: ${r.eventsPerSecond >= GOALS[db] ? 'met' : 'missed'})   p50 ${fmt(r.p50, 1)} ms   p99 ${fmt(r.p99, 1)} ms   ${fmt(r.daemonCpuMicrosPerEvent, 1)} µs daemon CPU/event   RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}, ${fmt(r.settledRssMb)} after 15 s idle)   customer meter read ${fmt(r.readAtStartMs, 2)} ms at 1,000 events, ${fmt(r.readAtEndMs, 2)} ms at ${flags.events + BATCH} (${fmt(r.readAtRestMs, 2)} ms after 15 s idle)   ratio to Koa ${fmt(r.eventsPerSecond / results.koa.eventsPerSecond, 3)}` +
+      `Till on ${db.padEnd(8)}        ${fmt(r.eventsPerSecond)} events/s (goal ${GOALS[db]}: ${r.eventsPerSecond >= GOALS[db] ? 'met' : 'missed'})   p50 ${fmt(r.p50, 1)} ms   p99 ${fmt(r.p99, 1)} ms   ${fmt(r.daemonCpuMicrosPerEvent, 1)} µs daemon CPU/event (main thread busy ${fmt(r.mainThreadBusy * 100)} % of the load)   RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}, ${fmt(r.settledRssMb)} after 15 s idle)   customer meter read ${fmt(r.readAtStartMs, 2)} ms at 1,000 events, ${fmt(r.readAtEndMs, 2)} ms at ${flags.events + BATCH} (${fmt(r.readAtRestMs, 2)} ms after 15 s idle)   ratio to Koa ${fmt(r.eventsPerSecond / results.koa.eventsPerSecond, 3)}` +
         (r.failures ? `   FAILURES ${r.failures}: ${r.lastFailure}` : ''),
     );
   }
