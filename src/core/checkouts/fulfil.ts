@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../kernel/ids.js';
 import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import { validateTaxId } from '../customers/address.js';
@@ -191,7 +192,7 @@ export async function fulfilCheckout(
   }
 
   const order: Order = {
-    id: randomUUID(),
+    id: uuidv7(at.getTime()),
     organizationId: checkout.organizationId,
     status: 'paid',
     billingReason: subscription ? 'subscription_create' : 'purchase',
@@ -221,7 +222,7 @@ export async function fulfilCheckout(
     modifiedAt: null,
   };
   const item: OrderItem = {
-    id: randomUUID(),
+    id: uuidv7(at.getTime()),
     orderId: order.id,
     label: trial ? `${product.name} (trial)` : product.name,
     amount: order.subtotalAmount,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../kernel/ids.js';
 import { allocateInvoiceNumber } from '../checkouts/fulfil.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
@@ -61,7 +61,7 @@ async function writeFinalOrder(
     taxBasisPoints: await taxBasisPointsFor(trx, subscription.organizationId, address),
   });
   const order: Order = {
-    id: randomUUID(),
+    id: uuidv7(now.getTime()),
     organizationId: subscription.organizationId,
     status: 'pending',
     billingReason: 'subscription_cycle',
@@ -91,7 +91,7 @@ async function writeFinalOrder(
     modifiedAt: null,
   };
   const items: OrderItem[] = totals.lines.map((line, position) => ({
-    id: randomUUID(),
+    id: uuidv7(now.getTime()),
     orderId: order.id,
     label: line.label,
     amount: line.amount,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../kernel/ids.js';
 import type { Db, Deferred } from '../database/index.js';
 import type { ChargeResult, RefundResult } from './processor.js';
 
@@ -39,7 +39,7 @@ export function deferChargeAttempts(trx: Db, attempts: readonly ChargeAttempt[])
 function chargeAttemptRow(attempt: ChargeAttempt): Record<string, unknown> {
   const { result } = attempt;
   return {
-    id: randomUUID(),
+    id: uuidv7(attempt.at.getTime()),
     organization_id: attempt.organizationId,
     kind: 'charge',
     processor: attempt.processor,
@@ -75,7 +75,7 @@ export async function recordRefundAttempt(
   },
 ): Promise<void> {
   await trx('payment_attempts').insert({
-    id: randomUUID(),
+    id: uuidv7(attempt.at.getTime()),
     organization_id: attempt.organizationId,
     kind: 'refund',
     processor: attempt.processor,

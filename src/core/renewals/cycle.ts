@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../kernel/ids.js';
 import { allocateInvoiceNumber } from '../checkouts/fulfil.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
@@ -140,7 +140,7 @@ export function buildCycle(current: Subscription, items: readonly CycleItem[], n
     modifiedAt: now,
   };
   const order: Order = {
-    id: randomUUID(),
+    id: uuidv7(now.getTime()),
     organizationId: current.organizationId,
     status: 'pending',
     billingReason: 'subscription_cycle',
@@ -170,7 +170,7 @@ export function buildCycle(current: Subscription, items: readonly CycleItem[], n
     modifiedAt: null,
   };
   const orderItems: OrderItem[] = totals.lines.map((line, position) => ({
-    id: randomUUID(),
+    id: uuidv7(now.getTime()),
     orderId: order.id,
     label: line.label,
     amount: line.amount,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../kernel/ids.js';
 import { checkoutsRepository } from '../checkouts/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
@@ -53,7 +53,7 @@ export async function chargeNow(
 ): Promise<Charged> {
   if (!subscription.paymentMethodReference)
     throw new DomainError(409, 'PaymentMethodRequired', 'The subscription has no payment method to charge.');
-  const orderId = randomUUID();
+  const orderId = uuidv7(at.getTime());
   const result = await deps.processor.chargeSavedMethod(subscription.paymentMethodReference, {
     amount,
     currency: subscription.currency,
@@ -147,7 +147,7 @@ export async function writePaidOrder(
     modifiedAt: at,
   };
   const items: OrderItem[] = input.items.map((item, position) => ({
-    id: randomUUID(),
+    id: uuidv7(at.getTime()),
     orderId: order.id,
     label: item.label,
     amount: item.amount,
