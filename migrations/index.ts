@@ -39,6 +39,7 @@ import * as payloadCompression from './20261229000100_payload_compression.js';
 import * as meterTotalsMark from './20261230000000_meter_totals_mark.js';
 import * as meterTotalsFillfactor from './20261231000000_meter_totals_fillfactor.js';
 import * as eventCustomerIndexBySeq from './20261231000100_event_customer_index_by_seq.js';
+import * as scheduledJobsSubjectIndex from './20270101000000_scheduled_jobs_subject_index.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -101,4 +102,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20261230000000_meter_totals_mark', module: meterTotalsMark },
   { name: '20261231000000_meter_totals_fillfactor', module: meterTotalsFillfactor },
   { name: '20261231000100_event_customer_index_by_seq', module: eventCustomerIndexBySeq },
+  { name: '20270101000000_scheduled_jobs_subject_index', module: scheduledJobsSubjectIndex },
 ];
