@@ -73,7 +73,7 @@ import { createCustomerAccountService } from './customer-accounts/service.js';
 import { platformStrategies } from './benefit-platforms/strategies.js';
 import { fileStorage } from './files/storage.js';
 import { trialChanges } from './renewals/trials.js';
-import { registerRenewalJobs, renewalCycle } from './renewals/jobs.js';
+import { registerRenewalJobs, renewalCycle } from './renewal-jobs.js';
 import { retryPastDueOnNewDefault } from './renewals/dunning.js';
 import { createPaymentRetry } from './renewals/retry.js';
 import type { CoreContext, Reconciler } from './core-context.js';

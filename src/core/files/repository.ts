@@ -3,6 +3,7 @@ import { toBool, toDate, toDateOrNull, whereContains } from '../database/index.j
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { FileService } from './schemas.js';
+import { fileNameFields } from './fields.js';
 
 export interface FileRecord {
   id: string;
@@ -58,18 +59,6 @@ function fileFromRow(row: Record<string, unknown>): FileRecord {
     createdAt: toDate(row.created_at),
     modifiedAt: toDateOrNull(row.modified_at),
     deletedAt: toDateOrNull(row.deleted_at),
-  };
-}
-
-/** A file's id, owner, name, storage path, type and size, under the names the `files` table and Polar's File share. */
-export function fileNameFields(file: FileRecord) {
-  return {
-    id: file.id,
-    organization_id: file.organizationId,
-    name: file.name,
-    path: file.path,
-    mime_type: file.mimeType,
-    size: file.size,
   };
 }
 

@@ -1,6 +1,6 @@
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { FileRecord } from './repository.js';
-import { fileNameFields } from './repository.js';
+import { fileNameFields } from './fields.js';
 import type { FileReadWire } from './schemas.js';
 import { sizeReadable } from './schemas.js';
 

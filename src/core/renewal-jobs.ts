@@ -1,22 +1,22 @@
-import { syncSubscriptionGrants } from '../grant-triggers/triggers.js';
-import { meteredCycleHook, meteredProbe } from '../metered-billing/cycle-hook.js';
-import { finalUsageHandler } from '../metered-billing/final-bill.js';
-import type { ReadCache } from '../cache/read-cache.js';
-import type { Db } from '../database/index.js';
-import type { EmbedOptions } from '../products/embedded.js';
-import type { Scheduler } from '../scheduler/service.js';
-import { pauseProbe, pendingUpdateProbe, prorationProbe } from '../subscription-changes/cycle-probes.js';
-import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from '../subscription-changes/hooks.js';
-import { RESUME_JOB, resumeHandler } from '../subscription-changes/pause.js';
-import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from '../subscriptions/cycle-hooks.js';
-import { TRIAL_REMINDER_JOB } from '../subscriptions/cycle-job.js';
-import type { CycleHookProbes } from '../subscriptions/cycle-probes.js';
-import { chargeBatchHandler } from './charge-batch.js';
-import { CHARGE_JOB, chargeHandler, type ChargeDeps } from './charge-job.js';
-import { cycleBatchHandler } from './cycle-batch.js';
-import { cycleHandler, type CycleDeps } from './cycle.js';
-import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler } from './revocation.js';
-import { trialReminderHandler } from './trials.js';
+import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
+import { meteredCycleHook, meteredProbe } from './metered-billing/cycle-hook.js';
+import { finalUsageHandler } from './metered-billing/final-bill.js';
+import type { ReadCache } from './cache/read-cache.js';
+import type { Db } from './database/index.js';
+import type { EmbedOptions } from './products/embedded.js';
+import type { Scheduler } from './scheduler/service.js';
+import { pauseProbe, pendingUpdateProbe, prorationProbe } from './subscription-changes/cycle-probes.js';
+import { pauseCycleHook, pendingUpdateCycleHook, prorationCycleHook } from './subscription-changes/hooks.js';
+import { RESUME_JOB, resumeHandler } from './subscription-changes/pause.js';
+import { CYCLE_JOB, FINAL_USAGE_JOB, type CycleHook } from './subscriptions/cycle-hooks.js';
+import { TRIAL_REMINDER_JOB } from './subscriptions/cycle-job.js';
+import type { CycleHookProbes } from './subscriptions/cycle-probes.js';
+import { chargeBatchHandler } from './renewals/charge-batch.js';
+import { CHARGE_JOB, chargeHandler, type ChargeDeps } from './renewals/charge-job.js';
+import { cycleBatchHandler } from './renewals/cycle-batch.js';
+import { cycleHandler, type CycleDeps } from './renewals/cycle.js';
+import { BENEFITS_REVOKE_JOB, benefitsRevokeHandler } from './renewals/revocation.js';
+import { trialReminderHandler } from './renewals/trials.js';
 
 /**
  * What a cycle carries out at the period boundary (subscriptions/cycle-hooks.ts): pauses, pending plan changes,
