@@ -3,14 +3,14 @@ import type { CustomerActor } from '../customers/sessions.js';
 import type { Db } from '../database/index.js';
 import type { FileRecord } from '../files/repository.js';
 import { filesRepository } from '../files/repository.js';
-import { sizeReadable } from '../files/schemas.js';
 import type { fileStorage } from '../files/storage.js';
+import { fileFields } from '../files/wire.js';
 import { benefitGrantsRepository } from '../benefit-grants/repository.js';
 import { isGranted } from '../benefit-grants/wire.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Page } from '../kernel/pagination.js';
 import { notPermitted, resourceNotFound } from '../polar-api/errors.js';
-import { iso, isoOrNull, isUuid } from '../polar-api/schemas.js';
+import { iso, isUuid } from '../polar-api/schemas.js';
 import { DOWNLOAD_URL_TTL_MS, downloadUrlSigner } from './links.js';
 import type { Downloadable } from './repository.js';
 import { downloadablesRepository } from './repository.js';
@@ -43,22 +43,9 @@ export function createDownloadablesService(deps: {
       id: downloadable.id,
       benefit_id: downloadable.benefitId,
       file: {
-        id: file.id,
-        organization_id: file.organizationId,
-        name: file.name,
-        path: file.path,
-        mime_type: file.mimeType,
-        size: file.size,
-        storage_version: null,
-        checksum_etag: file.checksumEtag,
-        checksum_sha256_base64: file.checksumSha256Base64,
-        checksum_sha256_hex: file.checksumSha256Hex,
-        last_modified_at: isoOrNull(file.lastModifiedAt),
+        ...fileFields(file),
         download: { url: url.href, headers: {}, expires_at: iso(expiresAt) },
-        version: file.version,
-        is_uploaded: file.isUploaded,
         service: file.service,
-        size_readable: sizeReadable(file.size),
       },
     };
   }

@@ -4,8 +4,9 @@ import { fileNameFields } from './fields.js';
 import type { FileReadWire } from './schemas.js';
 import { sizeReadable } from './schemas.js';
 
-export function fileReadWire(file: FileRecord, baseUrl: string): FileReadWire {
-  const base = {
+/** What every wire of a file carries (Polar's File and FileDownload alike): the file as stored and checksummed. */
+export function fileFields(file: FileRecord) {
+  return {
     ...fileNameFields(file),
     storage_version: null,
     checksum_etag: file.checksumEtag,
@@ -14,9 +15,12 @@ export function fileReadWire(file: FileRecord, baseUrl: string): FileReadWire {
     last_modified_at: isoOrNull(file.lastModifiedAt),
     version: file.version,
     is_uploaded: file.isUploaded,
-    created_at: iso(file.createdAt),
     size_readable: sizeReadable(file.size),
   };
+}
+
+export function fileReadWire(file: FileRecord, baseUrl: string): FileReadWire {
+  const base = { ...fileFields(file), created_at: iso(file.createdAt) };
   if (file.service === 'downloadable') return { ...base, service: 'downloadable', flagged_malicious_at: null };
   return { ...base, service: file.service, public_url: publicFileUrl(baseUrl, file.id) };
 }
