@@ -300,7 +300,6 @@ export function createCore(options: {
   });
   const licenseKeys = createLicenseKeyService({ db, clock, box: secretBox, rateLimit: config.rateLimit });
   registerRenewalJobs(scheduler, {
-    db,
     cycle,
     charging: { db, processor: paymentProcessor, mail, options: embed, crashAt },
   });

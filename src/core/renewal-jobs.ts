@@ -2,7 +2,6 @@ import { syncSubscriptionGrants } from './grant-triggers/triggers.js';
 import { meteredCycleHook, meteredProbe } from './metered-billing/cycle-hook.js';
 import { finalUsageHandler } from './metered-billing/final-bill.js';
 import type { ReadCache } from './cache/read-cache.js';
-import type { Db } from './database/index.js';
 import type { EmbedOptions } from './products/embedded.js';
 import type { Scheduler } from './scheduler/service.js';
 import { pauseProbe, pendingUpdateProbe, prorationProbe } from './subscription-changes/cycle-probes.js';
@@ -42,13 +41,10 @@ export function renewalCycle(embed: EmbedOptions & { readCache: ReadCache }): Cy
  * due at once: cycle-batch.ts, charge-batch.ts), final usage bills, trial reminders, benefit revocations at an end
  * plus the organization's grace period, resumes.
  */
-export function registerRenewalJobs(
-  scheduler: Scheduler,
-  deps: { db: Db; cycle: CycleDeps; charging: ChargeDeps },
-): void {
-  const { db, cycle, charging } = deps;
+export function registerRenewalJobs(scheduler: Scheduler, deps: { cycle: CycleDeps; charging: ChargeDeps }): void {
+  const { cycle, charging } = deps;
   scheduler.register(CYCLE_JOB, cycleHandler(cycle));
-  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler({ ...cycle, db }));
+  scheduler.registerBatch(CYCLE_JOB, cycleBatchHandler({ ...cycle, db: charging.db }));
   scheduler.registerPrepared(CHARGE_JOB, chargeHandler(charging));
   scheduler.registerBatch(CHARGE_JOB, chargeBatchHandler(charging));
   scheduler.register(FINAL_USAGE_JOB, finalUsageHandler(cycle.options));
