@@ -1,5 +1,5 @@
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
+import { dialect, markChanged, parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -87,6 +87,7 @@ export function customersRepository(db: Db) {
   const live = () => db('customers').whereNull('deleted_at');
   return {
     async insert(customer: Customer): Promise<void> {
+      markChanged(db, 'customers', customer.organizationId);
       await db('customers').insert(toRow(customer));
     },
     /**
@@ -95,6 +96,7 @@ export function customersRepository(db: Db) {
      * conflict, so a PostgreSQL transaction survives it without a savepoint.
      */
     async insertIfAbsent(customer: Customer): Promise<boolean> {
+      markChanged(db, 'customers', customer.organizationId);
       const inserted = await db('customers').insert(toRow(customer)).onConflict().ignore().returning('id');
       return inserted.length > 0;
     },
@@ -143,6 +145,7 @@ export function customersRepository(db: Db) {
       return { items: page.rows.map(customerFromRow), pagination: page.pagination };
     },
     async update(customer: Customer): Promise<void> {
+      markChanged(db, 'customers', customer.organizationId);
       const { id, ...row } = toRow(customer);
       await db('customers').where({ id }).update(row);
     },

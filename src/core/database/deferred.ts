@@ -55,3 +55,15 @@ export function compileDeferred(writes: DeferredList): BatchStatement[] | null {
 export async function runInOrder(writes: readonly Deferred[]): Promise<void> {
   for (const write of writes) await write;
 }
+
+/**
+ * Statements built on another handle (the database, before a transaction that runs them began), as statements of
+ * `trx`: awaited as built, they would wait for the connection the transaction holds.
+ */
+export function rebuiltOn(trx: Db, writes: readonly Deferred[]): Deferred[] {
+  return writes.map((write) => {
+    const sql = write.toSQL() as Knex.Sql | Knex.Sql[];
+    if (Array.isArray(sql)) throw new Error('rebuiltOn takes statements that compile to one each');
+    return sql.bindings.length > 0 ? trx.raw(sql.sql, sql.bindings as Knex.RawBinding[]) : trx.raw(sql.sql);
+  });
+}

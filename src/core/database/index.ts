@@ -24,12 +24,13 @@ export {
   type Transaction,
 } from './connection.js';
 export { finishWith, transaction, type TransactionOptions, type WriteOnlyOptions } from './transaction.js';
-export { guarded, together, type Deferred, type DeferredList } from './deferred.js';
+export { guarded, rebuiltOn, together, type Deferred, type DeferredList } from './deferred.js';
 export { afterWriteOnlyCommit } from './sqlite/group-commit.js';
 export { DatabaseLockedError, isGuardFailure, isUniqueViolation } from './errors.js';
 export { epochHoursSql, parseJson, rawRows, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
 export { literalInsert } from './bulk.js';
+export { changeMark, keptWhileUnchanged, markChanged } from './change-marks.js';
 /** For tests that count the driver calls a path makes (never timings). */
 export { onSqliteCalls, type SqliteCall } from './sqlite/transactions.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../database/index.js';
-import { together } from '../database/index.js';
+import { changeMark, databaseIdentity, together } from '../database/index.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
 import { eventsRepository, type EventType, type StoredEvent } from './repository.js';
@@ -31,6 +31,83 @@ export async function resolveCustomers(trx: Db, organizationId: string, batch: r
   const byId = new Map<string, CustomerRef>(byIdRows.map((row) => [row.id, row]));
   const byExternalId = new Map<string, CustomerRef>(byExternalRows.map((row) => [row.externalId!, row]));
   return { byId, byExternalId };
+}
+
+export type ResolvedCustomers = Awaited<ReturnType<typeof resolveCustomers>>;
+
+/**
+ * resolveCustomers with what it found kept in memory per organization, for SQLite, where this daemon holds the file: a
+ * storm of usage names the same customers batch after batch, and looking each batch's up again cost SQLite's thread
+ * about as much as writing its events (bench/events/README.md). What is kept is valid under the organization's change
+ * mark for customers (database/change-marks.ts): any write to its customers begun since drops it. Absences are kept
+ * too (an id the organization does not have, an external id no customer has yet). Answers the mark it read under: a
+ * transaction that finds the same mark may write what was planned from it.
+ */
+export async function resolveCustomersKept(
+  db: Db,
+  organizationId: string,
+  batch: readonly Indexed[],
+): Promise<{ customers: ResolvedCustomers; mark: number }> {
+  const mark = changeMark(db, 'customers', organizationId);
+  const perOrganization = keptOf(db);
+  let entry = perOrganization.get(organizationId);
+  if (!entry || entry.mark !== mark || entry.byId.size + entry.byExternalId.size > MAX_KEPT) {
+    entry = { mark, byId: new Map(), byExternalId: new Map() };
+    perOrganization.set(organizationId, entry);
+  }
+  const ids = new Set<string>();
+  const externalIds = new Set<string>();
+  for (const { input } of batch) {
+    if (input.customer_id) {
+      if (!entry.byId.has(input.customer_id)) ids.add(input.customer_id);
+    } else if (input.external_customer_id && !entry.byExternalId.has(input.external_customer_id))
+      externalIds.add(input.external_customer_id);
+  }
+  // Looked up this time only; kept if no write to the organization's customers began meanwhile.
+  let looked: Kept = entry;
+  if (ids.size > 0 || externalIds.size > 0) {
+    const events = eventsRepository(db);
+    const [byIdRows, byExternalRows] = await together(
+      events.customersByIds(organizationId, [...ids]),
+      events.customersByExternalIds(organizationId, [...externalIds]),
+    );
+    if (changeMark(db, 'customers', organizationId) !== mark)
+      looked = { mark, byId: new Map(entry.byId), byExternalId: new Map(entry.byExternalId) };
+    for (const id of ids) looked.byId.set(id, null);
+    for (const row of byIdRows) looked.byId.set(row.id, row);
+    for (const externalId of externalIds) looked.byExternalId.set(externalId, null);
+    for (const row of byExternalRows) looked.byExternalId.set(row.externalId!, row);
+  }
+  const byId = new Map<string, CustomerRef>();
+  const byExternalId = new Map<string, CustomerRef>();
+  for (const { input } of batch) {
+    if (input.customer_id) {
+      const ref = looked.byId.get(input.customer_id);
+      if (ref) byId.set(input.customer_id, ref);
+    } else if (input.external_customer_id) {
+      const ref = looked.byExternalId.get(input.external_customer_id);
+      if (ref) byExternalId.set(input.external_customer_id, ref);
+    }
+  }
+  return { customers: { byId, byExternalId }, mark };
+}
+
+/** Bounds what one organization's kept customers hold; past it they are dropped and looked up again. */
+const MAX_KEPT = 100_000;
+
+interface Kept {
+  mark: number;
+  byId: Map<string, CustomerRef | null>;
+  byExternalId: Map<string, CustomerRef | null>;
+}
+
+const kept = new WeakMap<object, Map<string, Kept>>();
+
+function keptOf(db: Db): Map<string, Kept> {
+  const identity = databaseIdentity(db);
+  let perOrganization = kept.get(identity);
+  if (!perOrganization) kept.set(identity, (perOrganization = new Map()));
+  return perOrganization;
 }
 
 /** A batch's events naming a customer id the organization does not have (by external id, an event is kept). */

@@ -1,4 +1,15 @@
-import { dialect, finishWith, together, transaction, type Db, type Deferred } from '../database/index.js';
+import {
+  changeMark,
+  dialect,
+  keptWhileUnchanged,
+  finishWith,
+  rebuiltOn,
+  together,
+  transaction,
+  type Db,
+  type Deferred,
+  type Transaction,
+} from '../database/index.js';
 import type { Background } from '../kernel/background.js';
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
@@ -8,11 +19,19 @@ import type { MerchantActor } from '../polar-api/actor.js';
 import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
-import { aggregateBatch, compileMeter } from '../meters/aggregates.js';
+import { aggregateBatch, compileMeter, type BatchDeltas, type CompiledMeter } from '../meters/aggregates.js';
 import { holdTotals, holdsTotals } from '../meters/pending-totals.js';
 import { metersRepository } from '../meters/repository.js';
 import { createCustomerIndexer } from './customer-index.js';
-import { customerIssues, eventTypes, resolveCustomers, resolveParents, type Indexed } from './ingest-lookups.js';
+import {
+  customerIssues,
+  eventTypes,
+  resolveCustomers,
+  resolveParents,
+  resolveCustomersKept,
+  type Indexed,
+  type ResolvedCustomers,
+} from './ingest-lookups.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
 import type { EventCreateInput, EventsIngestResponse } from './schemas.js';
 
@@ -38,12 +57,19 @@ interface Pending {
 
 type Outcome = EventsIngestResponse | DomainError;
 
+/** An organization's batches waiting, its transactions at work, and the last group's write (settled or not). */
+interface Queue {
+  waiting: Pending[];
+  writers: number;
+  lastWrite: Promise<void>;
+}
+
 /**
  * `POST /v1/events/ingest`: a batch, all or nothing. Everything is checked first (organizations, timestamps,
  * customers, parents); any failure is one 422 listing every failing index and nothing of that batch is written.
  *
- * One transaction per organization at a time (two on PostgreSQL): batches that arrive while it is being written
- * wait, and are then written together, in arrival order, by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome.
+ * Up to two transactions per organization at a time: batches that arrive while they are being written wait, and are then written together by the next transaction (up to MAX_GROUP_EVENTS), each with its
+ * own outcome.
  * It inserts their events (multi-row INSERTs; a repeated `external_id` is skipped and reported as a duplicate, the
  * first one sent winning, as if the batches had run one after another) and folds them into the running aggregates
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
@@ -52,15 +78,17 @@ type Outcome = EventsIngestResponse | DomainError;
 export function createIngestion(deps: { db: Db; clock: Clock; background: Background }) {
   const { db, clock } = deps;
   const customerIndex = createCustomerIndexer(deps);
-  const queues = new Map<string, { waiting: Pending[]; writers: number }>();
-  // On PostgreSQL a second transaction runs while the first commits, so the server and the daemon both stay busy;
-  // SQLite's one connection runs one at a time anyway.
-  const writers = dialect(db) === 'postgres' ? 2 : 1;
+  const queues = new Map<string, Queue>();
+  // Two transactions of an organization at a time. On PostgreSQL the second runs while the first commits, so the
+  // server and the daemon both stay busy. On SQLite, whose one connection runs one at a time, a group is looked up and
+  // built before its transaction (pipelined): the event loop builds one group while SQLite's thread writes the other.
+  const writers = 2;
+  const pipelined = dialect(db) === 'sqlite';
 
   function submit(organizationId: string, batch: Indexed[], now: Date): Promise<EventsIngestResponse> {
     return new Promise((resolve, reject) => {
       let queue = queues.get(organizationId);
-      if (!queue) queues.set(organizationId, (queue = { waiting: [], writers: 0 }));
+      if (!queue) queues.set(organizationId, (queue = { waiting: [], writers: 0, lastWrite: Promise.resolve() }));
       const alone = batch.some(({ input }) => !!input.parent_id);
       queue.waiting.push({ batch, now, alone, resolve, reject });
       if (queue.writers < writers) {
@@ -71,20 +99,27 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     });
   }
 
-  async function drain(organizationId: string, queue: { waiting: Pending[]; writers: number }): Promise<void> {
-    while (queue.waiting.length > 0) await settle(organizationId, takeGroup(queue.waiting));
+  async function drain(organizationId: string, queue: Queue): Promise<void> {
+    while (queue.waiting.length > 0) {
+      // On SQLite groups write in the order they were taken (the first batch sent wins an external id), each planned
+      // while the one before it writes. On PostgreSQL two transactions run side by side (see ingestGroup).
+      const previous = queue.lastWrite;
+      let done!: () => void;
+      queue.lastWrite = new Promise((resolve) => (done = resolve));
+      await settle(organizationId, takeGroup(queue.waiting), previous).finally(done);
+    }
     queue.writers -= 1;
     if (queue.writers === 0) queues.delete(organizationId);
   }
 
-  async function settle(organizationId: string, group: Pending[]): Promise<void> {
+  async function settle(organizationId: string, group: Pending[], previous: Promise<void>): Promise<void> {
     let outcomes: Outcome[];
     try {
-      outcomes = await ingestGroup(organizationId, group);
+      outcomes = await ingestGroup(organizationId, group, previous);
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
       // The write itself failed: each batch again on its own, so that a failure is its own batch's only.
-      for (const pending of group) await settle(organizationId, [pending]);
+      for (const pending of group) await settle(organizationId, [pending], Promise.resolve());
       return;
     }
     group.forEach((pending, i) => {
@@ -97,91 +132,151 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     });
   }
 
-  async function ingestGroup(organizationId: string, group: readonly Pending[]): Promise<Outcome[]> {
-    return transaction(db, async (trx) => {
-      const events = eventsRepository(trx);
-      const meters = metersRepository(trx);
-      await meters.lockOrganization(organizationId, 'shared');
-      const all = group.length === 1 ? group[0]!.batch : group.flatMap((pending) => pending.batch);
-      const [active, customers] = await together(
-        meters.activeOf(organizationId),
-        resolveCustomers(trx, organizationId, all),
+  async function ingestGroup(
+    organizationId: string,
+    group: readonly Pending[],
+    previous: Promise<void>,
+  ): Promise<Outcome[]> {
+    const all = group.length === 1 ? group[0]!.batch : group.flatMap((pending) => pending.batch);
+    const externalIds = [...new Set(all.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
+    if (pipelined && !group[0]!.alone) {
+      // Planned before the transaction from what is kept in memory (the meters, the customers named before), while the
+      // one connection writes the group before this one; written as planned if nothing it rests on changed meanwhile
+      // (a customer, a meter, an external id stored by that group), else planned again inside.
+      const [meters, kept] = await together(
+        keptWhileUnchanged(db, 'meters', organizationId, async () =>
+          (await metersRepository(db).activeOf(organizationId)).map(compileMeter),
+        ),
+        resolveCustomersKept(db, organizationId, all),
       );
-
-      // Duplicates: within the group (the first one sent wins) and against what is stored.
-      const externalIds = [...new Set(all.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
-      const seen =
-        externalIds.length > 0 ? await events.existingExternalIds(organizationId, externalIds) : new Set<string>();
-      const outcomes: Outcome[] = [];
-      const accepted: Array<{ position: number; rows: StoredEvent[]; size: number }> = [];
-      for (const [position, pending] of group.entries()) {
-        const issues = customerIssues(pending.batch, customers.byId);
-        const claimed: string[] = [];
-        const fresh: Array<Indexed & { id: string }> = [];
-        for (const item of pending.batch) {
-          const externalId = item.input.external_id;
-          if (externalId) {
-            if (seen.has(externalId)) continue;
-            seen.add(externalId);
-            claimed.push(externalId);
-          }
-          fresh.push({ ...item, id: uuidv7(pending.now.getTime()) });
-        }
-        const parents = await resolveParents(trx, organizationId, fresh, issues);
-        if (issues.length > 0) {
-          // Refused whole: its external ids are free again for the batches after it.
-          for (const externalId of claimed) seen.delete(externalId);
-          outcomes.push(validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]))));
-          continue;
-        }
-        const ingestedAt = pending.now.getTime();
-        const rows = fresh.map(({ input, timestamp, id }): StoredEvent => {
-          const customer = input.customer_id
-            ? customers.byId.get(input.customer_id)!
-            : customers.byExternalId.get(input.external_customer_id!);
-          return {
-            id,
-            organizationId,
-            customerId: customer?.id ?? null,
-            externalCustomerId: customer ? customer.externalId : input.external_customer_id!,
-            memberId: input.member_id ?? null,
-            externalMemberId: input.external_member_id ?? null,
-            name: input.name,
-            source: 'user',
-            timestamp,
-            ingestedAt,
-            externalId: input.external_id ?? null,
-            parentId: input.parent_id ? parents.get(input.parent_id)! : null,
-            metadata: input.metadata ?? {},
-          };
-        });
-        outcomes.push({ inserted: 0, duplicates: 0 });
-        accepted.push({ position, rows, size: pending.batch.length });
-      }
-
-      const writes: Deferred[] = [];
+      const early: Lookups = {
+        meters: meters.value,
+        customers: kept.customers,
+        existing: await existing(db, organizationId, externalIds),
+      };
+      const planned = await plan(db, organizationId, group, early, true);
+      await previous;
+      return transaction(db, async (trx) => {
+        const existingNow = await existing(trx, organizationId, externalIds);
+        if (
+          changeMark(trx, 'customers', organizationId) === kept.mark &&
+          changeMark(trx, 'meters', organizationId) === meters.mark &&
+          sameSet(existingNow, early.existing)
+        )
+          return write(trx, { ...planned, writes: rebuiltOn(trx, planned.writes) });
+        const current = await lookUp(trx, organizationId, all, externalIds);
+        return write(trx, await plan(trx, organizationId, group, current, true));
+      });
+    }
+    if (pipelined) await previous;
+    return transaction(db, async (trx) => {
+      await metersRepository(trx).lockOrganization(organizationId, 'shared');
+      const lookups = await lookUp(trx, organizationId, all, externalIds);
       // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
-      // could see them): the INSERT says which rows are ours, and only those are counted.
-      if (dialect(trx) === 'postgres' && externalIds.length > 0) {
-        const inserted = await events.insertReturning(accepted.flatMap((batch) => batch.rows));
-        for (const batch of accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
-      } else writes.push(...events.deferInsert(accepted.flatMap((batch) => batch.rows)));
-
-      const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
-      const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
-      const held = holdsTotals(trx);
-      const deltas = aggregateBatch(active.map(compileMeter), rows, { sortTotals: !held });
-      writes.push(...meterAggregatesRepository(trx).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
-      const typeCount = events.deferCountTypes(eventTypes(organizationId, rows, now));
-      if (typeCount) writes.push(typeCount);
-      await finishWith(trx, ...writes);
-      // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
-      // fails on its own, a full disk, would leave these counted), and the connection still ours.
-      if (held) holdTotals(trx, deltas.totals, now.getTime(), deps);
-      for (const batch of accepted)
-        outcomes[batch.position] = { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length };
-      return outcomes;
+      // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
+      const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
+      const planned = await plan(trx, organizationId, group, lookups, !insertFirst);
+      if (insertFirst) {
+        const inserted = await eventsRepository(trx).insertReturning(planned.accepted.flatMap((batch) => batch.rows));
+        for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
+        return write(trx, statements(trx, organizationId, group, planned, false));
+      }
+      return write(trx, planned);
     });
+  }
+
+  /**
+   * Each batch's outcome and rows, from what was looked up (a refused batch's external ids are free again for the
+   * batches after it), and the statements that write the accepted ones, built on `on` (compiled, not run through it).
+   */
+  async function plan(
+    on: Db,
+    organizationId: string,
+    group: readonly Pending[],
+    lookups: Lookups,
+    build: boolean,
+  ): Promise<Planned> {
+    const { customers } = lookups;
+    const seen = new Set(lookups.existing);
+    const outcomes: Outcome[] = [];
+    const accepted: Accepted[] = [];
+    for (const [position, pending] of group.entries()) {
+      const issues = customerIssues(pending.batch, customers.byId);
+      const claimed: string[] = [];
+      const fresh: Array<Indexed & { id: string }> = [];
+      for (const item of pending.batch) {
+        const externalId = item.input.external_id;
+        if (externalId) {
+          if (seen.has(externalId)) continue;
+          seen.add(externalId);
+          claimed.push(externalId);
+        }
+        fresh.push({ ...item, id: uuidv7(pending.now.getTime()) });
+      }
+      const parents = await resolveParents(on, organizationId, fresh, issues);
+      if (issues.length > 0) {
+        for (const externalId of claimed) seen.delete(externalId);
+        outcomes.push(validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]))));
+        continue;
+      }
+      const ingestedAt = pending.now.getTime();
+      const rows = fresh.map(({ input, timestamp, id }): StoredEvent => {
+        const customer = input.customer_id
+          ? customers.byId.get(input.customer_id)!
+          : customers.byExternalId.get(input.external_customer_id!);
+        return {
+          id,
+          organizationId,
+          customerId: customer?.id ?? null,
+          externalCustomerId: customer ? customer.externalId : input.external_customer_id!,
+          memberId: input.member_id ?? null,
+          externalMemberId: input.external_member_id ?? null,
+          name: input.name,
+          source: 'user',
+          timestamp,
+          ingestedAt,
+          externalId: input.external_id ?? null,
+          parentId: input.parent_id ? parents.get(input.parent_id)! : null,
+          metadata: input.metadata ?? {},
+        };
+      });
+      outcomes.push({ inserted: 0, duplicates: 0 });
+      accepted.push({ position, rows, size: pending.batch.length });
+    }
+    const planned: Planned = { meters: lookups.meters, outcomes, accepted, writes: [], deltas: null, now: new Date(0) };
+    return build ? statements(on, organizationId, group, planned, true) : planned;
+  }
+
+  /** The statements that write a group's accepted rows: the events (unless already inserted), aggregates, types. */
+  function statements(
+    on: Db,
+    organizationId: string,
+    group: readonly Pending[],
+    planned: Planned,
+    insertEvents: boolean,
+  ): Planned {
+    const { accepted } = planned;
+    const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
+    const writes: Deferred[] = insertEvents ? [...eventsRepository(on).deferInsert(rows)] : [];
+    const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
+    const held = holdsTotals(on);
+    const deltas = aggregateBatch(planned.meters, rows, { sortTotals: !held });
+    writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
+    const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
+    if (typeCount) writes.push(typeCount);
+    return { ...planned, writes, deltas, now };
+  }
+
+  /** Sends the group's statements with the COMMIT; each batch's outcome. */
+  async function write(trx: Transaction, planned: Planned): Promise<Outcome[]> {
+    await finishWith(trx, ...planned.writes);
+    // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
+    // fails on its own, a full disk, would leave these counted), and the connection still ours.
+    if (holdsTotals(trx)) holdTotals(trx, planned.deltas!.totals, planned.now.getTime(), deps);
+    const outcomes = [...planned.outcomes];
+    for (const batch of planned.accepted)
+      outcomes[batch.position] = { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length };
+    return outcomes;
   }
 
   return {
@@ -223,6 +318,54 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       return total;
     },
   };
+}
+
+interface Lookups {
+  meters: CompiledMeter[];
+  customers: ResolvedCustomers;
+  /** Which of the group's external ids are stored already. */
+  existing: ReadonlySet<string>;
+}
+
+/** What a group's outcome rests on, read on `on`: the active meters, the customers it names, its stored external ids. */
+async function lookUp(
+  on: Db,
+  organizationId: string,
+  all: readonly Indexed[],
+  externalIds: string[],
+): Promise<Lookups> {
+  const [active, customers] = await together(
+    metersRepository(on).activeOf(organizationId),
+    resolveCustomers(on, organizationId, all),
+  );
+  return { meters: active.map(compileMeter), customers, existing: await existing(on, organizationId, externalIds) };
+}
+
+function existing(on: Db, organizationId: string, externalIds: readonly string[]): Promise<ReadonlySet<string>> {
+  return externalIds.length > 0
+    ? eventsRepository(on).existingExternalIds(organizationId, externalIds)
+    : Promise.resolve(new Set<string>());
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((value) => b.has(value));
+}
+
+interface Accepted {
+  position: number;
+  rows: StoredEvent[];
+  size: number;
+}
+
+/** A group planned: each batch's outcome (a refusal, or a placeholder for the accepted), its rows, its statements. */
+interface Planned {
+  meters: CompiledMeter[];
+  outcomes: Outcome[];
+  accepted: Accepted[];
+  writes: Deferred[];
+  /** Null until the statements are built. */
+  deltas: BatchDeltas | null;
+  now: Date;
 }
 
 /** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */

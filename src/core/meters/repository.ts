@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { dialect, parseJson, toDate, toDateOrNull, whereContains } from '../database/index.js';
+import { dialect, markChanged, parseJson, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
@@ -87,9 +87,11 @@ export function metersRepository(db: Db) {
       await db.raw(`SELECT ${fn}(?, hashtext(?))`, [METERS_LOCK_SPACE, organizationId]);
     },
     async insert(meter: Meter): Promise<void> {
+      markChanged(db, 'meters', meter.organizationId);
       await db('meters').insert(toRow(meter));
     },
     async update(meter: Meter): Promise<void> {
+      markChanged(db, 'meters', meter.organizationId);
       const { id, ...row } = toRow(meter);
       await db('meters').where({ id }).update(row);
     },

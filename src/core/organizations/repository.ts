@@ -1,5 +1,5 @@
 import type { Db } from '../database/index.js';
-import { dialect, parseJson, toDate, toDateOrNull } from '../database/index.js';
+import { dialect, markChanged, parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { ReadCache } from '../cache/read-cache.js';
@@ -192,6 +192,9 @@ export function organizationsRepository(db: Db, readCache?: ReadCache | null) {
       if (Object.keys(row).length > 0) await db('organizations').where({ id }).update(row);
     },
     async delete(id: string): Promise<void> {
+      // Its customers and meters go with it (ON DELETE CASCADE).
+      markChanged(db, 'customers', id);
+      markChanged(db, 'meters', id);
       await db('organizations').where({ id }).del();
     },
     async listForUser(userId: string): Promise<Organization[]> {

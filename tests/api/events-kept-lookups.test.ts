@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.js';
+import { uniqueEmail } from '../helpers/http.js';
+import { createMerchant, type Merchant } from '../helpers/v1.js';
+
+// On SQLite ingestion plans a group of batches from customers and meters it keeps in memory (events/ingest.ts); these
+// are the changes that must reach the next batch at once. On PostgreSQL the same requests go through its lookups.
+
+const daemon = useTestDaemon();
+
+async function customer(merchant: Merchant, externalId?: string) {
+  const response = await merchant.api.post('/v1/customers/', {
+    email: uniqueEmail('buyer'),
+    ...(externalId ? { external_id: externalId } : {}),
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.json as { id: string };
+}
+
+function ingest(merchant: Merchant, events: unknown[]) {
+  return merchant.api.post('/v1/events/ingest', { events });
+}
+
+async function storedCustomerIds(organizationId: string, name: string): Promise<Array<string | null>> {
+  const rows = (await daemon()
+    .core.db('events')
+    .where({ organization_id: organizationId, name })
+    .orderBy('seq')
+    .select('customer_id')) as Array<{ customer_id: string | null }>;
+  return rows.map((row) => row.customer_id);
+}
+
+describe('ingestion after a customer changes', () => {
+  it('refuses the next batch for a customer deleted after its last one', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    expect((await ingest(merchant, [{ name: 'call', customer_id: buyer.id }])).status).toBe(200);
+    expect((await merchant.api.call('DELETE', `/v1/customers/${buyer.id}`)).status).toBe(204);
+    const refused = await ingest(merchant, [{ name: 'call', customer_id: buyer.id }]);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.detail[0]).toMatchObject({
+      loc: ['body', 'events', 0, 'customer_id'],
+      msg: 'Customer not found.',
+    });
+    expect(await storedCustomerIds(merchant.organization.id, 'call')).toEqual([buyer.id]);
+  });
+
+  it('gives an external id its customer from the batch after a customer takes it', async () => {
+    const merchant = await createMerchant(daemon());
+    await ingest(merchant, [
+      { name: 'seen', external_customer_id: 'late-1' },
+      { name: 'seen', external_customer_id: 'late-2' },
+    ]);
+    const created = await customer(merchant, 'late-1');
+    const given = await customer(merchant);
+    const patched = await merchant.api.call('PATCH', `/v1/customers/${given.id}`, { body: { external_id: 'late-2' } });
+    expect(patched.status, patched.text).toBe(200);
+    await ingest(merchant, [
+      { name: 'seen', external_customer_id: 'late-1' },
+      { name: 'seen', external_customer_id: 'late-2' },
+    ]);
+    expect(await storedCustomerIds(merchant.organization.id, 'seen')).toEqual([null, null, created.id, given.id]);
+  });
+
+  it('answers each batch sent while the customer is deleted all or nothing, and refuses every batch sent after', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    const batch = Array.from({ length: 50 }, (_, i) => ({ name: 'race', customer_id: buyer.id, metadata: { i } }));
+    const sent = Array.from({ length: 12 }, () => ingest(merchant, batch));
+    const deleted = await merchant.api.call('DELETE', `/v1/customers/${buyer.id}`);
+    expect(deleted.status).toBe(204);
+    const answers = await Promise.all(sent);
+    for (const answer of answers) expect([200, 422]).toContain(answer.status);
+    const accepted = answers.filter((answer) => answer.status === 200).length;
+    expect(await storedCustomerIds(merchant.organization.id, 'race')).toHaveLength(accepted * 50);
+    const after = await Promise.all(Array.from({ length: 3 }, () => ingest(merchant, batch)));
+    for (const answer of after) expect(answer.status, answer.text).toBe(422);
+    expect(await storedCustomerIds(merchant.organization.id, 'race')).toHaveLength(accepted * 50);
+  });
+});
