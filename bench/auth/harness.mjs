@@ -3,7 +3,7 @@
 // waiting for a server, small HTTP helpers, and the load processes (load.mjs).
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -62,6 +62,30 @@ function cpuSecondsOf(path) {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU seconds the PostgreSQL backends serving one database have used so far (their process titles name it), from
+ * /proc; null on SQLite or where /proc cannot be read.
+ */
+export function databaseCpuSeconds(dbUrl) {
+  if (!dbUrl.startsWith('postgres')) return null;
+  const name = new URL(dbUrl).pathname.slice(1);
+  let total = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+      let title;
+      try {
+        title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (title.startsWith('postgres:') && title.split(' ').includes(name)) total += processCpuSeconds(pid) ?? 0;
+    }
+  } catch {
+    return null;
+  }
+  return total;
 }
 
 /** Machine-wide busy and total jiffies, from /proc/stat. */

@@ -23,6 +23,7 @@ import {
   memoryOf,
   processCpuSeconds,
   threadCpuSeconds,
+  databaseCpuSeconds,
   requestText,
   startChild,
   stopChild,
@@ -311,11 +312,13 @@ async function benchTill(flags, db) {
   log(`${db}: ingesting ${flags.events} events with ${flags.clients} clients`);
   const cpu0 = processCpuSeconds(child.pid);
   const main0 = threadCpuSeconds(child.pid);
+  const dbCpu0 = databaseCpuSeconds(dbUrl);
   const loadStarted = performance.now();
   const result = await load(baseUrl, headers, bodies, flags.events, flags.clients);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const cpu1 = processCpuSeconds(child.pid);
   const main1 = threadCpuSeconds(child.pid);
+  const dbCpu1 = databaseCpuSeconds(dbUrl);
   const memory = memoryOf(child.pid);
   const readAtEnd = await meterRead(baseUrl, headers, meterId);
   // And once the daemon has been idle a while: V8 shrinks the heap some seconds after allocation stops, so what the
@@ -341,6 +344,8 @@ async function benchTill(flags, db) {
     peakRssMb: memory.peakRssMb,
     settledRssMb: settled.rssMb,
     daemonCpuMicrosPerEvent: ((cpu1 - cpu0) * 1e6) / flags.events,
+    // PostgreSQL's backends serving this database (null on SQLite, whose work is in the daemon's figure).
+    databaseCpuMicrosPerEvent: dbCpu0 === null || dbCpu1 === null ? null : ((dbCpu1 - dbCpu0) * 1e6) / flags.events,
     // The event loop's thread alone, as a share of the load's duration (the rest it waited, on SQLite's thread or the
     // server, or had nothing to do).
     mainThreadBusy: (main1 - main0) / loadSeconds,
@@ -387,7 +392,7 @@ async function main() {
     const r = results[db];
     failed ||= r.failures > 0;
     lines.push(
-      `Till on ${db.padEnd(8)}        ${fmt(r.eventsPerSecond)} events/s (goal ${GOALS[db]}: ${r.eventsPerSecond >= GOALS[db] ? 'met' : 'missed'})   p50 ${fmt(r.p50, 1)} ms   p99 ${fmt(r.p99, 1)} ms   ${fmt(r.daemonCpuMicrosPerEvent, 1)} µs daemon CPU/event (main thread busy ${fmt(r.mainThreadBusy * 100)} % of the load)   RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}, ${fmt(r.settledRssMb)} after 15 s idle)   customer meter read ${fmt(r.readAtStartMs, 2)} ms at 1,000 events, ${fmt(r.readAtEndMs, 2)} ms at ${flags.events + BATCH} (${fmt(r.readAtRestMs, 2)} ms after 15 s idle)   ratio to Koa ${fmt(r.eventsPerSecond / results.koa.eventsPerSecond, 3)}` +
+      `Till on ${db.padEnd(8)}        ${fmt(r.eventsPerSecond)} events/s (goal ${GOALS[db]}: ${r.eventsPerSecond >= GOALS[db] ? 'met' : 'missed'})   p50 ${fmt(r.p50, 1)} ms   p99 ${fmt(r.p99, 1)} ms   ${fmt(r.daemonCpuMicrosPerEvent, 1)} µs daemon CPU/event${r.databaseCpuMicrosPerEvent === null ? '' : ` + ${fmt(r.databaseCpuMicrosPerEvent, 1)} µs database`} (main thread busy ${fmt(r.mainThreadBusy * 100)} % of the load)   RSS ${fmt(r.rssMb)} MB (peak ${fmt(r.peakRssMb)}, ${fmt(r.settledRssMb)} after 15 s idle)   customer meter read ${fmt(r.readAtStartMs, 2)} ms at 1,000 events, ${fmt(r.readAtEndMs, 2)} ms at ${flags.events + BATCH} (${fmt(r.readAtRestMs, 2)} ms after 15 s idle)   ratio to Koa ${fmt(r.eventsPerSecond / results.koa.eventsPerSecond, 3)}` +
         (r.failures ? `   FAILURES ${r.failures}: ${r.lastFailure}` : ''),
     );
   }

@@ -8,7 +8,6 @@
 // | --pause 10 | --uncached]`
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +27,7 @@ import {
   makeTempDir,
   processCpuSeconds,
   threadCpuSeconds,
+  databaseCpuSeconds,
   requestText,
   sleep,
   startChild,
@@ -198,30 +198,6 @@ async function countRenewals(dbUrl) {
   } finally {
     await db.destroy();
   }
-}
-
-/**
- * CPU seconds the PostgreSQL backends serving one database have used so far (their process titles name it), from
- * /proc; null on SQLite or where /proc cannot be read.
- */
-function databaseCpuSeconds(dbUrl) {
-  if (!dbUrl.startsWith('postgres')) return null;
-  const name = new URL(dbUrl).pathname.slice(1);
-  let total = 0;
-  try {
-    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-      let title;
-      try {
-        title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (title.startsWith('postgres:') && title.split(' ').includes(name)) total += processCpuSeconds(pid) ?? 0;
-    }
-  } catch {
-    return null;
-  }
-  return total;
 }
 
 /**

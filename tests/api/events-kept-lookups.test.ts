@@ -78,3 +78,18 @@ describe('ingestion after a customer changes', () => {
     expect(await storedCustomerIds(merchant.organization.id, 'race')).toHaveLength(accepted * 50);
   });
 });
+
+describe('customers named by external ids of any text', () => {
+  it('finds each, quotes, backslashes, commas and braces included', async () => {
+    const merchant = await createMerchant(daemon());
+    const odd = ['a"b', 'c\\d', 'e,f', '{g}', "h'i", 'NULL'];
+    const buyers = [];
+    for (const externalId of odd) buyers.push(await customer(merchant, externalId));
+    const answer = await ingest(
+      merchant,
+      odd.map((externalId) => ({ name: 'odd', external_customer_id: externalId })),
+    );
+    expect(answer.status, answer.text).toBe(200);
+    expect(await storedCustomerIds(merchant.organization.id, 'odd')).toEqual(buyers.map((buyer) => buyer.id));
+  });
+});

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, toDate, toDateOrNull, whereContains } from '../database/index.js';
+import { dialect, parseJson, rawRows, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
-import { insertJsonRows, selectJsonRows, type JsonColumn } from '../meters/json-rows.js';
+import { insertJsonRows, type JsonColumn } from '../meters/json-rows.js';
 import { customerIndexRepository } from '../meters/events-by-customer.js';
 import type { EventSource } from './schemas.js';
 
@@ -101,6 +101,11 @@ export interface EventFilters {
   where?: (query: Knex.QueryBuilder) => void;
 }
 
+/** A PostgreSQL array literal of text values (each quoted, its quotes and backslashes escaped). */
+function postgresArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
 export function eventsRepository(db: Db) {
   return {
     /** One INSERT for a whole batch (a duplicate external id is skipped, never an error). */
@@ -146,19 +151,28 @@ export function eventsRepository(db: Db) {
     async customersByExternalIds(organizationId: string, externalIds: readonly string[]) {
       return this.customerRefs(organizationId, 'external_id', externalIds);
     },
-    /** One statement with one bound value however many ids a batch names (its SQL is prepared once). */
+    /**
+     * One statement with one bound value however many ids a batch names (its SQL is prepared once), probing the index
+     * per value: PostgreSQL gets an array (a set-returning function is guessed at 100 rows and joined by scanning the
+     * organization's customers), SQLite a JSON array walked first (with `IN (SELECT …)` it scanned the organization's
+     * customers by their (organization, created_at) index).
+     */
     async customerRefs(organizationId: string, column: 'id' | 'external_id', values: readonly string[]) {
       if (values.length === 0) return [];
-      const wanted = selectJsonRows(
-        db,
-        [{ name: 'v', type: column === 'id' ? 'uuid' : 'text' }],
-        values.map((v) => [v]),
-      );
-      const rows = (await db('customers')
-        .where('organization_id', organizationId)
-        .whereNull('deleted_at')
-        .whereRaw(`?? IN (${wanted.toSQL().sql})`, [column, ...wanted.toSQL().bindings])
-        .select('id', 'external_id')) as Array<{ id: string; external_id: string | null }>;
+      const rows = (
+        dialect(db) === 'postgres'
+          ? await db('customers')
+              .where('organization_id', organizationId)
+              .whereNull('deleted_at')
+              .whereRaw(`?? = ANY(?::${column === 'id' ? 'uuid' : 'text'}[])`, [column, postgresArray(values)])
+              .select('id', 'external_id')
+          : rawRows(
+              await db.raw(
+                `SELECT c.id, c.external_id FROM json_each(?) AS wanted CROSS JOIN customers AS c ON c.${column} = wanted.value WHERE c.organization_id = ? AND c.deleted_at IS NULL`,
+                [JSON.stringify(values), organizationId],
+              ),
+            )
+      ) as Array<{ id: string; external_id: string | null }>;
       return rows.map((row) => ({ id: row.id, externalId: row.external_id }));
     },
 
