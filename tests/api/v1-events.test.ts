@@ -165,6 +165,39 @@ describe('POST /v1/events/ingest', () => {
   });
 });
 
+describe('parent events', () => {
+  it('links an event to a parent named by id or external id, stored or earlier in its batch, and refuses unknown ones', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await customer(merchant);
+    const first = await ingest(merchant, [
+      { name: 'run', customer_id: buyer.id, external_id: 'run-1' },
+      { name: 'step', customer_id: buyer.id, parent_id: 'run-1' },
+    ]);
+    expect(first.json).toEqual({ inserted: 2, duplicates: 0 });
+    const run = (await merchant.api.get('/v1/events/?name=run')).json.items[0];
+    const second = await ingest(merchant, [
+      { name: 'step', customer_id: buyer.id, parent_id: run.id },
+      { name: 'step', customer_id: buyer.id, parent_id: 'run-1' },
+    ]);
+    expect(second.json).toEqual({ inserted: 2, duplicates: 0 });
+    const children = await merchant.api.get(`/v1/events/?parent_id=${run.id}`);
+    expect(children.json.items.map((event: { parent_id: string }) => event.parent_id)).toEqual([
+      run.id,
+      run.id,
+      run.id,
+    ]);
+    const refused = await ingest(merchant, [
+      { name: 'step', customer_id: buyer.id },
+      { name: 'step', customer_id: buyer.id, parent_id: 'no-such-run' },
+    ]);
+    expect(refused.status).toBe(422);
+    expect(refused.json.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'events', 1, 'parent_id'], msg: 'Parent event not found.' }),
+    ]);
+    expect(await storedEvents(merchant.organization.id)).toBe(4);
+  });
+});
+
 describe('meter totals held in memory (SQLite)', () => {
   it('are written before an organization goes, so the next write of what others hold does not fail', async () => {
     const [gone, kept] = [await createMerchant(daemon()), await createMerchant(daemon())];

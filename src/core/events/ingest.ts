@@ -203,7 +203,8 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     for (const [position, pending] of group.entries()) {
       const issues = customerIssues(pending.batch, customers.byId);
       const claimed: string[] = [];
-      const fresh: Array<Indexed & { id: string }> = [];
+      const fresh: Indexed[] = [];
+      const ids: string[] = [];
       for (const item of pending.batch) {
         const externalId = item.input.external_id;
         if (externalId) {
@@ -211,16 +212,26 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
           seen.add(externalId);
           claimed.push(externalId);
         }
-        fresh.push({ ...item, id: uuidv7(pending.now.getTime()) });
+        fresh.push(item);
+        ids.push(uuidv7(pending.now.getTime()));
       }
-      const parents = await resolveParents(on, organizationId, fresh, issues);
+      // Only a batch naming parents (alone) has any to look up.
+      const parents = pending.alone
+        ? await resolveParents(
+            on,
+            organizationId,
+            fresh.map((item, i) => ({ ...item, id: ids[i]! })),
+            issues,
+          )
+        : new Map<string, string>();
       if (issues.length > 0) {
         for (const externalId of claimed) seen.delete(externalId);
         outcomes.push(validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]))));
         continue;
       }
       const ingestedAt = pending.now.getTime();
-      const rows = fresh.map(({ input, timestamp, id }): StoredEvent => {
+      const rows = fresh.map(({ input, timestamp }, i): StoredEvent => {
+        const id = ids[i]!;
         const customer = input.customer_id
           ? customers.byId.get(input.customer_id)!
           : customers.byExternalId.get(input.external_customer_id!);
