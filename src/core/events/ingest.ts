@@ -1,8 +1,8 @@
 import {
   changeMark,
   dialect,
-  keptWhileUnchanged,
   finishWith,
+  keptWhileUnchanged,
   rebuiltOn,
   together,
   transaction,
@@ -27,8 +27,8 @@ import {
   customerIssues,
   eventTypes,
   resolveCustomers,
-  resolveParents,
   resolveCustomersKept,
+  resolveParents,
   type Indexed,
   type ResolvedCustomers,
 } from './ingest-lookups.js';
@@ -68,8 +68,9 @@ interface Queue {
  * `POST /v1/events/ingest`: a batch, all or nothing. Everything is checked first (organizations, timestamps,
  * customers, parents); any failure is one 422 listing every failing index and nothing of that batch is written.
  *
- * Up to two transactions per organization at a time: batches that arrive while they are being written wait, and are then written together by the next transaction (up to MAX_GROUP_EVENTS), each with its
- * own outcome.
+ * Up to two transactions per organization at a time: batches that arrive while they are being written wait, and are
+ * then written together by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome. On SQLite a
+ * group is planned before its transaction, while the group before it writes (see ingestGroup).
  * It inserts their events (multi-row INSERTs; a repeated `external_id` is skipped and reported as a duplicate, the
  * first one sent winning, as if the batches had run one after another) and folds them into the running aggregates
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
