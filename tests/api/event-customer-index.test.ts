@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { customerIndexRepository } from '../../src/core/meters/events-by-customer.js';
 import { useTestDaemon } from '../helpers/daemon.js';
-import { uniqueEmail } from '../helpers/http.js';
-import { createMerchant, type Merchant } from '../helpers/v1.js';
+import { createCustomer, createMerchant } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
-
-async function customer(merchant: Merchant, externalId: string) {
-  const response = await merchant.api.post('/v1/customers/', { email: uniqueEmail('buyer'), external_id: externalId });
-  expect(response.status, response.text).toBe(201);
-  return response.json as { id: string };
-}
 
 describe("a customer's events, merged into the customer index or still after its mark", () => {
   it('lists and sums the same events before, during and after merges', async () => {
@@ -22,8 +15,8 @@ describe("a customer's events, merged into the customer index or still after its
         aggregation: { func: 'sum', property: 'tokens' },
       })
     ).json as { id: string };
-    const alice = await customer(merchant, 'alice');
-    const bob = await customer(merchant, 'bob');
+    const alice = await createCustomer(merchant, 'alice');
+    const bob = await createCustomer(merchant, 'bob');
     const now = daemon().core.clock.now().getTime();
     const start = now - 3 * 3600_000;
     const expected = new Map<string, { count: number; tokens: number }>([

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.js';
-import { uniqueEmail } from '../helpers/http.js';
-import { createMerchant, type Merchant } from '../helpers/v1.js';
+import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 
 // On SQLite ingestion plans a group of batches from customers and meters it keeps in memory (events/ingest.ts); these
 // are the changes that must reach the next batch at once. On PostgreSQL the same requests go through its lookups.
 
 const daemon = useTestDaemon();
-
-async function customer(merchant: Merchant, externalId?: string) {
-  const response = await merchant.api.post('/v1/customers/', {
-    email: uniqueEmail('buyer'),
-    ...(externalId ? { external_id: externalId } : {}),
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.json as { id: string };
-}
 
 function ingest(merchant: Merchant, events: unknown[]) {
   return merchant.api.post('/v1/events/ingest', { events });
@@ -33,7 +23,7 @@ async function storedCustomerIds(organizationId: string, name: string): Promise<
 describe('ingestion after a customer changes', () => {
   it('refuses the next batch for a customer deleted after its last one', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     expect((await ingest(merchant, [{ name: 'call', customer_id: buyer.id }])).status).toBe(200);
     expect((await merchant.api.call('DELETE', `/v1/customers/${buyer.id}`)).status).toBe(204);
     const refused = await ingest(merchant, [{ name: 'call', customer_id: buyer.id }]);
@@ -51,8 +41,8 @@ describe('ingestion after a customer changes', () => {
       { name: 'seen', external_customer_id: 'late-1' },
       { name: 'seen', external_customer_id: 'late-2' },
     ]);
-    const created = await customer(merchant, 'late-1');
-    const given = await customer(merchant);
+    const created = await createCustomer(merchant, 'late-1');
+    const given = await createCustomer(merchant);
     const patched = await merchant.api.call('PATCH', `/v1/customers/${given.id}`, { body: { external_id: 'late-2' } });
     expect(patched.status, patched.text).toBe(200);
     await ingest(merchant, [
@@ -64,7 +54,7 @@ describe('ingestion after a customer changes', () => {
 
   it('answers each batch sent while the customer is deleted all or nothing, and refuses every batch sent after', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     const batch = Array.from({ length: 50 }, (_, i) => ({ name: 'race', customer_id: buyer.id, metadata: { i } }));
     const sent = Array.from({ length: 12 }, () => ingest(merchant, batch));
     const deleted = await merchant.api.call('DELETE', `/v1/customers/${buyer.id}`);
@@ -84,7 +74,7 @@ describe('customers named by external ids of any text', () => {
     const merchant = await createMerchant(daemon());
     const odd = ['a"b', 'c\\d', 'e,f', '{g}', "h'i", 'NULL'];
     const buyers = [];
-    for (const externalId of odd) buyers.push(await customer(merchant, externalId));
+    for (const externalId of odd) buyers.push(await createCustomer(merchant, externalId));
     const answer = await ingest(
       merchant,
       odd.map((externalId) => ({ name: 'odd', external_customer_id: externalId })),

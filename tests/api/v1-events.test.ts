@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.js';
-import { uniqueEmail } from '../helpers/http.js';
-import { createMerchant, type Merchant } from '../helpers/v1.js';
+import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
-
-async function customer(merchant: Merchant, externalId?: string) {
-  const response = await merchant.api.post('/v1/customers/', {
-    email: uniqueEmail('buyer'),
-    ...(externalId ? { external_id: externalId } : {}),
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.json as { id: string };
-}
 
 async function ingest(merchant: Merchant, events: unknown[]) {
   return merchant.api.post('/v1/events/ingest', { events });
@@ -32,7 +22,7 @@ const tokensMeter = {
 describe('POST /v1/events/ingest', () => {
   it('stores a batch once, however often it is sent, counting duplicates by external_id', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     const events = Array.from({ length: 20 }, (_, i) => ({
       name: 'llm',
       customer_id: buyer.id,
@@ -55,7 +45,7 @@ describe('POST /v1/events/ingest', () => {
   it('answers batches sent at once each on its own: an external id is stored once, a bad batch is refused alone', async () => {
     const merchant = await createMerchant(daemon());
     const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     // Five clients at once, each sending 10 events of which 5 share external ids with the next client's batch.
     const batches = Array.from({ length: 5 }, (_, client) =>
       Array.from({ length: 10 }, (_, i) => ({
@@ -92,7 +82,7 @@ describe('POST /v1/events/ingest', () => {
 
   it('refuses bad batches whole, naming every failing index, and stores nothing', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     const ok = { name: 'llm', customer_id: buyer.id };
     const tooMany = await ingest(
       merchant,
@@ -142,7 +132,7 @@ describe('POST /v1/events/ingest', () => {
       { name: 'llm', external_customer_id: 'user-7', metadata: { tokens: 7 } },
     ]);
     expect(early.json).toEqual({ inserted: 2, duplicates: 0 });
-    const buyer = await customer(merchant, 'user-7');
+    const buyer = await createCustomer(merchant, 'user-7');
     await ingest(merchant, [{ name: 'llm', external_customer_id: 'user-7', metadata: { tokens: 100 } }]);
     await ingest(merchant, [{ name: 'llm', customer_id: buyer.id, metadata: { tokens: 1000 } }]);
     const list = await merchant.api.get(`/v1/customer-meters/?customer_id=${buyer.id}`);
@@ -168,7 +158,7 @@ describe('POST /v1/events/ingest', () => {
 describe('parent events', () => {
   it('links an event to a parent named by id or external id, stored or earlier in its batch, and refuses unknown ones', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     const first = await ingest(merchant, [
       { name: 'run', customer_id: buyer.id, external_id: 'run-1' },
       { name: 'step', customer_id: buyer.id, parent_id: 'run-1' },
@@ -204,7 +194,7 @@ describe('meter totals held in memory (SQLite)', () => {
     const setUp = [];
     for (const merchant of [gone, kept]) {
       const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json as { id: string };
-      setUp.push({ merchant, meter, buyer: await customer(merchant) });
+      setUp.push({ merchant, meter, buyer: await createCustomer(merchant) });
     }
     // After both customers exist (creating one reads customer state, which writes what is held).
     for (const { merchant, buyer } of setUp) {
@@ -247,7 +237,7 @@ describe('meters', () => {
 
   it('counts events that existed before the meter in the background, saying so until done', async () => {
     const merchant = await createMerchant(daemon());
-    const buyer = await customer(merchant);
+    const buyer = await createCustomer(merchant);
     await ingest(merchant, [
       { name: 'llm', customer_id: buyer.id, metadata: { tokens: 3, model: 'a' } },
       { name: 'llm', customer_id: buyer.id, metadata: { tokens: 4, model: 'b' } },
@@ -278,7 +268,7 @@ describe('meters', () => {
 
   it('draws quantities per hour and per day, for everyone and per customer', async () => {
     const merchant = await createMerchant(daemon());
-    const [a, b] = [await customer(merchant), await customer(merchant)];
+    const [a, b] = [await createCustomer(merchant), await createCustomer(merchant)];
     const meter = (await merchant.api.post('/v1/meters/', tokensMeter)).json;
     await ingest(merchant, [
       { name: 'llm', customer_id: a.id, timestamp: '2026-11-20T10:15:00Z', metadata: { tokens: 1 } },

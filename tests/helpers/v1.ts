@@ -1,6 +1,6 @@
 import { Polar } from '@polar-sh/sdk';
 import type { TestDaemon } from './daemon.js';
-import { TestClient } from './http.js';
+import { TestClient, uniqueEmail } from './http.js';
 import { createOrganization, signedInUser } from './organizations.js';
 
 /** Every scope an organization access token can hold: tests grant all unless they test scopes. */
@@ -73,3 +73,13 @@ export async function createMerchant(daemon: TestDaemon, options: { scopes?: str
 }
 
 export type Merchant = Awaited<ReturnType<typeof createMerchant>>;
+
+/** A customer of the merchant's organization, with an external id when given. */
+export async function createCustomer(merchant: Merchant, externalId?: string): Promise<{ id: string }> {
+  const response = await merchant.api.post('/v1/customers/', {
+    email: uniqueEmail('buyer'),
+    ...(externalId ? { external_id: externalId } : {}),
+  });
+  if (response.status !== 201) throw new Error(`customer create failed: ${response.status} ${response.text}`);
+  return response.json as { id: string };
+}
