@@ -1,4 +1,4 @@
-import { databaseIdentity, type Db } from './connection.js';
+import { perDatabase, type Db } from './connection.js';
 
 /**
  * A number per (table, scope) that only grows, bumped by the repository before it sends any write to the table's rows
@@ -7,26 +7,29 @@ import { databaseIdentity, type Db } from './connection.js';
  * may rely on what was read before it began (ingestion keeps the customers its events name on that basis). Counted in
  * memory: it says nothing about another process, so on PostgreSQL nobody relies on it.
  */
-const marks = new WeakMap<object, Map<string, number>>();
+interface Marked {
+  mark: number;
+  /** keptWhileUnchanged's value, and the mark it was read under. */
+  kept?: { mark: number; value: unknown };
+}
 
-function marksOf(db: Db): Map<string, number> {
-  const identity = databaseIdentity(db);
-  let map = marks.get(identity);
-  if (!map) marks.set(identity, (map = new Map()));
-  return map;
+const marksOf = perDatabase(() => new Map<string, Marked>());
+
+function marked(db: Db, table: string, scope: string): Marked {
+  const marks = marksOf(db);
+  const key = `${table}\u0000${scope}`;
+  let entry = marks.get(key);
+  if (!entry) marks.set(key, (entry = { mark: 0 }));
+  return entry;
 }
 
 export function markChanged(db: Db, table: string, scope: string): void {
-  const map = marksOf(db);
-  const key = `${table}\u0000${scope}`;
-  map.set(key, (map.get(key) ?? 0) + 1);
+  marked(db, table, scope).mark += 1;
 }
 
 export function changeMark(db: Db, table: string, scope: string): number {
-  return marksOf(db).get(`${table}\u0000${scope}`) ?? 0;
+  return marksOf(db).get(`${table}\u0000${scope}`)?.mark ?? 0;
 }
-
-const keptValues = new WeakMap<object, Map<string, { mark: number; value: unknown }>>();
 
 /**
  * `load()`'s answer, kept in memory until the next write to the table's rows of that scope begins (see markChanged);
@@ -38,14 +41,10 @@ export async function keptWhileUnchanged<T>(
   scope: string,
   load: () => Promise<T>,
 ): Promise<{ value: T; mark: number }> {
-  const identity = databaseIdentity(db);
-  let map = keptValues.get(identity);
-  if (!map) keptValues.set(identity, (map = new Map()));
-  const key = `${table}\u0000${scope}`;
-  const mark = changeMark(db, table, scope);
-  const kept = map.get(key);
-  if (kept && kept.mark === mark) return { value: kept.value as T, mark };
+  const entry = marked(db, table, scope);
+  const mark = entry.mark;
+  if (entry.kept && entry.kept.mark === mark) return { value: entry.kept.value as T, mark };
   const value = await load();
-  if (changeMark(db, table, scope) === mark) map.set(key, { mark, value });
+  if (entry.mark === mark) entry.kept = { mark, value };
   return { value, mark };
 }

@@ -106,6 +106,17 @@ export function databaseIdentity(db: Db): object {
   return (db.client as { config: object }).config;
 }
 
+/** State kept per database (its transactions included), made by `create` on first use and dropped with the database. */
+export function perDatabase<T>(create: () => T): (db: Db) => T {
+  const states = new WeakMap<object, T>();
+  return (db) => {
+    const identity = databaseIdentity(db);
+    let state = states.get(identity);
+    if (state === undefined) states.set(identity, (state = create()));
+    return state;
+  };
+}
+
 export function dialect(db: Db): Dialect {
   const client = (db.client as { config: { client: string } }).config.client;
   return client === 'pg' ? 'postgres' : 'sqlite';

@@ -16,6 +16,7 @@ export {
   createDb,
   databaseIdentity,
   dialect,
+  perDatabase,
   dialectOf,
   sqlitePath,
   type Db,

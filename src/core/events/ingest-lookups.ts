@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../database/index.js';
-import { changeMark, databaseIdentity, together } from '../database/index.js';
+import { changeMark, perDatabase, together } from '../database/index.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
 import { eventsRepository, type EventType, type StoredEvent } from './repository.js';
@@ -23,17 +23,21 @@ export async function resolveCustomers(trx: Db, organizationId: string, batch: r
     if (input.customer_id) ids.add(input.customer_id);
     else if (input.external_customer_id) externalIds.add(input.external_customer_id);
   }
-  const events = eventsRepository(trx);
-  const [byIdRows, byExternalRows] = await together(
-    events.customersByIds(organizationId, [...ids]),
-    events.customersByExternalIds(organizationId, [...externalIds]),
-  );
+  const [byIdRows, byExternalRows] = await customerRows(trx, organizationId, ids, externalIds);
   const byId = new Map<string, CustomerRef>(byIdRows.map((row) => [row.id, row]));
   const byExternalId = new Map<string, CustomerRef>(byExternalRows.map((row) => [row.externalId!, row]));
   return { byId, byExternalId };
 }
 
 export type ResolvedCustomers = Awaited<ReturnType<typeof resolveCustomers>>;
+
+function customerRows(db: Db, organizationId: string, ids: ReadonlySet<string>, externalIds: ReadonlySet<string>) {
+  const events = eventsRepository(db);
+  return together(
+    events.customersByIds(organizationId, [...ids]),
+    events.customersByExternalIds(organizationId, [...externalIds]),
+  );
+}
 
 /**
  * resolveCustomers with what it found kept in memory per organization, for SQLite, where this daemon holds the file: a
@@ -50,29 +54,26 @@ export async function resolveCustomersKept(
 ): Promise<{ customers: ResolvedCustomers; mark: number }> {
   const mark = changeMark(db, 'customers', organizationId);
   const perOrganization = keptOf(db);
-  let entry = perOrganization.get(organizationId);
-  if (!entry || entry.mark !== mark || entry.byId.size + entry.byExternalId.size > MAX_KEPT) {
-    entry = { mark, byId: new Map(), byExternalId: new Map() };
-    perOrganization.set(organizationId, entry);
+  let kept = perOrganization.get(organizationId);
+  if (!kept || kept.mark !== mark || kept.byId.size + kept.byExternalId.size > MAX_KEPT) {
+    kept = { mark, byId: new Map(), byExternalId: new Map() };
+    perOrganization.set(organizationId, kept);
   }
   const ids = new Set<string>();
   const externalIds = new Set<string>();
   for (const { input } of batch) {
     if (input.customer_id) {
-      if (!entry.byId.has(input.customer_id)) ids.add(input.customer_id);
-    } else if (input.external_customer_id && !entry.byExternalId.has(input.external_customer_id))
+      if (!kept.byId.has(input.customer_id)) ids.add(input.customer_id);
+    } else if (input.external_customer_id && !kept.byExternalId.has(input.external_customer_id))
       externalIds.add(input.external_customer_id);
   }
-  // Looked up this time only; kept if no write to the organization's customers began meanwhile.
-  let looked: Kept = entry;
+  // What this batch looked up goes into what is kept unless a write to the organization's customers began meanwhile;
+  // then it serves this batch only (and the mark it answers makes the transaction look again).
+  let looked = kept;
   if (ids.size > 0 || externalIds.size > 0) {
-    const events = eventsRepository(db);
-    const [byIdRows, byExternalRows] = await together(
-      events.customersByIds(organizationId, [...ids]),
-      events.customersByExternalIds(organizationId, [...externalIds]),
-    );
+    const [byIdRows, byExternalRows] = await customerRows(db, organizationId, ids, externalIds);
     if (changeMark(db, 'customers', organizationId) !== mark)
-      looked = { mark, byId: new Map(entry.byId), byExternalId: new Map(entry.byExternalId) };
+      looked = { mark, byId: new Map(), byExternalId: new Map() };
     for (const id of ids) looked.byId.set(id, null);
     for (const row of byIdRows) looked.byId.set(row.id, row);
     for (const externalId of externalIds) looked.byExternalId.set(externalId, null);
@@ -82,10 +83,11 @@ export async function resolveCustomersKept(
   const byExternalId = new Map<string, CustomerRef>();
   for (const { input } of batch) {
     if (input.customer_id) {
-      const ref = looked.byId.get(input.customer_id);
+      const ref = looked.byId.get(input.customer_id) ?? kept.byId.get(input.customer_id);
       if (ref) byId.set(input.customer_id, ref);
     } else if (input.external_customer_id) {
-      const ref = looked.byExternalId.get(input.external_customer_id);
+      const ref =
+        looked.byExternalId.get(input.external_customer_id) ?? kept.byExternalId.get(input.external_customer_id);
       if (ref) byExternalId.set(input.external_customer_id, ref);
     }
   }
@@ -101,14 +103,7 @@ interface Kept {
   byExternalId: Map<string, CustomerRef | null>;
 }
 
-const kept = new WeakMap<object, Map<string, Kept>>();
-
-function keptOf(db: Db): Map<string, Kept> {
-  const identity = databaseIdentity(db);
-  let perOrganization = kept.get(identity);
-  if (!perOrganization) kept.set(identity, (perOrganization = new Map()));
-  return perOrganization;
-}
+const keptOf = perDatabase(() => new Map<string, Kept>());
 
 /** A batch's events naming a customer id the organization does not have (by external id, an event is kept). */
 export function customerIssues(batch: readonly Indexed[], byId: ReadonlyMap<string, CustomerRef>): FieldIssue[] {

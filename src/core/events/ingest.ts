@@ -155,7 +155,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
         customers: kept.customers,
         existing: await existing(db, organizationId, externalIds),
       };
-      const planned = await plan(db, organizationId, group, early, true);
+      const built = statements(db, organizationId, group, await plan(db, organizationId, group, early), true);
       await previous;
       return transaction(db, async (trx) => {
         const existingNow = await existing(trx, organizationId, externalIds);
@@ -164,9 +164,9 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
           changeMark(trx, 'meters', organizationId) === meters.mark &&
           sameSet(existingNow, early.existing)
         )
-          return write(trx, { ...planned, writes: rebuiltOn(trx, planned.writes) });
-        const current = await lookUp(trx, organizationId, all, externalIds);
-        return write(trx, await plan(trx, organizationId, group, current, true));
+          return write(trx, { ...built, writes: rebuiltOn(trx, built.writes) });
+        const current = await plan(trx, organizationId, group, await lookUp(trx, organizationId, all, externalIds));
+        return write(trx, statements(trx, organizationId, group, current, true));
       });
     }
     if (pipelined) await previous;
@@ -176,30 +176,23 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
       // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
       const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
-      const planned = await plan(trx, organizationId, group, lookups, !insertFirst);
+      const planned = await plan(trx, organizationId, group, lookups);
       if (insertFirst) {
         const inserted = await eventsRepository(trx).insertReturning(planned.accepted.flatMap((batch) => batch.rows));
         for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
-        return write(trx, statements(trx, organizationId, group, planned, false));
       }
-      return write(trx, planned);
+      return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
     });
   }
 
   /**
-   * Each batch's outcome and rows, from what was looked up (a refused batch's external ids are free again for the
-   * batches after it), and the statements that write the accepted ones, built on `on` (compiled, not run through it).
+   * Which batches are refused, and the rows of the others, from what was looked up (a refused batch's external ids
+   * are free again for the batches after it). Reads only for a batch naming parents.
    */
-  async function plan(
-    on: Db,
-    organizationId: string,
-    group: readonly Pending[],
-    lookups: Lookups,
-    build: boolean,
-  ): Promise<Planned> {
+  async function plan(on: Db, organizationId: string, group: readonly Pending[], lookups: Lookups): Promise<Planned> {
     const { customers } = lookups;
     const seen = new Set(lookups.existing);
-    const outcomes: Outcome[] = [];
+    const refusals: Array<DomainError | undefined> = [];
     const accepted: Accepted[] = [];
     for (const [position, pending] of group.entries()) {
       const issues = customerIssues(pending.batch, customers.byId);
@@ -227,7 +220,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
         : new Map<string, string>();
       if (issues.length > 0) {
         for (const externalId of claimed) seen.delete(externalId);
-        outcomes.push(validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2]))));
+        refusals[position] = validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
         continue;
       }
       const ingestedAt = pending.now.getTime();
@@ -252,21 +245,22 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
           metadata: input.metadata ?? {},
         };
       });
-      outcomes.push({ inserted: 0, duplicates: 0 });
       accepted.push({ position, rows, size: pending.batch.length });
     }
-    const planned: Planned = { meters: lookups.meters, outcomes, accepted, writes: [], deltas: null, now: new Date(0) };
-    return build ? statements(on, organizationId, group, planned, true) : planned;
+    return { meters: lookups.meters, batches: group.length, refusals, accepted };
   }
 
-  /** The statements that write a group's accepted rows: the events (unless already inserted), aggregates, types. */
+  /**
+   * The statements that write a group's accepted rows (the events unless already inserted, their aggregates, their
+   * types), built on `on`: compiled, not run through it.
+   */
   function statements(
     on: Db,
     organizationId: string,
     group: readonly Pending[],
     planned: Planned,
     insertEvents: boolean,
-  ): Planned {
+  ): Built {
     const { accepted } = planned;
     const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
     const writes: Deferred[] = insertEvents ? [...eventsRepository(on).deferInsert(rows)] : [];
@@ -280,15 +274,21 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
   }
 
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
-  async function write(trx: Transaction, planned: Planned): Promise<Outcome[]> {
-    await finishWith(trx, ...planned.writes);
+  async function write(trx: Transaction, built: Built): Promise<Outcome[]> {
+    await finishWith(trx, ...built.writes);
     // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
     // fails on its own, a full disk, would leave these counted), and the connection still ours.
-    if (holdsTotals(trx)) holdTotals(trx, planned.deltas!.totals, planned.now.getTime(), deps);
-    const outcomes = [...planned.outcomes];
-    for (const batch of planned.accepted)
-      outcomes[batch.position] = { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length };
-    return outcomes;
+    if (holdsTotals(trx)) holdTotals(trx, built.deltas.totals, built.now.getTime(), deps);
+    const counts = new Map(
+      built.accepted.map((batch) => [
+        batch.position,
+        { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length },
+      ]),
+    );
+    return Array.from(
+      { length: built.batches },
+      (_, position): Outcome => built.refusals[position] ?? counts.get(position)!,
+    );
   }
 
   return {
@@ -369,14 +369,20 @@ interface Accepted {
   size: number;
 }
 
-/** A group planned: each batch's outcome (a refusal, or a placeholder for the accepted), its rows, its statements. */
+/** A group planned: the refused batches' errors by position, the others' rows, the meters they count in. */
 interface Planned {
   meters: CompiledMeter[];
-  outcomes: Outcome[];
+  /** How many batches the group has: each is refused or accepted. */
+  batches: number;
+  refusals: Array<DomainError | undefined>;
   accepted: Accepted[];
+}
+
+/** A group planned with the statements that write it. */
+interface Built extends Planned {
   writes: Deferred[];
-  /** Null until the statements are built. */
-  deltas: BatchDeltas | null;
+  deltas: BatchDeltas;
+  /** The latest of its batches' times: the aggregates' and event types' `at`. */
   now: Date;
 }
 

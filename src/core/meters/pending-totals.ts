@@ -1,4 +1,4 @@
-import { databaseIdentity, dialect, finishWith, transaction, type Db, type Transaction } from '../database/index.js';
+import { dialect, finishWith, perDatabase, transaction, type Db, type Transaction } from '../database/index.js';
 import type { Background } from '../kernel/background.js';
 import type { TotalDelta } from './aggregates.js';
 import { deferAddTotals, type TimedTotalDelta } from './totals-upsert.js';
@@ -41,17 +41,10 @@ interface Held {
   queued: boolean;
 }
 
-const held = new WeakMap<object, Held>();
+const heldOf = perDatabase((): Held => ({ totals: new Map(), size: 0, timer: null, queued: false }));
 
 export function holdsTotals(db: Db): boolean {
   return dialect(db) === 'sqlite';
-}
-
-function heldOf(db: Db): Held {
-  const identity = databaseIdentity(db);
-  let state = held.get(identity);
-  if (!state) held.set(identity, (state = { totals: new Map(), size: 0, timer: null, queued: false }));
-  return state;
 }
 
 function merge(state: Held, delta: TotalDelta, firstAt: number, lastAt: number): void {
@@ -136,8 +129,8 @@ function startWrite(state: Held, deps: { db: Db; background: Background }): void
  */
 export function settleTotals(db: Db): Promise<void> | null {
   if (!holdsTotals(db)) return null;
-  const state = held.get(databaseIdentity(db));
-  if (!state || state.size === 0) return null;
+  const state = heldOf(db);
+  if (state.size === 0) return null;
   if (db.isTransaction) return writeHeld(db as Transaction, state, false);
   return transaction(db, (trx) => writeHeld(trx, state, true));
 }
