@@ -214,5 +214,6 @@ async function recordPaid(
     now,
   );
   const payloads = await serializePayloads(events, pause);
-  for (const write of [...deferEvents(trx, events, payloads).writes, ...grantJobs]) await write;
+  // The events last, as in the cycle batch: their rollups lock the hour's shared buckets until the commit.
+  for (const write of [...grantJobs, ...deferEvents(trx, events, payloads).writes]) await write;
 }

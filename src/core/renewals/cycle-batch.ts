@@ -224,13 +224,14 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
   });
   const charged = orders.filter((order) => order.totalAmount > 0);
   const payloads = await serializePayloads(events, pause);
+  // The events last: their metrics rollups lock buckets every renewal of the hour shares, held until the commit.
   const writes = [
-    ...deferEvents(trx, events, payloads).writes,
     ...deferScheduleMany(
       trx,
       [...nexts.map((next) => cycleJob(next)), ...charged.map((order) => chargeJob(order.id, now))],
       now,
     ),
+    ...deferEvents(trx, events, payloads).writes,
   ];
   for (const statement of writes) await statement;
   // Nothing to charge (a free plan, a full discount or credit): paid at once, as Polar does.
