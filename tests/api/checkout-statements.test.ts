@@ -22,7 +22,7 @@ const email = () => `buyer-${Math.random().toString(36).slice(2, 10)}@example.co
 // (the scheduler woken by the checkout's expiry job); they are not the purchase's. Nor are the sandbox processor's
 // records of its charges: a real processor keeps them in its own database.
 const BACKGROUND =
-  /\b(webhook_\w+|outbox_marks|mails|sandbox_processor_records)\b|\b(from|update)\s+[`"]?(outbox_events|scheduled_jobs)\b|\bin \(select [`"]id[`"] from [`"](checkouts|refunds)[`"]/i;
+  /\b(webhook_\w+|outbox_marks|outbox_pending|mails|sandbox_processor_records)\b|\b(from|update)\s+[`"]?(outbox_events|scheduled_jobs)\b|\bin \(select [`"]id[`"] from [`"](checkouts|refunds)[`"]/i;
 // Catalog, organization and token reads are served by caches once warm; when one misses it is not a write-path cost.
 const CACHED =
   /^select .* from [`"](organization_access_tokens|products|product_prices|product_benefits|product_medias|product_custom_fields|organizations|custom_fields|benefits|files)[`"]/;

@@ -112,7 +112,7 @@ export function createDispatcher(deps: { clock: Clock }) {
       }
     }
     await events.insertEvents(created.map(({ windowEnd: _windowEnd, ...event }) => event));
-    await outbox.markDispatched(heads, now);
+    await outbox.markDispatched(heads);
     return { rows: heads.length, events: created.length };
   }
 

@@ -36,36 +36,37 @@ function headFromRow(row: Record<string, unknown>): OutboxHead {
 const DISPATCHED = 'dispatched';
 
 /**
- * The outbox's reads: the event stream's pages, and which rows the dispatcher has fanned out. On PostgreSQL each row carries `dispatched_at`: concurrent writers
- * commit seqs out of order, so a mark could pass a row not yet committed. On SQLite one writer at a time commits, so
+ * The outbox's reads: the event stream's pages, and which rows the dispatcher has fanned out. On PostgreSQL
+ * `outbox_pending` lists the rows waiting (kept by triggers as rows are inserted and deleted, see the
+ * 20270102000000_outbox_pending migration): concurrent writers commit seqs out of order, so a mark could pass a row
+ * not yet committed, and marking each row rewrote it, payload and all. On SQLite one writer at a time commits, so
  * rowids are in commit order and a mark (`outbox_marks`) says it: every row up to it is dispatched, none after it.
- * Marking a batch is then one small update instead of rewriting each row, whose payload of a few kilobytes fills a
- * page (a storm of renewals spent a sixth of its time there). Retention keeps the newest row, so rowids are never
- * reused below the mark; VACUUM and the backups' VACUUM INTO keep rowids (SQLite copies the tables' b-trees as they
- * are), which the event streams' cursors and the webhook events' seqs rely on too.
+ * Retention keeps the newest row, so rowids are never reused below the mark; VACUUM and the backups' VACUUM INTO keep
+ * rowids (SQLite copies the tables' b-trees as they are), which the event streams' cursors and the webhook events'
+ * seqs rely on too.
  */
 export function outboxRepository(db: Db) {
   const sqlite = dialect(db) === 'sqlite';
   const seq = outboxSeq(db);
   const mark = () => db('outbox_marks').select('seq').where('name', DISPATCHED);
-  const undispatched = <Q extends Knex.QueryBuilder>(query: Q): Q =>
-    (sqlite ? query.where('rowid', '>', mark()) : query.whereNull('dispatched_at')) as Q;
+  const pending = () => db('outbox_pending').select('seq');
+  // SQLite's rows waiting: those after the mark. PostgreSQL's are listed in outbox_pending.
+  const afterMark = <Q extends Knex.QueryBuilder>(query: Q): Q => query.where('rowid', '>', mark()) as Q;
 
   return {
     /** Rows not yet fanned out, in write order, without their payloads (most go to no endpoint). */
     async undispatched(limit: number): Promise<OutboxHead[]> {
-      const rows = await undispatched(
-        db('outbox_events').select(
-          'id',
-          'organization_id',
-          'type',
-          'created_at',
-          'request_id',
-          db.raw(`${seq} as seq`),
-        ),
-      )
-        .orderBy(seq, 'asc')
-        .limit(limit);
+      const columns = ['id', 'organization_id', 'type', 'created_at', 'request_id'];
+      const rows = sqlite
+        ? await afterMark(db('outbox_events').select(...columns, db.raw('rowid as seq')))
+            .orderBy('rowid', 'asc')
+            .limit(limit)
+        : // The pending list in seq order, each row found by its id (the outbox has no index on seq alone).
+          await db('outbox_pending as p')
+            .join('outbox_events as e', 'e.id', 'p.id')
+            .select(...columns.map((column) => `e.${column}`), 'p.seq')
+            .orderBy('p.seq', 'asc')
+            .limit(limit);
       return rows.map(headFromRow);
     },
 
@@ -81,7 +82,7 @@ export function outboxRepository(db: Db) {
     },
 
     /** Marks the rows dispatched: `rows` are a prefix of `undispatched`, in its order. */
-    async markDispatched(rows: OutboxHead[], at: Date): Promise<void> {
+    async markDispatched(rows: OutboxHead[]): Promise<void> {
       if (rows.length === 0) return;
       if (sqlite) {
         const last = rows[rows.length - 1]!.seq;
@@ -90,17 +91,21 @@ export function outboxRepository(db: Db) {
           .update({ seq: db.raw('max(seq, ?)', [last]) });
         return;
       }
-      const list = idIn(
-        db,
-        'id',
-        rows.map((row) => row.id),
-      );
-      await db('outbox_events').whereRaw(list.sql, [list.binding]).update({ dispatched_at: at });
+      await db('outbox_pending')
+        .whereRaw('seq = ANY(?::bigint[])', [rows.map((row) => row.seq)])
+        .del();
     },
 
     /** How many rows wait for the dispatcher, and when the oldest was written. */
     async backlog(): Promise<{ depth: number; oldestAt: Date | null }> {
-      const row = await undispatched(db('outbox_events').count({ n: '*' }).min({ oldest: 'created_at' })).first();
+      const row = await (
+        sqlite
+          ? afterMark(db('outbox_events').count({ n: '*' }).min({ oldest: 'created_at' }))
+          : db('outbox_pending as p')
+              .join('outbox_events as e', 'e.id', 'p.id')
+              .count({ n: '*' })
+              .min({ oldest: 'e.created_at' })
+      ).first();
       return { depth: Number(row?.n ?? 0), oldestAt: toDateOrNull(row?.oldest ?? null) };
     },
 
@@ -111,7 +116,7 @@ export function outboxRepository(db: Db) {
         .where('created_at', '<', cutoff)
         .where(seq, '<', Number(newest?.n ?? 0));
       if (sqlite) dispatched.where('rowid', '<=', mark());
-      else dispatched.whereNotNull('dispatched_at');
+      else dispatched.whereNotIn('seq', pending());
       return Number(await dispatched.delete());
     },
 
