@@ -72,4 +72,30 @@ describe('renewals due together', () => {
       await daemon.stop();
     }
   });
+  it('leaves the metrics contributions of a subscription a renewal does not change as they were', async () => {
+    const daemon = await startRenewalDaemon(new Date('2027-03-10T09:00:00.000Z'));
+    try {
+      const merchant = await createMerchant(daemon);
+      const basic = await createPlan(merchant, { interval: 'month', amount: 1000 });
+      const plain = await subscribe(daemon, merchant, basic.id);
+      const contributions = () =>
+        daemon.core
+          .db('metrics_source_deltas')
+          .where({ source_id: plain.subscriptionId })
+          .orderBy('id')
+          .select('id', 'hour', 'active_subscriptions', 'monthly_recurring_revenue');
+      const before = await contributions();
+      expect(before.length).toBeGreaterThan(0);
+      const [job] = await daemon.core.db('scheduled_jobs').where({ kind: 'subscription.cycle' });
+      await moveTo(daemon, new Date(new Date(job!.due_at as string).getTime() + 1000));
+      const cycles = (await ledger(daemon, plain.subscriptionId)).orders.filter(
+        (order) => order.billing_reason === 'subscription_cycle',
+      );
+      expect(cycles.map((order) => order.status)).toEqual(['paid']);
+      // The same rows, not deleted and written again: the cycle's rollups left them alone.
+      expect(await contributions()).toEqual(before);
+    } finally {
+      await daemon.stop();
+    }
+  });
 });

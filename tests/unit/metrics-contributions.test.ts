@@ -3,6 +3,7 @@ import {
   HOUR_MS,
   monthlyAmount,
   orderDeltas,
+  sameContributions,
   subscriptionDeltas,
   type SubscriptionFacts,
 } from '../../src/core/metrics/contributions.js';
@@ -75,6 +76,17 @@ describe('metrics contributions', () => {
       churned_subscriptions: 1,
       monthly_recurring_revenue: -1000,
     });
+  });
+
+  it('tells a change that leaves a subscription’s contributions as they were from one that moves them', () => {
+    const active = subscription({ startedAt: T0 });
+    expect(sameContributions(active, { ...active })).toBe(true);
+    expect(sameContributions(active, { ...active, amount: 2500 })).toBe(false);
+    expect(sameContributions(active, { ...active, canceledAt: later(5) })).toBe(false);
+    const trialing = subscription({ startedAt: T0, status: 'trialing', trialEnd: later(24) });
+    expect(sameContributions(trialing, { ...trialing, status: 'active' })).toBe(false);
+    // past_due pays on until it ends, as active does.
+    expect(sameContributions(active, { ...active, status: 'past_due' })).toBe(true);
   });
 
   it('counts paid orders only, with refunds lowering net revenue in the order’s own hour', () => {

@@ -10,6 +10,11 @@ export interface OutboxEvent {
   type: string;
   data: unknown;
   at: Date;
+  /**
+   * Set by a writer that knows the resource contributes to the metrics what it did before this change (a renewal's
+   * new period): the event writers' rollups leave it as it is.
+   */
+  sameContributions?: boolean;
 }
 
 // Five columns a row: 100 rows stay under SQLite's 500 compound-select terms (knex inserts many rows that way).

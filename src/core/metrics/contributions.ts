@@ -202,6 +202,14 @@ export function subscriptionDeltas(subscription: SubscriptionFacts): DeltaRow[] 
 }
 
 /**
+ * Whether two states of a subscription contribute the same rows: a change between them (a renewal's new period) leaves
+ * its rollups as they are.
+ */
+export function sameContributions(before: SubscriptionFacts, after: SubscriptionFacts): boolean {
+  return JSON.stringify(subscriptionDeltas(before)) === JSON.stringify(subscriptionDeltas(after));
+}
+
+/**
  * A checkout counts in the hour it was created; a succeeded one counts there once more, as a success. Checkouts are
  * not the customer's (most begin before the buyer is known), so a customer filter leaves them out.
  */

@@ -24,6 +24,8 @@ export interface RollupEvent {
   organizationId: string;
   type: string;
   data: unknown;
+  /** The writer knows the resource contributes what it did before (see OutboxEvent). */
+  sameContributions?: boolean;
 }
 
 type Wire = Record<string, unknown>;
@@ -88,6 +90,7 @@ export function deferRollups(trx: Db, events: readonly RollupEvent[]): Deferred[
   const latest = new Map<string, { kind: 'order' | 'subscription'; organizationId: string; data: Wire }>();
   const created = new Set<string>();
   const seen = new Set<string>();
+  const changed = new Set<string>();
   const additive: DeltaRow[] = [];
   for (const event of events) {
     const data = event.data as Wire;
@@ -105,8 +108,11 @@ export function deferRollups(trx: Db, events: readonly RollupEvent[]): Deferred[
     const id = String(data.id);
     if (!seen.has(id) && action === 'created') created.add(id);
     seen.add(id);
+    if (!event.sameContributions) changed.add(id);
     latest.set(id, { kind, organizationId: event.organizationId, data });
   }
+  // A source every event of which says it contributes what it did keeps its rows.
+  for (const id of latest.keys()) if (!changed.has(id)) latest.delete(id);
   if (latest.size === 0 && additive.length === 0) return [];
   const rows: DeltaRow[] = [];
   for (const source of latest.values()) {

@@ -5,6 +5,7 @@ import { dialect, type Db, type Transaction } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { deferEvents, serializePayloads, type OutboxEvent } from '../kernel/outbox.js';
 import { sliceTimer } from '../kernel/turns.js';
+import { sameContributions, type SubscriptionFacts } from '../metrics/contributions.js';
 import { loadOrderWires } from '../orders/loaders.js';
 import { ordersRepository, type Order, type OrderItem } from '../orders/repository.js';
 import { findPrice, warmCatalog } from '../products/read.js';
@@ -95,13 +96,46 @@ async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps
   }));
   const terms = await termsOf(trx, billings, deps);
   const built: Array<ReturnType<typeof buildCycle>> = [];
+  const before = new Map(due.map((s) => [s.id, s]));
+  // Subscriptions whose metrics contributions the cycle leaves as they were, before the hooks and after (a plain
+  // renewal only moves the period): their rollups are not replaced.
+  const same = new Set<string>();
   for (const billing of billings) {
     const found = terms.get(billing.subscription.id);
-    if (!found) left.push(jobOf.get(billing.subscription.id)!);
-    else built.push(buildCycle(billing.subscription, billing.items, now, found));
+    if (!found) {
+      left.push(jobOf.get(billing.subscription.id)!);
+      continue;
+    }
+    const cycle = buildCycle(billing.subscription, billing.items, now, found);
+    built.push(cycle);
+    const after = factsOf(cycle.next);
+    if (
+      sameContributions(factsOf(before.get(cycle.next.id)!), after) &&
+      sameContributions(factsOf(billing.subscription), after)
+    )
+      same.add(cycle.next.id);
   }
-  if (built.length > 0) await write(trx, built, now, deps);
+  if (built.length > 0) await write(trx, built, now, deps, same);
   return left;
+}
+
+/** What the metrics rules read of a subscription, as they read it from its wire. */
+function factsOf(subscription: Subscription): SubscriptionFacts {
+  return {
+    id: subscription.id,
+    organizationId: subscription.organizationId,
+    customerId: subscription.customerId,
+    productId: subscription.productId,
+    status: subscription.status,
+    amount: subscription.amount,
+    currency: subscription.currency.toLowerCase(),
+    recurringInterval: subscription.recurringInterval,
+    recurringIntervalCount: subscription.recurringIntervalCount || 1,
+    startedAt: subscription.startedAt,
+    trialEnd: subscription.trialEnd,
+    canceledAt: subscription.canceledAt,
+    endedAt: subscription.endedAt,
+  };
 }
 
 /** The hooks of one subscription, in order, on its locked row; null when one stopped the cycle. */
@@ -183,7 +217,13 @@ async function termsOf(trx: Db, billings: readonly Billing[], deps: BatchDeps): 
   return complete;
 }
 
-async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>>, now: Date, deps: CycleDeps) {
+async function write(
+  trx: Db,
+  built: ReadonlyArray<ReturnType<typeof buildCycle>>,
+  now: Date,
+  deps: CycleDeps,
+  same: ReadonlySet<string>,
+) {
   const { options } = deps;
   // The wires and payloads of a whole batch are built between two statements: the event loop gets turns in between.
   const pause = sliceTimer();
@@ -216,9 +256,10 @@ async function write(trx: Db, built: ReadonlyArray<ReturnType<typeof buildCycle>
   const events: OutboxEvent[] = [];
   built.forEach(({ order }, i) => {
     const organizationId = order.organizationId;
+    const sameContributions = same.has(nexts[i]!.id);
     events.push(
-      { organizationId, type: 'subscription.updated', data: subscriptionData[i], at: now },
-      { organizationId, type: 'subscription.cycled', data: subscriptionData[i], at: now },
+      { organizationId, type: 'subscription.updated', data: subscriptionData[i], at: now, sameContributions },
+      { organizationId, type: 'subscription.cycled', data: subscriptionData[i], at: now, sameContributions },
       { organizationId, type: 'order.created', data: orderData[i], at: now },
     );
   });
