@@ -202,11 +202,12 @@ export function subscriptionDeltas(subscription: SubscriptionFacts): DeltaRow[] 
 }
 
 /**
- * Whether two states of a subscription contribute the same rows: a change between them (a renewal's new period) leaves
+ * Whether states of a subscription all contribute the same rows: changes between them (a renewal's new period) leave
  * its rollups as they are.
  */
-export function sameContributions(before: SubscriptionFacts, after: SubscriptionFacts): boolean {
-  return JSON.stringify(subscriptionDeltas(before)) === JSON.stringify(subscriptionDeltas(after));
+export function sameContributions(first: SubscriptionFacts, ...others: SubscriptionFacts[]): boolean {
+  const rows = JSON.stringify(subscriptionDeltas(first));
+  return others.every((other) => JSON.stringify(subscriptionDeltas(other)) === rows);
 }
 
 /**

@@ -108,11 +108,9 @@ async function runCycles(trx: Transaction, jobs: ScheduledJob[], now: Date, deps
     }
     const cycle = buildCycle(billing.subscription, billing.items, now, found);
     built.push(cycle);
-    const after = factsOf(cycle.next);
-    if (
-      sameContributions(factsOf(before.get(cycle.next.id)!), after) &&
-      sameContributions(factsOf(billing.subscription), after)
-    )
+    const was = before.get(cycle.next.id)!;
+    const states = was === billing.subscription ? [was, cycle.next] : [was, billing.subscription, cycle.next];
+    if (sameContributions(...(states.map(factsOf) as [SubscriptionFacts, ...SubscriptionFacts[]])))
       same.add(cycle.next.id);
   }
   if (built.length > 0) await write(trx, built, now, deps, same);
