@@ -62,6 +62,8 @@ interface Queue {
   waiting: Pending[];
   writers: number;
   lastWrite: Promise<void>;
+  /** Settled once the last group taken holds the connection (or is done): on SQLite the next is taken then. */
+  lastStart: Promise<void>;
 }
 
 /**
@@ -89,7 +91,11 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
   function submit(organizationId: string, batch: Indexed[], now: Date): Promise<EventsIngestResponse> {
     return new Promise((resolve, reject) => {
       let queue = queues.get(organizationId);
-      if (!queue) queues.set(organizationId, (queue = { waiting: [], writers: 0, lastWrite: Promise.resolve() }));
+      if (!queue)
+        queues.set(
+          organizationId,
+          (queue = { waiting: [], writers: 0, lastWrite: Promise.resolve(), lastStart: Promise.resolve() }),
+        );
       const alone = batch.some(({ input }) => !!input.parent_id);
       queue.waiting.push({ batch, now, alone, resolve, reject });
       if (queue.writers < writers) {
@@ -105,18 +111,39 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       // On SQLite groups write in the order they were taken (the first batch sent wins an external id), each planned
       // while the one before it writes. On PostgreSQL two transactions run side by side (see ingestGroup).
       const previous = queue.lastWrite;
+      const previousStart = queue.lastStart;
       let done!: () => void;
+      let started!: () => void;
       queue.lastWrite = new Promise((resolve) => (done = resolve));
-      await settle(organizationId, takeGroup(queue.waiting), previous).finally(done);
+      queue.lastStart = new Promise((resolve) => (started = resolve));
+      // On SQLite the next group is taken once the one before it holds the connection. Planned any earlier, its
+      // synchronous work would keep the event loop from starting that group when the connection frees, so the
+      // connection and the event loop would take turns instead of working side by side; and the batches that arrive
+      // meanwhile join it.
+      if (pipelined) await previousStart;
+      if (queue.waiting.length === 0) {
+        started();
+        void previous.then(done);
+        break;
+      }
+      await settle(organizationId, takeGroup(queue.waiting), previous, started).finally(() => {
+        started();
+        done();
+      });
     }
     queue.writers -= 1;
     if (queue.writers === 0) queues.delete(organizationId);
   }
 
-  async function settle(organizationId: string, group: Pending[], previous: Promise<void>): Promise<void> {
+  async function settle(
+    organizationId: string,
+    group: Pending[],
+    previous: Promise<void>,
+    started: () => void = () => undefined,
+  ): Promise<void> {
     let outcomes: Outcome[];
     try {
-      outcomes = await ingestGroup(organizationId, group, previous);
+      outcomes = await ingestGroup(organizationId, group, previous, started);
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
       // The write itself failed: each batch again on its own, so that a failure is its own batch's only.
@@ -137,6 +164,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     organizationId: string,
     group: readonly Pending[],
     previous: Promise<void>,
+    started: () => void,
   ): Promise<Outcome[]> {
     const all = group.length === 1 ? group[0]!.batch : group.flatMap((pending) => pending.batch);
     const externalIds = [...new Set(all.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
@@ -158,6 +186,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       const built = statements(db, organizationId, group, await plan(db, organizationId, group, early), true);
       await previous;
       return transaction(db, async (trx) => {
+        started();
         const existingNow = await existing(trx, organizationId, externalIds);
         if (
           changeMark(trx, 'customers', organizationId) === kept.mark &&
@@ -171,6 +200,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     }
     if (pipelined) await previous;
     return transaction(db, async (trx) => {
+      started();
       await metersRepository(trx).lockOrganization(organizationId, 'shared');
       const lookups = await lookUp(trx, organizationId, all, externalIds);
       // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
