@@ -6,6 +6,7 @@ import {
   type Db,
   type SqliteCall,
 } from '../../src/core/database/index.js';
+import { literalInsert } from '../../src/core/database/bulk.js';
 import { inlineBindings, sqliteLiteral } from '../../src/core/database/sqlite/literals.js';
 import { useScratchSqlite } from '../helpers/scratch-sqlite.js';
 
@@ -80,6 +81,80 @@ describe('SQLite literals', () => {
       "select '?', \"?\", `?`, [?], 1 -- ?\n, /* ? */ 'two'",
     );
     expect(inlineBindings("select 'it''s ?', ?", [3])).toBe("select 'it''s ?', 3");
+  });
+});
+
+describe('literal multi-row inserts on SQLite', () => {
+  async function stored(db: Db) {
+    return db.raw(
+      'SELECT a, typeof(a) AS ta, b, typeof(b) AS tb, c, typeof(c) AS tc, d, typeof(d) AS td FROM loose ORDER BY rowid',
+    );
+  }
+
+  it('write a column that is the same in every row once, storing what binding each row would', async () => {
+    const db = await freshDb();
+    const rows: unknown[][] = [
+      ['org', null, 1_763_800_000_000, 'x'],
+      ['org', null, 7, { nested: ["it's"] }],
+      ['org', null, 1_763_800_000_000, null],
+    ];
+    const json = [false, false, false, true];
+    const statement = literalInsert(db, 'loose', ['a', 'b', 'c', 'd'], rows, '', json);
+    const sql = statement!.toSQL().sql;
+    expect(sql).toMatch(/^INSERT INTO loose \(a, b, c, d\) SELECT 'org', NULL, column1, column2 FROM \(VALUES /);
+    expect(sql.match(/'org'/g)).toHaveLength(1);
+    await statement;
+    const literal = await stored(db);
+    await db('loose').delete();
+    for (const row of rows)
+      await db.raw('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', [
+        row[0],
+        row[1],
+        row[2],
+        JSON.stringify(row[3]),
+      ] as never[]);
+    expect(literal).toEqual(await stored(db));
+  });
+
+  it('keep an ON CONFLICT clause an upsert, and plain VALUES when nothing or everything is constant', async () => {
+    const db = await freshDb();
+    await db.raw('CREATE TABLE counted (k TEXT PRIMARY KEY, org TEXT, n INTEGER)');
+    const upsert = (rows: unknown[][]) =>
+      literalInsert(db, 'counted', ['k', 'org', 'n'], rows, 'ON CONFLICT (k) DO UPDATE SET n = counted.n + excluded.n');
+    await upsert([
+      ['a', 'o', 1],
+      ['b', 'o', 2],
+    ]);
+    await upsert([
+      ['a', 'o', 10],
+      ['c', 'o', 3],
+    ]);
+    const alone = upsert([['b', 'o', 20]]);
+    expect(alone!.toSQL().sql).toMatch(/^INSERT INTO counted \(k, org, n\) VALUES \('b', 'o', 20\)/);
+    await alone;
+    expect(
+      upsert([
+        ['d', 'p', 1],
+        ['e', 'q', 2],
+      ])!.toSQL().sql,
+    ).toMatch(/ VALUES \('d', 'p', 1\), \('e', 'q', 2\)/);
+    expect(
+      literalInsert(
+        db,
+        'counted',
+        ['k', 'org', 'n'],
+        [
+          ['f', 'o', 0.5],
+          ['g', 'o', 1],
+        ],
+        '',
+      ),
+    ).toBeNull();
+    expect(await db('counted').orderBy('k').select('k', 'org', 'n')).toEqual([
+      { k: 'a', org: 'o', n: 11 },
+      { k: 'b', org: 'o', n: 22 },
+      { k: 'c', org: 'o', n: 3 },
+    ]);
   });
 });
 
