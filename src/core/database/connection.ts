@@ -7,6 +7,7 @@ import { nameHotWrites, type PgConnection } from './postgres/named-statements.js
 import { cachePositionedBindings } from './postgres/positioned-bindings.js';
 import { cachePreparedStatements } from './sqlite/statements.js';
 import { batchTransactions, type BatchingConnection } from './sqlite/transactions.js';
+import { holdFile, startCheckpointer } from './sqlite/checkpointer.js';
 
 export type Db = Knex;
 /** A Db inside a transaction: everything run through it is part of that transaction. */
@@ -33,8 +34,9 @@ export function sqlitePath(url: string): string {
 
 export interface DbOptions {
   /**
-   * Hold SQLite's file lock for the life of the connection so a second daemon on the same file is refused at once
-   * instead of fighting over writes.
+   * The daemon's SQLite file: hold its lock for the life of the connection so a second daemon on the same file is
+   * refused at once (DatabaseLockedError) instead of fighting over writes, and checkpoint its WAL beside the writer
+   * (sqlite/checkpointer.ts).
    */
   exclusive?: boolean;
   poolMax?: number;
@@ -61,9 +63,9 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   }
   const filename = sqlitePath(url);
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const lockPragmas = options.exclusive
-    ? 'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; BEGIN EXCLUSIVE; COMMIT;'
-    : 'PRAGMA journal_mode = WAL;';
+  // The daemon's file: one process holds it, and its WAL is checkpointed beside the writing connection
+  // (sqlite/checkpointer.ts).
+  const held = options.exclusive === true && filename !== ':memory:';
   return knexFactory({
     client: 'sqlite3',
     connection: { filename },
@@ -73,29 +75,52 @@ export function createDb(url: string, options: DbOptions = {}): Db {
       min: 1,
       max: 1,
       afterCreate(connection: BatchingConnection, done: (error: Error | null, connection: unknown) => void) {
-        // A checkpoint runs inside the COMMIT that crosses the threshold, holding the one connection, and copies each
-        // page once however often the WAL holds it: at 40,000 pages (a WAL file of up to about 160 MB) the pages every
-        // purchase and renewal touches (the outbox's last leaf, index tails, the jobs' indexes) are copied far less
-        // often than at SQLite's 1,000 (bench/checkout/README.md) or at 10,000 (bench/renewals/README.md: 4–8 % more
-        // renewals a second).
-        const pragmas =
-          'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 40000;';
-        connection.exec(`${lockPragmas} ${pragmas}`, (error) => {
-          if (error && (error as { code?: string }).code === 'SQLITE_BUSY') {
-            done(new DatabaseLockedError(filename), connection);
-            return;
-          }
-          if (!error) {
-            cachePreparedStatements(connection);
-            batchTransactions(connection);
-          }
-          done(error, connection);
-        });
+        setUpSqlite(connection, filename, held).then(
+          () => done(null, connection),
+          (error: Error) => done(error, connection),
+        );
       },
     },
     acquireConnectionTimeout: 10_000,
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
   });
+}
+
+/**
+ * A checkpoint runs inside the COMMIT that crosses the threshold, holding the one connection, and copies each page
+ * once however often the WAL holds it: at 40,000 pages (a WAL file of up to about 160 MB) the pages every purchase and
+ * renewal touches (the outbox's last leaf, index tails, the jobs' indexes) are copied far less often than at SQLite's
+ * 1,000 (bench/checkout/README.md) or at 10,000 (bench/renewals/README.md: 4–8 % more renewals a second). On the
+ * daemon's file the checkpointer has copied most of them by then (sqlite/checkpointer.ts).
+ */
+const SQLITE_PRAGMAS =
+  'PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 40000;';
+
+async function setUpSqlite(connection: BatchingConnection, filename: string, held: boolean): Promise<void> {
+  const release = held ? await holdFile(filename) : null;
+  if (held && !release) throw new DatabaseLockedError(filename);
+  try {
+    await new Promise<void>((resolve, reject) =>
+      connection.exec(SQLITE_PRAGMAS, (error) => (error ? reject(error) : resolve())),
+    );
+  } catch (error) {
+    await release?.();
+    throw error;
+  }
+  cachePreparedStatements(connection);
+  batchTransactions(connection);
+  if (!release) return;
+  const stopCheckpoints = await startCheckpointer(filename);
+  const closeConnection = connection.close.bind(connection);
+  // The checkpointer first, so that the writer's close, the last, checkpoints the WAL and removes it; the lock last.
+  connection.close = (callback?: (error: Error | null) => void) => {
+    void stopCheckpoints().then(() =>
+      closeConnection((error) => {
+        void release().then(() => callback?.(error));
+      }),
+    );
+    return undefined;
+  };
 }
 
 /**
