@@ -110,7 +110,10 @@ async function setUpSqlite(connection: BatchingConnection, filename: string, hel
   cachePreparedStatements(connection);
   batchTransactions(connection);
   if (!release) return;
-  const stopCheckpoints = await startCheckpointer(filename);
+  const stopCheckpoints = await startCheckpointer(filename).catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
   const closeConnection = connection.close.bind(connection);
   // The checkpointer first, so that the writer's close, the last, checkpoints the WAL and removes it; the lock last.
   connection.close = (callback?: (error: Error | null) => void) => {
