@@ -80,6 +80,26 @@ describe('POST /v1/events/ingest', () => {
     expect(list.json.items[0]).toMatchObject({ consumed_units: 30 });
   });
 
+  it('answers batches naming the same external ids in opposite orders, sent at once', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await createCustomer(merchant);
+    const rounds = 10;
+    for (let round = 0; round < rounds; round++) {
+      const events = Array.from({ length: 20 }, (_, i) => ({
+        name: 'llm',
+        customer_id: buyer.id,
+        external_id: `round-${round}-${i}`,
+        metadata: { tokens: 1 },
+      }));
+      // On PostgreSQL each waits for an id the other has just inserted: a deadlock, which must not reach the client.
+      const answers = await Promise.all([ingest(merchant, events), ingest(merchant, [...events].reverse())]);
+      for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+      expect(answers[0]!.json.inserted + answers[1]!.json.inserted).toBe(20);
+      expect(answers[0]!.json.duplicates + answers[1]!.json.duplicates).toBe(20);
+    }
+    expect(await storedEvents(merchant.organization.id)).toBe(20 * rounds);
+  });
+
   it('refuses bad batches whole, naming every failing index, and stores nothing', async () => {
     const merchant = await createMerchant(daemon());
     const buyer = await createCustomer(merchant);
