@@ -23,6 +23,7 @@ describe("the daemon's SQLite file", () => {
     const release = await holdFile(file);
     expect(release).not.toBeNull();
     expect(existsSync(lockFileOf(file))).toBe(true);
+    expect(existsSync(`${lockFileOf(file)}-journal`)).toBe(false);
     expect(await holdFile(file)).toBeNull();
     await release!();
     const again = await holdFile(file);

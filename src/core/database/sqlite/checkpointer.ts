@@ -46,10 +46,11 @@ export function lockFileOf(filename: string): string {
 export async function holdFile(filename: string): Promise<(() => Promise<void>) | null> {
   const lock = await open(lockFileOf(filename));
   try {
-    // The first write in exclusive mode takes the lock, and the mode keeps it until the connection closes.
+    // The first write in exclusive mode takes the lock, and the mode keeps it until the connection closes. It holds no
+    // data, so no journal (a file beside it) either.
     await exec(
       lock,
-      'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE; COMMIT;',
+      'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = OFF; BEGIN EXCLUSIVE; COMMIT;',
     );
   } catch (error) {
     await close(lock);
