@@ -21,3 +21,21 @@ export function isGuardFailure(error: unknown, table: string, column: string): b
     e?.code === 'SQLITE_CONSTRAINT' && (e.message ?? '').includes(`NOT NULL constraint failed: ${table}.${column}`)
   );
 }
+
+/** Runs of work that PostgreSQL may abort as a deadlock before the error reaches the caller. */
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Runs `work` again when PostgreSQL aborts it as a deadlock (two transactions each waiting for a row the other
+ * holds), at most DEADLOCK_ATTEMPTS times. Only for work that is a whole transaction of its own: nothing of an
+ * aborted run was written, so the next run starts from what the other transaction committed.
+ */
+export async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string } | null)?.code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw error;
+    }
+  }
+}

@@ -4,6 +4,7 @@ import {
   finishWith,
   keptWhileUnchanged,
   rebuiltOn,
+  retryingDeadlocks,
   together,
   transaction,
   type Db,
@@ -44,9 +45,6 @@ export const MAX_FUTURE_MS = 5 * 60_000;
  * SQLite saves (bench/events/README.md), and a batch waits longer.
  */
 const MAX_GROUP_EVENTS = 4_000;
-
-/** Runs of a group's transaction that PostgreSQL may abort as a deadlock before the error reaches the client. */
-const DEADLOCK_ATTEMPTS = 5;
 
 /** One organization's part of one request, waiting for its transaction. */
 interface Pending {
@@ -202,30 +200,24 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       });
     }
     if (pipelined) await previous;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await transaction(db, async (trx) => {
-          started();
-          await metersRepository(trx).lockOrganization(organizationId, 'shared');
-          const lookups = await lookUp(trx, organizationId, all, externalIds);
-          // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
-          // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
-          const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
-          const planned = await plan(trx, organizationId, group, lookups);
-          if (insertFirst) {
-            const inserted = await eventsRepository(trx).insertReturning(
-              planned.accepted.flatMap((batch) => batch.rows),
-            );
-            for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
-          }
-          return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
-        });
-      } catch (error) {
-        // Two batches inserting the same external ids in different orders wait for each other's, and PostgreSQL
-        // aborts one as a deadlock. Nothing of it was written: it runs again and finds the other's ids stored.
-        if ((error as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw error;
-      }
-    }
+    // Two batches inserting the same external ids in different orders wait for each other's, and PostgreSQL aborts
+    // one as a deadlock; run again, it finds the other's ids stored.
+    return retryingDeadlocks(() =>
+      transaction(db, async (trx) => {
+        started();
+        await metersRepository(trx).lockOrganization(organizationId, 'shared');
+        const lookups = await lookUp(trx, organizationId, all, externalIds);
+        // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
+        // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
+        const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
+        const planned = await plan(trx, organizationId, group, lookups);
+        if (insertFirst) {
+          const inserted = await eventsRepository(trx).insertReturning(planned.accepted.flatMap((batch) => batch.rows));
+          for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
+        }
+        return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
+      }),
+    );
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Clock } from '../kernel/clock.js';
 import { DAY } from '../kernel/clock.js';
 import type { WebhooksConfig } from '../config/index.js';
 import type { Db } from '../database/index.js';
-import { transaction } from '../database/index.js';
+import { retryingDeadlocks, transaction } from '../database/index.js';
 import { fieldError, resourceNotFound } from '../polar-api/errors.js';
 import type { Page } from '../kernel/pagination.js';
 import type { SecretBox } from '../kernel/secret-box.js';
@@ -153,14 +153,7 @@ export function createEndpointService(deps: EndpointDeps) {
       // The cascade to the endpoint's events and deliveries takes its locks in the opposite order from a delivery
       // being recorded at the same moment; PostgreSQL then aborts one of the two as a deadlock. The delete is the
       // one safe to run again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await repo.delete(endpoint.id);
-          return;
-        } catch (error) {
-          if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
-        }
-      }
+      await retryingDeadlocks(() => repo.delete(endpoint.id));
     },
   };
 }
