@@ -119,10 +119,17 @@ export function metersRepository(db: Db) {
       const page = await paginate<Record<string, unknown>>(query, options, { created_at: 'created_at', name: 'name' });
       return { items: page.rows.map(fromRow), pagination: page.pagination };
     },
-    /** The newest event's position: what a backfill starting now has to reach. */
+    /**
+     * The organization's newest event's position: what a backfill starting now has to reach. Found by walking back
+     * from the newest event of any organization, which stops at once for an organization still sending (PostgreSQL
+     * plans `max(seq)` so; SQLite read every entry the organization has in its timestamp index, a quarter of a second
+     * at three million events, holding the one connection). On SQLite the `+` keeps the planner off that index.
+     */
     async lastEventSeq(organizationId: string): Promise<number> {
-      const row = (await db('events').where({ organization_id: organizationId }).max({ seq: 'seq' }).first()) as
-        { seq: number | string | null } | undefined;
+      const query = db('events').orderBy('seq', 'desc').first('seq');
+      if (dialect(db) === 'sqlite') query.whereRaw('+organization_id = ?', [organizationId]);
+      else query.where('organization_id', organizationId);
+      const row = (await query) as { seq: number | string } | undefined;
       return Number(row?.seq ?? 0);
     },
   };
