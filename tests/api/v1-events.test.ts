@@ -175,6 +175,38 @@ describe('POST /v1/events/ingest', () => {
   });
 });
 
+describe('GET /v1/events', () => {
+  it('lists in timestamp order across minutes, both ways and by page, and within a time range', async () => {
+    const merchant = await createMerchant(daemon());
+    const buyer = await createCustomer(merchant);
+    const start = Date.parse('2026-11-20T10:00:00Z');
+    // Offsets sent out of order, across three minutes, one of them twice (the later one written second).
+    const offsets = [59_999, 60_000, 1, 120_500, 60_000, 30_000];
+    const sent = await ingest(
+      merchant,
+      offsets.map((offset, n) => ({
+        name: 'call',
+        customer_id: buyer.id,
+        timestamp: new Date(start + offset).toISOString(),
+        metadata: { n },
+      })),
+    );
+    expect(sent.json).toEqual({ inserted: 6, duplicates: 0 });
+    const listed = async (query: string) => {
+      const { json } = await merchant.api.get(`/v1/events/?name=call&${query}`);
+      return {
+        ns: json.items.map((event: { metadata: { n: number } }) => event.metadata.n),
+        total: json.pagination.total_count,
+      };
+    };
+    expect(await listed('sorting=-timestamp')).toEqual({ ns: [3, 4, 1, 0, 5, 2], total: 6 });
+    expect(await listed('sorting=timestamp')).toEqual({ ns: [2, 5, 0, 1, 4, 3], total: 6 });
+    expect(await listed('sorting=-timestamp&limit=2&page=2')).toEqual({ ns: [1, 0], total: 6 });
+    const range = `start_timestamp=${new Date(start + 30_000).toISOString()}&end_timestamp=${new Date(start + 60_000).toISOString()}`;
+    expect(await listed(`sorting=-timestamp&${range}`)).toEqual({ ns: [4, 1, 0, 5], total: 4 });
+  });
+});
+
 describe('parent events', () => {
   it('links an event to a parent named by id or external id, stored or earlier in its batch, and refuses unknown ones', async () => {
     const merchant = await createMerchant(daemon());
