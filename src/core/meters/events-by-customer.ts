@@ -14,7 +14,7 @@ export function customerIndexRepository(db: Db) {
 
     /**
      * An organization's condition on a query that also names customers: on SQLite written so that the planner does
-     * not pick the organization's timestamp index over the customers' entries.
+     * not pick the organization's index by time over the customers' entries.
      */
     whereOrganizations(query: Knex.QueryBuilder, organizationIds: readonly string[]): void {
       if (!lazy) query.whereIn('organization_id', [...organizationIds]);
