@@ -13,8 +13,8 @@ export function customerIndexRepository(db: Db) {
     lazy,
 
     /**
-     * An organization's condition on a query that also names customers: on SQLite written so that the planner does
-     * not pick the organization's index by time over the customers' entries.
+     * An organization's condition on a query that has a better path than the organization's index by time (the
+     * customers' entries, the newest events by seq): on SQLite written so that the planner does not pick that index.
      */
     whereOrganizations(query: Knex.QueryBuilder, organizationIds: readonly string[]): void {
       if (!lazy) query.whereIn('organization_id', [...organizationIds]);

@@ -5,6 +5,7 @@ import { paginate } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Metadata } from '../polar-api/schemas.js';
+import { customerIndexRepository } from './events-by-customer.js';
 import type { Aggregation, Filter, MeterUnit } from './schemas.js';
 
 export interface Meter {
@@ -123,12 +124,11 @@ export function metersRepository(db: Db) {
      * The organization's newest event's position: what a backfill starting now has to reach. Found by walking back
      * from the newest event of any organization, which stops at once for an organization still sending. PostgreSQL
      * planned `max(seq)` that way already; SQLite read every entry the organization has in its index by time (a
-     * quarter of a second at three million events, holding the one connection), and the `+` keeps it off that index.
+     * quarter of a second at three million events, holding the one connection) unless kept off it.
      */
     async lastEventSeq(organizationId: string): Promise<number> {
       const query = db('events').orderBy('seq', 'desc').first('seq');
-      if (dialect(db) === 'sqlite') query.whereRaw('+organization_id = ?', [organizationId]);
-      else query.where('organization_id', organizationId);
+      customerIndexRepository(db).whereOrganizations(query, [organizationId]);
       const row = (await query) as { seq: number | string } | undefined;
       return Number(row?.seq ?? 0);
     },
