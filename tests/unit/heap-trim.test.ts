@@ -1,6 +1,12 @@
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { createHeapTrimmer, exposedGc, HEAP_TRIM, type HeapTrimProbe } from '../../src/daemon/ops/heap-trim.js';
+import {
+  createHeapTrimmer,
+  exposedGc,
+  HEAP_TRIM,
+  limitHeapGrowth,
+  type HeapTrimProbe,
+} from '../../src/daemon/ops/heap-trim.js';
 
 const MB = 1024 * 1024;
 
@@ -73,5 +79,13 @@ describe('the heap trimmer', () => {
     for (let i = 0; i < HEAP_TRIM.collectionsPerIdleSpell; i++) collect();
     expect(kept).toHaveLength(8_000);
     expect(committed()).toBeLessThan(before / 2);
+  });
+
+  it("limits the heap's growth unless node was started with a growth of its own", () => {
+    expect(limitHeapGrowth(['--heap-growing-percent=50'])).toBe(false);
+    expect(limitHeapGrowth(['--no-warnings', '--heap_growing_percent=30'])).toBe(false);
+    expect(limitHeapGrowth(['--heap-growing-percent'])).toBe(false);
+    expect(limitHeapGrowth(['--heap-growing-percentage=5', '--expose-gc'])).toBe(true);
+    expect(limitHeapGrowth([])).toBe(true);
   });
 });
