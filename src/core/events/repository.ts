@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { MINUTE } from '../kernel/clock.js';
 import type { Db, Deferred } from '../database/index.js';
 import { dialect, parseJson, rawRows, toDate, toDateOrNull, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
@@ -42,8 +43,7 @@ export interface EventType {
  * says why). Queries name the minute exactly as the index does, so the planner can use it; SQLite's integer division
  * truncates, as Math.trunc does, and never reorders timestamps.
  */
-const MINUTE_MS = 60_000;
-const MINUTE = `timestamp / ${MINUTE_MS}`;
+const TIMESTAMP_MINUTE = `timestamp / ${MINUTE}`;
 
 const EVENT_COLUMNS: JsonColumn[] = [
   { name: 'id', type: 'uuid' },
@@ -264,11 +264,11 @@ export function eventsRepository(db: Db) {
       const byMinute = dialect(db) === 'sqlite';
       if (filters.from !== undefined) {
         query.where('timestamp', '>=', filters.from);
-        if (byMinute) query.whereRaw(`${MINUTE} >= ?`, [Math.trunc(filters.from / MINUTE_MS)]);
+        if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} >= ?`, [Math.trunc(filters.from / MINUTE)]);
       }
       if (filters.to !== undefined) {
         query.where('timestamp', '<=', filters.to);
-        if (byMinute) query.whereRaw(`${MINUTE} <= ?`, [Math.trunc(filters.to / MINUTE_MS)]);
+        if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} <= ?`, [Math.trunc(filters.to / MINUTE)]);
       }
       if (filters.query) whereContains(query, ['name'], filters.query);
       if (filters.parentId) query.where('parent_id', filters.parentId);
@@ -280,7 +280,7 @@ export function eventsRepository(db: Db) {
       for (const criterion of options.sorting) {
         const direction = criterion.startsWith('-') ? 'desc' : 'asc';
         // The minute first, as SQLite's index has it: the same order, sorted one minute at a time.
-        if (byMinute) ordered.orderBy(db.raw(MINUTE), direction);
+        if (byMinute) ordered.orderBy(db.raw(TIMESTAMP_MINUTE), direction);
         ordered.orderBy('timestamp', direction);
       }
       ordered.orderBy('seq', options.sorting[0]?.startsWith('-') ? 'desc' : 'asc');
