@@ -304,7 +304,7 @@ export function createCore(options: {
     charging: { db, processor: paymentProcessor, mail, options: embed, crashAt },
   });
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
-  const events = createEventService({ db, clock, background });
+  const events = createEventService({ db, clock, background, crashAt });
   const meters = createMeterService({ db, clock });
   const clockControl =
     clock instanceof SimulatedClock

@@ -4,6 +4,7 @@ import { crashableDaemon } from '../helpers/crash-daemon.js';
 import { uniqueEmail } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/v1.js';
 import { until } from '../helpers/webhooks.js';
+import { testDialect } from '../helpers/database.js';
 
 const tokensMeter = {
   name: 'LLM tokens',
@@ -100,4 +101,58 @@ describe('a daemon killed while it holds meter totals', () => {
       await crash.dispose();
     }
   });
+
+  // SQLite holds totals in memory and writes them a slice at a time in the background; PostgreSQL writes them with
+  // each ingestion, so it has no such step to stop at.
+  it.runIf(testDialect === 'sqlite')(
+    'counts once the events a slice of a held write already wrote when the daemon stops before the mark moves',
+    async () => {
+      const crash = await crashableDaemon('till-totals-slice-crash-');
+      try {
+        let child = (await crash.start({ TILL_TEST_CRASH_AT: 'totals.sliced' })).process;
+        const merchant = await createMerchant(crash.daemon);
+        const tokens = (await merchant.api.post('/v1/meters/', tokensMeter)).json as { id: string };
+        const buyer = (await merchant.api.post('/v1/customers/', { email: uniqueEmail('buyer'), external_id: 'ext-1' }))
+          .json as { id: string };
+        await ingest(merchant, [
+          ...Array.from({ length: 30 }, (_, i) => ({
+            name: 'llm',
+            customer_id: buyer.id,
+            metadata: { tokens: i + 1 },
+          })),
+          ...Array.from({ length: 4 }, () => ({ name: 'llm', external_customer_id: 'ext-x', metadata: { tokens: 5 } })),
+        ]);
+        // Nothing reads the totals: the background write comes within TOTALS_WRITE_MS, writes its one slice and dies.
+        expect((await child).signal).toBe('SIGKILL');
+
+        const db = createDb(crash.databaseUrl);
+        try {
+          const mark = Number((await db('event_index_marks').where('name', 'totals').first('seq')).seq);
+          const last = Number((await db('events').max({ seq: 'seq' }).first())?.seq);
+          expect(mark).toBeLessThan(last);
+          const rows = await db('meter_totals').where('meter_id', tokens.id).select('subject', 'held_through_seq');
+          expect(rows.map((row) => Number(row.held_through_seq))).toEqual([last, last]);
+        } finally {
+          await db.destroy();
+        }
+
+        child = (await crash.start()).process;
+        expect(await consumed(merchant, buyer.id, tokens.id)).toBe(465);
+        await ingest(merchant, [{ name: 'llm', customer_id: buyer.id, metadata: { tokens: 1000 } }]);
+        expect(await consumed(merchant, buyer.id, tokens.id)).toBe(1465);
+        const later = (await merchant.api.post('/v1/customers/', { email: uniqueEmail('later'), external_id: 'ext-x' }))
+          .json as { id: string };
+        expect(await consumed(merchant, later.id, tokens.id)).toBe(20);
+        child.kill('SIGTERM');
+        await child;
+        crash.child = null;
+
+        child = (await crash.start()).process;
+        expect(await consumed(merchant, buyer.id, tokens.id)).toBe(1465);
+        expect(await consumed(merchant, later.id, tokens.id)).toBe(20);
+      } finally {
+        await crash.dispose();
+      }
+    },
+  );
 });

@@ -12,6 +12,7 @@ import {
   type Transaction,
 } from '../database/index.js';
 import type { Background } from '../kernel/background.js';
+import type { CrashHook } from '../kernel/crash.js';
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
 import { uuidv7 } from '../kernel/ids.js';
@@ -79,7 +80,7 @@ interface Queue {
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
  * COMMIT however many batches, and with many clients the upserts of a pair that several batches touch are one.
  */
-export function createIngestion(deps: { db: Db; clock: Clock; background: Background }) {
+export function createIngestion(deps: { db: Db; clock: Clock; background: Background; crashAt?: CrashHook }) {
   const { db, clock } = deps;
   const customerIndex = createCustomerIndexer(deps);
   const queues = new Map<string, Queue>();

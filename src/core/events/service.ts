@@ -2,6 +2,7 @@ import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
 import type { Background } from '../kernel/background.js';
+import type { CrashHook } from '../kernel/crash.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Page } from '../kernel/pagination.js';
 import type { MerchantActor } from '../polar-api/actor.js';
@@ -16,7 +17,7 @@ import { eventsRepository, type EventFilters, type StoredEvent } from './reposit
 import type { EventListQuery, EventTypeWire, EventWire } from './schemas.js';
 import { eventTypeWire, eventWire } from './wire.js';
 
-export function createEventService(deps: { db: Db; clock: Clock; background: Background }) {
+export function createEventService(deps: { db: Db; clock: Clock; background: Background; crashAt?: CrashHook }) {
   const { db } = deps;
   const ingestion = createIngestion(deps);
 

@@ -1,6 +1,6 @@
 /**
- * The points where money is in flight between the processor and our rows: a process that stops at one of them leaves
- * work that only the reconciler finishes. Tests stop the daemon at each (TILL_TEST_CRASH_AT, read by the daemon at
+ * The points where money is in flight between the processor and our rows, or counts between two writes: a process
+ * that stops at one of them leaves work that only the reconciler (or the next start's recount) finishes. Tests stop the daemon at each (TILL_TEST_CRASH_AT, read by the daemon at
  * start, see daemon/crash-hook.ts) to prove that nothing stays stuck.
  */
 export const CRASH_POINTS = [
@@ -18,6 +18,8 @@ export const CRASH_POINTS = [
   'renewal.charged',
   /** A grant job's strategy did its work (a key issued, an invitation sent); the grant is not committed yet. */
   'grant.granted',
+  /** SQLite: a background write of held meter totals committed a slice; the `totals` mark has not moved yet. */
+  'totals.sliced',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -1,11 +1,23 @@
 import type { Knex } from 'knex';
 import { dialect, type Db } from '../database/index.js';
 
+/** The connection's own table that a merge sorts into (SQLite's `temp` schema: never written to the file). */
+const STAGING = 'temp.customer_index_staged';
+
+/** A merge staged: the events after `from` up to `to`, `rows` of them with a customer. */
+export interface StagedMerge {
+  from: number;
+  to: number;
+  rows: number;
+}
+
 /**
  * How events are found by customer. PostgreSQL: the `events (customer_id, timestamp)` index. SQLite: the
- * `event_customer_index` table, filled in bulk (`merge`) up to the mark in `event_index_marks`, plus the events
- * after the mark, read by seq (migrations/20261228000000_event_customer_index.ts says why; it is keyed by customer and
- * seq since 20261231000100_event_customer_index_by_seq.ts).
+ * `event_customer_index` table, filled in bulk (staged, then merged a slice at a time: events/customer-index.ts) up to
+ * the mark in `event_index_marks`, plus the events after the mark, read by seq
+ * (migrations/20261228000000_event_customer_index.ts says why; it is keyed by customer and seq since
+ * 20261231000100_event_customer_index_by_seq.ts). While a merge is under way the index also holds some entries past
+ * the mark: a reader matches an event by either, so none is counted twice.
  */
 export function customerIndexRepository(db: Db) {
   const lazy = dialect(db) === 'sqlite';
@@ -53,23 +65,50 @@ export function customerIndexRepository(db: Db) {
     },
 
     /**
-     * SQLite: the events after the mark, up to `limit` of them, into the index in one sorted INSERT, and the mark
-     * moved past them. Answers how many events it covered. Events are never changed after they are written, so an
-     * entry never goes stale.
+     * SQLite: the events after the mark, up to `limit` of them, sorted by customer into a staging table of this
+     * connection, from which `mergeStaged` moves them into the index a slice at a time. Null when there are none.
      */
-    async merge(limit: number): Promise<number> {
-      if (!lazy) return 0;
+    async stage(limit: number): Promise<StagedMerge | null> {
+      if (!lazy) return null;
       const mark = (await db('event_index_marks').where('name', 'customer').first('seq')) as { seq: number | string };
       const from = Number(mark.seq);
       const last = (await db('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
       const to = Math.min(Number(last?.seq ?? 0), from + limit);
-      if (to <= from) return 0;
+      if (to <= from) return null;
+      await db.raw(`CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (customer_id TEXT NOT NULL, seq INTEGER NOT NULL)`);
+      await db.raw(`DELETE FROM ${STAGING}`);
+      // Emptied, the table numbers its rows from 1 again, in the order inserted: by customer, then seq.
       await db.raw(
-        'INSERT INTO event_customer_index (customer_id, seq) SELECT customer_id, seq FROM events WHERE seq > ? AND seq <= ? AND customer_id IS NOT NULL ORDER BY 1, 2',
+        `INSERT INTO ${STAGING} (customer_id, seq) SELECT customer_id, seq FROM events WHERE seq > ? AND seq <= ? AND customer_id IS NOT NULL ORDER BY 1, 2`,
         [from, to],
       );
-      await db('event_index_marks').where('name', 'customer').update({ seq: to });
-      return to - from;
+      const staged = (await db.raw(`SELECT count(*) AS n FROM ${STAGING}`)) as Array<{ n: number }>;
+      return { from, to, rows: Number(staged[0]?.n ?? 0) };
+    },
+
+    /**
+     * SQLite: staged rows `first` to `last` into the index. An entry already there (a merge cut short by a stop, then
+     * staged again) is left as it is: events never change after they are written.
+     */
+    async mergeStaged(first: number, last: number): Promise<void> {
+      if (!lazy) return;
+      await db.raw(
+        `INSERT OR IGNORE INTO event_customer_index (customer_id, seq) SELECT customer_id, seq FROM ${STAGING} WHERE rowid BETWEEN ? AND ?`,
+        [first, last],
+      );
+    },
+
+    /**
+     * SQLite: the mark moved past a staged merge once every slice is in. False, and the mark left, when the staging
+     * table is not the one staged (the connection was replaced between two slices): the next merge stages again.
+     */
+    async finishStaged(staged: StagedMerge): Promise<boolean> {
+      if (!lazy) return true;
+      const held = (await db.raw(`SELECT count(*) AS n FROM ${STAGING}`)) as Array<{ n: number }>;
+      if (Number(held[0]?.n ?? 0) !== staged.rows) return false;
+      await db('event_index_marks').where({ name: 'customer', seq: staged.from }).update({ seq: staged.to });
+      await db.raw(`DELETE FROM ${STAGING}`);
+      return true;
     },
   };
 }

@@ -14,7 +14,7 @@ const STEP = 5_000;
  * `totals` mark, which the daemon before held in memory and did not write (it was killed; pending-totals.ts), counted
  * again from the events, and the mark moved to the last event. Each meter counts what ingestion would have counted for
  * it: the events after its backfill's target (those before are the backfill's) and, per customer, after their last
- * reset. Answers how many events were read (0: nothing was left).
+ * reset and after what a slice of a held write already counted in their row (`held_through_seq`). Answers how many events were read (0: nothing was left).
  */
 export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
   if (!holdsTotals(db)) return 0;
@@ -24,6 +24,18 @@ export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
     const last = (await trx('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
     const through = Number(last?.seq ?? 0);
     if (!mark || through <= Number(mark.seq)) return 0;
+    // Rows a write in slices reached before the stop, and the event each counts through (pending-totals.ts).
+    const heldThrough = new Map(
+      (
+        (await trx('meter_totals')
+          .where('held_through_seq', '>', Number(mark.seq))
+          .select('meter_id', 'subject', 'held_through_seq')) as Array<{
+          meter_id: string;
+          subject: string;
+          held_through_seq: number | string;
+        }>
+      ).map((row) => [`${row.meter_id}|${row.subject}`, Number(row.held_through_seq)]),
+    );
     const aggregates = meterAggregatesRepository(trx);
     const metersOf = new Map<string, Meter[]>();
     const resetsOf = new Map<string, Map<string, number>>();
@@ -42,7 +54,11 @@ export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
           const split = meter.backfillTarget ?? meter.backfillCursor;
           const counted = own.filter((row) => {
             const subject = subjectOf(row.event);
-            return row.seq > split && (subject === null || row.seq > (resets.get(subject) ?? 0));
+            return (
+              row.seq > split &&
+              (subject === null ||
+                (row.seq > (resets.get(subject) ?? 0) && row.seq > (heldThrough.get(`${meter.id}|${subject}`) ?? 0)))
+            );
           });
           const { totals } = aggregateBatch(
             [compileMeter(meter)],

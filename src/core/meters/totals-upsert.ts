@@ -48,6 +48,12 @@ const TOTAL_COLUMNS: JsonColumn[] = [
   { name: 'modified_at', type: 'timestamptz' },
 ];
 
+/**
+ * SQLite: the event seq a slice of a held write counted its rows through (pending-totals.ts), for a recount after a
+ * stop between two slices (totals-recount.ts).
+ */
+const HELD_THROUGH: JsonColumn = { name: 'held_through_seq', type: 'bigint' };
+
 /** A total's delta with when it was first and last added to (epoch ms): a new row's created_at, a row's modified_at. */
 export interface TimedTotalDelta extends TotalDelta {
   firstAt: number;
@@ -56,18 +62,21 @@ export interface TimedTotalDelta extends TotalDelta {
 
 /**
  * One upsert adding these deltas to `meter_totals` (rows created as needed), or null when there are none. A row
- * created or changed is stamped with the delta's own times (held totals), else with `at`.
+ * created or changed is stamped with the delta's own times (held totals), else with `at`; and, given `heldThrough`
+ * (a slice of a held write, SQLite), with the event seq its figures now count through.
  */
 export function deferAddTotals(
   db: Db,
   rows: ReadonlyArray<TotalDelta & Partial<Pick<TimedTotalDelta, 'firstAt' | 'lastAt'>>>,
   at: number,
+  heldThrough?: number,
 ): Deferred | null {
   if (rows.length === 0) return null;
+  const held = heldThrough !== undefined;
   return insertJsonRows(
     db,
     'meter_totals',
-    TOTAL_COLUMNS,
+    held ? [...TOTAL_COLUMNS, HELD_THROUGH] : TOTAL_COLUMNS,
     rows.map((row) => [
       row.meterId,
       row.subject,
@@ -83,7 +92,8 @@ export function deferAddTotals(
       0,
       row.firstAt ?? at,
       row.lastAt ?? at,
+      ...(held ? [heldThrough] : []),
     ]),
-    `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at`,
+    `ON CONFLICT (meter_id, subject) DO UPDATE SET ${ADD_FIGURES('meter_totals')}, modified_at = excluded.modified_at${held ? ', held_through_seq = excluded.held_through_seq' : ''}`,
   );
 }
