@@ -1,7 +1,8 @@
 /**
  * The points where money is in flight between the processor and our rows, or counts between two writes: a process
- * that stops at one of them leaves work that only the reconciler (or the next start's recount) finishes. Tests stop the daemon at each (TILL_TEST_CRASH_AT, read by the daemon at
- * start, see daemon/crash-hook.ts) to prove that nothing stays stuck.
+ * that stops at one of them leaves work that only the reconciler (or the next start's recount) finishes. Tests stop
+ * the daemon at each (TILL_TEST_CRASH_AT, read by the daemon at start, see daemon/crash-hook.ts) to prove that nothing
+ * stays stuck.
  */
 export const CRASH_POINTS = [
   /** The checkout won its race (`confirmed`); the charge has not been asked for. */

@@ -14,7 +14,8 @@ const STEP = 5_000;
  * `totals` mark, which the daemon before held in memory and did not write (it was killed; pending-totals.ts), counted
  * again from the events, and the mark moved to the last event. Each meter counts what ingestion would have counted for
  * it: the events after its backfill's target (those before are the backfill's) and, per customer, after their last
- * reset and after what a slice of a held write already counted in their row (`held_through_seq`). Answers how many events were read (0: nothing was left).
+ * reset and after what a slice of a held write already counted in their row (`held_through_seq`). Answers how many
+ * events were read (0: nothing was left).
  */
 export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
   if (!holdsTotals(db)) return 0;
