@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialect, type Db } from '../database/index.js';
+import { lastEventSeq } from './event-seq.js';
 
 /** The connection's own table that a merge sorts into (SQLite's `temp` schema: never written to the file). */
 const STAGING = 'temp.customer_index_staged';
@@ -72,8 +73,7 @@ export function customerIndexRepository(db: Db) {
       if (!lazy) return null;
       const mark = (await db('event_index_marks').where('name', 'customer').first('seq')) as { seq: number | string };
       const from = Number(mark.seq);
-      const last = (await db('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
-      const to = Math.min(Number(last?.seq ?? 0), from + limit);
+      const to = Math.min(await lastEventSeq(db), from + limit);
       if (to <= from) return null;
       await db.raw(`CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (customer_id TEXT NOT NULL, seq INTEGER NOT NULL)`);
       await db.raw(`DELETE FROM ${STAGING}`);

@@ -2,6 +2,7 @@ import { dialect, finishWith, perDatabase, transaction, type Db, type Transactio
 import type { Background } from '../kernel/background.js';
 import type { CrashHook } from '../kernel/crash.js';
 import type { TotalDelta } from './aggregates.js';
+import { lastEventSeq } from './event-seq.js';
 import { deferAddTotals, type TimedTotalDelta } from './totals-upsert.js';
 
 /**
@@ -111,6 +112,12 @@ function addTo(totals: Totals, delta: TotalDelta, firstAt: number, lastAt: numbe
   return false;
 }
 
+/** What is held moved into `unwritten`, each pair once (one row a pair in the statement that writes it). */
+function takeHeld(state: Held): void {
+  for (const delta of takeFrom(state.totals)) addTo(state.unwritten, delta, delta.firstAt, delta.lastAt);
+  state.size = 0;
+}
+
 /** Up to `most` deltas taken out of `totals`. */
 function takeFrom(totals: Totals, most = Infinity): TimedTotalDelta[] {
   const taken: TimedTotalDelta[] = [];
@@ -182,12 +189,9 @@ export function settleTotals(db: Db): Promise<void> | null {
  */
 async function writeHeld(trx: Transaction, state: Held, own: boolean): Promise<void> {
   if (state.size === 0 && state.unwritten.size === 0) return;
-  // What a write in slices has yet to write goes too, the mark being about to move past it: a pair once, as one row.
-  const pairs: Totals = new Map();
-  for (const delta of [...takeFrom(state.unwritten), ...takeFrom(state.totals)])
-    addTo(pairs, delta, delta.firstAt, delta.lastAt);
-  const taken = takeFrom(pairs);
-  state.size = 0;
+  // What a write in slices has yet to write goes too, the mark being about to move past it.
+  takeHeld(state);
+  const taken = takeFrom(state.unwritten);
   if (state.timer) {
     clearTimeout(state.timer);
     state.timer = null;
@@ -231,8 +235,7 @@ async function writeInSlices({ db, crashAt }: WriteDeps, state: Held): Promise<v
     // Rows a failed slice put back are written again now, counted through the newer seq with what is taken.
     if (state.size === 0 && state.unwritten.size === 0) return null;
     const seq = await lastEventSeq(trx);
-    for (const delta of takeFrom(state.totals)) addTo(state.unwritten, delta, delta.firstAt, delta.lastAt);
-    state.size = 0;
+    takeHeld(state);
     return seq;
   });
   if (through === null) return;
@@ -257,9 +260,4 @@ async function writeInSlices({ db, crashAt }: WriteDeps, state: Held): Promise<v
       trx('event_index_marks').where('name', 'totals').where('seq', '<', through).update({ seq: through }),
     ),
   );
-}
-
-async function lastEventSeq(db: Db): Promise<number> {
-  const row = (await db('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
-  return Number(row?.seq ?? 0);
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../database/index.js';
+import { lastEventSeq } from './event-seq.js';
 import { settleTotals } from './pending-totals.js';
 import { customerMeterId } from './totals-upsert.js';
 
@@ -74,21 +75,18 @@ export function meterResetsRepository(db: Db) {
     async reset(meterId: string, customer: MeterCustomer, at: Date, balance: number): Promise<void> {
       await ensureRow(meterId, customer, at);
       const subjects = subjectsOf(customer);
-      const last = (await db('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
-      await db('meter_totals')
-        .where({ meter_id: meterId })
-        .whereIn('subject', subjects)
-        .update({
-          events: 0,
-          value_count: 0,
-          value_sum: 0,
-          value_min: null,
-          value_max: null,
-          credited: 0,
-          reset_at: at.getTime(),
-          reset_seq: Number(last?.seq ?? 0),
-          modified_at: at,
-        });
+      const last = await lastEventSeq(db);
+      await db('meter_totals').where({ meter_id: meterId }).whereIn('subject', subjects).update({
+        events: 0,
+        value_count: 0,
+        value_sum: 0,
+        value_min: null,
+        value_max: null,
+        credited: 0,
+        reset_at: at.getTime(),
+        reset_seq: last,
+        modified_at: at,
+      });
       await db('meter_totals')
         .where({ meter_id: meterId, subject: `c:${customer.id}` })
         .update({ reset_balance: balance });

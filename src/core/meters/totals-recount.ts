@@ -1,5 +1,6 @@
 import { transaction, type Db } from '../database/index.js';
 import { meterAggregatesRepository } from './aggregates-repository.js';
+import { lastEventSeq } from './event-seq.js';
 import { aggregateBatch, compileMeter, subjectOf } from './aggregates.js';
 import { holdsTotals } from './pending-totals.js';
 import { meterResetsRepository } from './resets-repository.js';
@@ -22,8 +23,7 @@ export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
   return transaction(db, async (trx) => {
     const mark = (await trx('event_index_marks').where('name', 'totals').first('seq')) as
       { seq: number | string } | undefined;
-    const last = (await trx('events').max({ seq: 'seq' }).first()) as { seq: number | string | null } | undefined;
-    const through = Number(last?.seq ?? 0);
+    const through = await lastEventSeq(trx);
     if (!mark || through <= Number(mark.seq)) return 0;
     // Rows a write in slices reached before the stop, and the event each counts through (pending-totals.ts).
     const heldThrough = new Map(
