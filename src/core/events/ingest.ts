@@ -302,7 +302,8 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     const writes: Deferred[] = insertEvents ? [...eventsRepository(on).deferInsert(rows)] : [];
     const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
     const held = holdsTotals(on);
-    const deltas = aggregateBatch(planned.meters, rows, { sortTotals: !held });
+    // SQLite's one writer takes rows in any order; PostgreSQL's concurrent writers lock them in one.
+    const deltas = aggregateBatch(planned.meters, rows, { sorted: dialect(on) === 'postgres' });
     writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
     const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
     if (typeCount) writes.push(typeCount);

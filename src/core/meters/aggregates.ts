@@ -48,9 +48,29 @@ export interface AggregatedEvent extends MeteredEvent {
 }
 
 export function subjectOf(event: { customerId: string | null; externalCustomerId: string | null }): string | null {
-  if (event.customerId) return `c:${event.customerId}`;
+  if (event.customerId) return customerSubject(event.customerId);
   if (event.externalCustomerId !== null) return `x:${event.externalCustomerId}`;
   return null;
+}
+
+/** Customers' subjects kept at most (a few megabytes); past it the cache starts again. */
+const MAX_SUBJECTS = 50_000;
+const customerSubjects = new Map<string, string>();
+
+/**
+ * One string per customer's subject, for every batch: the maps that group deltas (here, and the held totals) then
+ * find a key by identity. A subject made afresh for each event is a string V8 has not joined yet, and each lookup of
+ * one compared it character by character with what the map held: two thirds of the aggregation's time (a
+ * microbenchmark of 4,000 events: about 3.5 µs an event against 0.8).
+ */
+function customerSubject(customerId: string): string {
+  let subject = customerSubjects.get(customerId);
+  if (subject === undefined) {
+    if (customerSubjects.size >= MAX_SUBJECTS) customerSubjects.clear();
+    subject = `c:${customerId}`;
+    customerSubjects.set(customerId, subject);
+  }
+  return subject;
 }
 
 export interface Delta {
@@ -83,6 +103,12 @@ export interface BatchDeltas {
   bucketValues: Array<[string, number, string]>;
 }
 
+function setOf<K>(sets: Map<K, Set<string>>, key: K): Set<string> {
+  let set = sets.get(key);
+  if (!set) sets.set(key, (set = new Set()));
+  return set;
+}
+
 function add(delta: Delta, value: number | null): void {
   delta.events += 1;
   if (value === null) return;
@@ -92,25 +118,45 @@ function add(delta: Delta, value: number | null): void {
   if (delta.valueMax === null || value > delta.valueMax) delta.valueMax = value;
 }
 
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byNumber = (a: number, b: number): number => a - b;
+
 const byKey = <T>(map: Map<string, T>): T[] =>
-  [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
+  [...map.entries()].sort(([a], [b]) => byText(a, b)).map(([, value]) => value);
+
+/** Each (key, value) of a map of sets as a row, in (key, value) order when `order` is given. */
+function rowsOf<K, R>(
+  values: Map<K, Set<string>>,
+  row: (key: K, value: string) => R,
+  order?: (a: K, b: K) => number,
+): R[] {
+  const rows: R[] = [];
+  const keys = order ? [...values.keys()].sort(order) : values.keys();
+  for (const key of keys) {
+    const set = values.get(key)!;
+    for (const value of order ? [...set].sort(byText) : set) rows.push(row(key, value));
+  }
+  return rows;
+}
 
 /**
  * The deltas a batch adds, sorted by key within each meter (meters in id order): concurrent transactions on
- * PostgreSQL then lock shared rows in one order and wait for each other instead of deadlocking. Totals that no
- * statement writes (held in memory on SQLite) need no order: `sortTotals: false` spares sorting thousands of keys.
+ * PostgreSQL then lock shared rows in one order and wait for each other instead of deadlocking. SQLite's one writer
+ * needs no order: `sorted: false` spares sorting thousands of keys by a comparator, which costs about as much as the
+ * rest of the aggregation (a microbenchmark of 4,000 events: 4.3 against 2.5 µs an event).
  */
 export function aggregateBatch(
   meters: readonly CompiledMeter[],
   events: readonly AggregatedEvent[],
-  options: { sortTotals?: boolean } = {},
+  options: { sorted?: boolean } = {},
 ): BatchDeltas {
   const ordered = [...meters].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const perMeter = ordered.map(() => ({
     totals: new Map<string, TotalDelta>(),
     buckets: new Map<number, BucketDelta>(),
-    uniqueValues: new Map<string, [string, string, string]>(),
-    bucketValues: new Map<string, [string, number, string]>(),
+    // By subject, and by hour: keyed by strings made once (see customerSubject), not joined afresh for each event.
+    uniqueValues: new Map<string, Set<string>>(),
+    bucketValues: new Map<number, Set<string>>(),
   }));
   for (const event of events) {
     const subject = subjectOf(event);
@@ -146,17 +192,27 @@ export function aggregateBatch(
       add(hour, value);
       const distinct = meter.aggregation.distinct(event);
       if (distinct !== null) {
-        own.uniqueValues.set(`${subject}|${distinct}`, [meter.id, subject, distinct]);
-        own.bucketValues.set(`${bucket}|${distinct}`, [meter.id, bucket, distinct]);
+        setOf(own.uniqueValues, subject).add(distinct);
+        setOf(own.bucketValues, bucket).add(distinct);
       }
     }
   }
+  const uniqueRow = (meterId: string) => (subject: string, value: string) =>
+    [meterId, subject, value] as [string, string, string];
+  const bucketRow = (meterId: string) => (hour: number, value: string) =>
+    [meterId, hour, value] as [string, number, string];
+  if (options.sorted === false) {
+    return {
+      totals: perMeter.flatMap((own) => [...own.totals.values()]),
+      buckets: perMeter.flatMap((own) => [...own.buckets.values()]),
+      uniqueValues: perMeter.flatMap((own, m) => rowsOf(own.uniqueValues, uniqueRow(ordered[m]!.id))),
+      bucketValues: perMeter.flatMap((own, m) => rowsOf(own.bucketValues, bucketRow(ordered[m]!.id))),
+    };
+  }
   return {
-    totals: perMeter.flatMap((own) => (options.sortTotals === false ? [...own.totals.values()] : byKey(own.totals))),
+    totals: perMeter.flatMap((own) => byKey(own.totals)),
     buckets: perMeter.flatMap((own) => [...own.buckets.values()].sort((a, b) => a.bucket - b.bucket)),
-    uniqueValues: perMeter.flatMap((own) => byKey(own.uniqueValues)),
-    bucketValues: perMeter.flatMap((own) =>
-      [...own.bucketValues.values()].sort((a, b) => a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)),
-    ),
+    uniqueValues: perMeter.flatMap((own, m) => rowsOf(own.uniqueValues, uniqueRow(ordered[m]!.id), byText)),
+    bucketValues: perMeter.flatMap((own, m) => rowsOf(own.bucketValues, bucketRow(ordered[m]!.id), byNumber)),
   };
 }

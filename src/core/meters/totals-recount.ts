@@ -64,6 +64,7 @@ export async function recountHeldTotals(db: Db, at: Date): Promise<number> {
           const { totals } = aggregateBatch(
             [compileMeter(meter)],
             counted.map((row) => row.event),
+            { sorted: false },
           );
           await deferAddTotals(trx, totals, at.getTime());
         }
