@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCustomerIndex } from '../../src/core/events/customer-index.js';
 import { customerIndexRepository } from '../../src/core/meters/events-by-customer.js';
+import * as byEpoch from '../../migrations/20270105000000_event_customer_index_by_epoch.js';
+import { testDialect } from '../helpers/database.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { createCustomer, createMerchant } from '../helpers/v1.js';
 
@@ -48,6 +50,33 @@ describe("a customer's events, merged into the customer index or still after its
     expect(await mergeCustomerIndex(daemon().core.db, 1_000_000)).toBe(again.to - again.from);
     await check();
   });
+
+  it.runIf(testDialect === 'sqlite')(
+    "finds a customer's entries in every epoch of the index, and through the migration that keys it by epoch",
+    async () => {
+      const { ingest, check } = await setUp();
+      const db = daemon().core.db;
+      for (let round = 0; round < 3; round++) {
+        await ingest(round);
+        await mergeCustomerIndex(db, 1_000_000);
+      }
+      // Entries spread over epochs 0, 2 and 5 (an epoch is 262,144 seqs: more events than a test writes), with
+      // epochs between them that hold none.
+      const seqs = (await db('event_customer_index').orderBy('seq').pluck('seq')).map(Number);
+      const [second, third] = [seqs.at(-25)!, seqs.at(-13)!];
+      await db('event_customer_index').where('seq', '>=', second).update({ epoch: 2 });
+      await db('event_customer_index').where('seq', '>=', third).update({ epoch: 5 });
+      await check();
+      // Back to the index keyed by customer, and forward again: every entry in, each in the epoch of its seq.
+      await byEpoch.down(db);
+      expect(await db('event_customer_index').count({ n: '*' }).first()).toEqual({ n: seqs.length });
+      await byEpoch.up(db);
+      const rebuilt = await db('event_customer_index').select('epoch', 'seq').orderBy('seq');
+      expect(rebuilt.map((row) => Number(row.seq))).toEqual(seqs);
+      expect(rebuilt.every((row) => Number(row.epoch) === Math.floor(Number(row.seq) / 262_144))).toBe(true);
+      await check();
+    },
+  );
 });
 
 /** A merchant with a meter and two customers; `ingest(round)` posts a round of events, `check` compares every read. */
