@@ -4,6 +4,7 @@ import type { CustomerStateWire } from '../customers/schemas.js';
 import type { Db } from '../database/index.js';
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { meterAggregatesRepository, type StoredTotal } from './aggregates-repository.js';
+import { subjectsOfCustomer } from './aggregates.js';
 import { combineAggregates, emptyAggregate, quantityOf, type AggregateState } from './filter.js';
 import { metersRepository, type Meter } from './repository.js';
 import type { CustomerMeterFigures } from './wire.js';
@@ -22,7 +23,7 @@ export async function customerMeterFigures(
   const aggregates = meterAggregatesRepository(db);
   const wanted = new Set(meters.map((meter) => meter.id));
   const totals = (rows ?? (await aggregates.totalsOfCustomer(customer))).filter((row) => wanted.has(row.meterId));
-  const subjects = [`c:${customer.id}`, ...(customer.externalId !== null ? [`x:${customer.externalId}`] : [])];
+  const subjects = subjectsOfCustomer(customer);
   const uniqueIds = meters.filter((meter) => meter.aggregation.func === 'unique').map((meter) => meter.id);
   const distinct =
     uniqueIds.length > 0 ? await aggregates.distinctCounts(uniqueIds, subjects) : new Map<string, number>();

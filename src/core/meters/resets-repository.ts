@@ -1,4 +1,5 @@
 import type { Db } from '../database/index.js';
+import { customerSubject, subjectsOfCustomer } from './aggregates.js';
 import { lastEventSeq } from './event-seq.js';
 import { settleTotals } from './pending-totals.js';
 import { customerMeterId } from './totals-upsert.js';
@@ -17,10 +18,15 @@ export interface ResetState {
   resetBalance: number;
 }
 
-const subjectsOf = (customer: MeterCustomer) => [
-  `c:${customer.id}`,
-  ...(customer.externalId !== null ? [`x:${customer.externalId}`] : []),
-];
+/** A row's figures with nothing counted or credited: a new row's, and a reset's. */
+const ZEROED = {
+  events: 0,
+  value_count: 0,
+  value_sum: 0,
+  value_min: null,
+  value_max: null,
+  credited: 0,
+} as const;
 
 /**
  * Credits and resets of customer meters, on the `meter_totals` rows the ingestion keeps (aggregates-repository.ts):
@@ -34,7 +40,7 @@ export function meterResetsRepository(db: Db) {
    */
   async function ensureRow(meterId: string, customer: MeterCustomer, at: Date): Promise<void> {
     await settleTotals(db);
-    const subject = `c:${customer.id}`;
+    const subject = customerSubject(customer.id);
     await db('meter_totals')
       .insert({
         meter_id: meterId,
@@ -43,12 +49,7 @@ export function meterResetsRepository(db: Db) {
         organization_id: customer.organizationId,
         customer_id: customer.id,
         external_customer_id: customer.externalId,
-        events: 0,
-        value_count: 0,
-        value_sum: 0,
-        value_min: null,
-        value_max: null,
-        credited: 0,
+        ...ZEROED,
         created_at: at,
         modified_at: at,
       })
@@ -61,7 +62,7 @@ export function meterResetsRepository(db: Db) {
     async credit(meterId: string, customer: MeterCustomer, units: number, at: Date): Promise<void> {
       await ensureRow(meterId, customer, at);
       await db('meter_totals')
-        .where({ meter_id: meterId, subject: `c:${customer.id}` })
+        .where({ meter_id: meterId, subject: customerSubject(customer.id) })
         .update({
           credited: db.raw('CASE WHEN credited + ? < 0 THEN 0 ELSE credited + ? END', [units, units]),
           modified_at: at,
@@ -74,28 +75,26 @@ export function meterResetsRepository(db: Db) {
      */
     async reset(meterId: string, customer: MeterCustomer, at: Date, balance: number): Promise<void> {
       await ensureRow(meterId, customer, at);
-      const subjects = subjectsOf(customer);
+      const subjects = subjectsOfCustomer(customer);
       const last = await lastEventSeq(db);
-      await db('meter_totals').where({ meter_id: meterId }).whereIn('subject', subjects).update({
-        events: 0,
-        value_count: 0,
-        value_sum: 0,
-        value_min: null,
-        value_max: null,
-        credited: 0,
-        reset_at: at.getTime(),
-        reset_seq: last,
-        modified_at: at,
-      });
       await db('meter_totals')
-        .where({ meter_id: meterId, subject: `c:${customer.id}` })
+        .where({ meter_id: meterId })
+        .whereIn('subject', subjects)
+        .update({
+          ...ZEROED,
+          reset_at: at.getTime(),
+          reset_seq: last,
+          modified_at: at,
+        });
+      await db('meter_totals')
+        .where({ meter_id: meterId, subject: customerSubject(customer.id) })
         .update({ reset_balance: balance });
       await db('meter_unique_values').where({ meter_id: meterId }).whereIn('subject', subjects).delete();
     },
 
     async state(meterId: string, customerId: string): Promise<ResetState> {
       const row = (await db('meter_totals')
-        .where({ meter_id: meterId, subject: `c:${customerId}` })
+        .where({ meter_id: meterId, subject: customerSubject(customerId) })
         .first('reset_at', 'reset_balance')) as
         { reset_at: number | string | null; reset_balance: number | string } | undefined;
       return {
@@ -109,7 +108,7 @@ export function meterResetsRepository(db: Db) {
       const { resetBalance } = await this.state(meterId, customerId);
       if (resetBalance > 0)
         await db('meter_totals')
-          .where({ meter_id: meterId, subject: `c:${customerId}` })
+          .where({ meter_id: meterId, subject: customerSubject(customerId) })
           .update({ reset_balance: 0 });
       return resetBalance;
     },
