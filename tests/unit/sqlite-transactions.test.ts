@@ -150,6 +150,18 @@ describe('literal multi-row inserts on SQLite', () => {
         '',
       ),
     ).toBeNull();
+    // Text with a NUL has no literal, in a column that varies as in one written once.
+    for (const rows of [
+      [
+        ['h', 'o', 1],
+        ['i\0j', 'o', 2],
+      ],
+      [
+        ['k', 'o\0', 1],
+        ['l', 'o\0', 2],
+      ],
+    ])
+      expect(literalInsert(db, 'counted', ['k', 'org', 'n'], rows, '')).toBeNull();
     expect(await db('counted').orderBy('k').select('k', 'org', 'n')).toEqual([
       { k: 'a', org: 'o', n: 11 },
       { k: 'b', org: 'o', n: 22 },

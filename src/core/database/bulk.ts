@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialect, type Db } from './connection.js';
-import { sqliteLiteral } from './sqlite/literals.js';
+import { literalUnlessNul, sqliteLiteral } from './sqlite/literals.js';
 
 /**
  * On SQLite, one multi-row INSERT with every value written as a literal (no placeholders to format or bind): for
@@ -69,8 +69,14 @@ function valuesInsert(
 
 /**
  * `(…), (…)`: the rows' literals in the columns kept, or null when a value has none. One string grown from start to
- * end: V8 joins the pieces once, when the driver reads the text, where a string per row joined afterwards cost a
- * batch of thousands of rows twice the time (a microbenchmark of 4,000 events: 2–3 against 4–4.5 µs a row).
+ * end, where a string per row joined afterwards cost a batch of thousands of rows twice the time (a microbenchmark
+ * of 4,000 events: 2–3 against 4–4.5 µs a row).
+ *
+ * Text is checked for a NUL once, in the whole string, not value by value. That read also makes V8 join the pieces
+ * into one flat string now, while they are young. Left as grown, the text is a tree of tens of thousands of small
+ * strings until the driver reads it. An ingestion group's text waits for the group before it to commit, so the
+ * scavenger copied that tree and promoted it to the old space; joined at once, it is one large object, never copied
+ * (bench/events/README.md).
  */
 function literalRows(
   rows: readonly (readonly unknown[])[],
@@ -84,12 +90,12 @@ function literalRows(
     let first = true;
     for (let c = 0; c < row.length; c++) {
       if (!kept[c]) continue;
-      const literal = sqliteLiteral(json[c] ? JSON.stringify(row[c]) : row[c]);
+      const literal = literalUnlessNul(json[c] ? JSON.stringify(row[c]) : row[c]);
       if (literal === null) return null;
       values += first ? literal : `, ${literal}`;
       first = false;
     }
     values += ')';
   }
-  return values;
+  return values.includes('\0') ? null : values;
 }

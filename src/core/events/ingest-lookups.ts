@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../database/index.js';
 import { changeMark, perDatabase, together } from '../database/index.js';
+import { compileMeter, type CompiledMeter } from '../meters/aggregates.js';
+import { metersRepository } from '../meters/repository.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
 import { eventsRepository, type EventType, type StoredEvent } from './repository.js';
 import type { EventCreateInput } from './schemas.js';
 
-/** What an ingestion looks up before it writes: customers, parents; and the event types it counts. */
+/** What an ingestion looks up before it writes: meters, customers, external ids, parents; and the event types it counts. */
 
 export type Indexed = { index: number; input: EventCreateInput; timestamp: number };
 
@@ -167,4 +169,35 @@ export function eventTypes(organizationId: string, rows: readonly StoredEvent[],
       });
   }
   return [...types.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export interface Lookups {
+  meters: CompiledMeter[];
+  customers: ResolvedCustomers;
+  /** Which of the group's external ids are stored already. */
+  existing: ReadonlySet<string>;
+}
+
+/** What a group's outcome rests on, read on `on`: the active meters, the customers it names, its stored external ids. */
+export async function lookUp(
+  on: Db,
+  organizationId: string,
+  all: readonly Indexed[],
+  externalIds: string[],
+): Promise<Lookups> {
+  const [active, customers] = await together(
+    metersRepository(on).activeOf(organizationId),
+    resolveCustomers(on, organizationId, all),
+  );
+  return { meters: active.map(compileMeter), customers, existing: await existing(on, organizationId, externalIds) };
+}
+
+export function existing(on: Db, organizationId: string, externalIds: readonly string[]): Promise<ReadonlySet<string>> {
+  return externalIds.length > 0
+    ? eventsRepository(on).existingExternalIds(organizationId, externalIds)
+    : Promise.resolve(new Set<string>());
+}
+
+export function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((value) => b.has(value));
 }

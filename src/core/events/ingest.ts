@@ -28,11 +28,13 @@ import { createCustomerIndexer } from './customer-index.js';
 import {
   customerIssues,
   eventTypes,
-  resolveCustomers,
+  existing,
+  lookUp,
   resolveCustomersKept,
   resolveParents,
+  sameSet,
   type Indexed,
-  type ResolvedCustomers,
+  type Lookups,
 } from './ingest-lookups.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
 import type { EventCreateInput, EventsIngestResponse } from './schemas.js';
@@ -307,7 +309,16 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
     const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
     if (typeCount) writes.push(typeCount);
-    return { ...planned, writes, deltas, now };
+    // Only the counts are kept: the rows, built moments ago, die young. Held until the group commits, behind the
+    // group before it, they were copied by the scavenger and promoted (bench/events/README.md).
+    const counts = new Map(
+      accepted.map((batch) => [
+        batch.position,
+        { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length },
+      ]),
+    );
+    const { meters, batches, refusals } = planned;
+    return { meters, batches, refusals, counts, writes, heldTotals: held ? deltas.totals : [], now };
   }
 
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
@@ -315,16 +326,10 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     await finishWith(trx, ...built.writes);
     // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
     // fails on its own, a full disk, would leave these counted), and the connection still ours.
-    if (holdsTotals(trx)) holdTotals(trx, built.deltas.totals, built.now.getTime(), deps);
-    const counts = new Map(
-      built.accepted.map((batch) => [
-        batch.position,
-        { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length },
-      ]),
-    );
+    if (holdsTotals(trx)) holdTotals(trx, built.heldTotals, built.now.getTime(), deps);
     return Array.from(
       { length: built.batches },
-      (_, position): Outcome => built.refusals[position] ?? counts.get(position)!,
+      (_, position): Outcome => built.refusals[position] ?? built.counts.get(position)!,
     );
   }
 
@@ -369,37 +374,6 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
   };
 }
 
-interface Lookups {
-  meters: CompiledMeter[];
-  customers: ResolvedCustomers;
-  /** Which of the group's external ids are stored already. */
-  existing: ReadonlySet<string>;
-}
-
-/** What a group's outcome rests on, read on `on`: the active meters, the customers it names, its stored external ids. */
-async function lookUp(
-  on: Db,
-  organizationId: string,
-  all: readonly Indexed[],
-  externalIds: string[],
-): Promise<Lookups> {
-  const [active, customers] = await together(
-    metersRepository(on).activeOf(organizationId),
-    resolveCustomers(on, organizationId, all),
-  );
-  return { meters: active.map(compileMeter), customers, existing: await existing(on, organizationId, externalIds) };
-}
-
-function existing(on: Db, organizationId: string, externalIds: readonly string[]): Promise<ReadonlySet<string>> {
-  return externalIds.length > 0
-    ? eventsRepository(on).existingExternalIds(organizationId, externalIds)
-    : Promise.resolve(new Set<string>());
-}
-
-function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  return a.size === b.size && [...a].every((value) => b.has(value));
-}
-
 interface Accepted {
   position: number;
   rows: StoredEvent[];
@@ -415,10 +389,13 @@ interface Planned {
   accepted: Accepted[];
 }
 
-/** A group planned with the statements that write it. */
-interface Built extends Planned {
+/** A group planned, reduced to its outcomes, with the statements that write it. */
+interface Built extends Omit<Planned, 'accepted'> {
+  /** Each accepted batch's outcome, by position. */
+  counts: ReadonlyMap<number, EventsIngestResponse>;
   writes: Deferred[];
-  deltas: BatchDeltas;
+  /** Its totals' deltas where they are held in memory (holdsTotals), added once it commits. */
+  heldTotals: BatchDeltas['totals'];
   /** The latest of its batches' times: the aggregates' and event types' `at`. */
   now: Date;
 }

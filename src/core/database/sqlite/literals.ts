@@ -12,10 +12,17 @@ const INT32_MAX = 2 ** 31 - 1;
 
 /** The literal for one value, or null when it cannot be written exactly. */
 export function sqliteLiteral(value: unknown): string | null {
+  return typeof value === 'string' && value.includes('\0') ? null : literalUnlessNul(value);
+}
+
+/**
+ * sqliteLiteral without its check for a NUL in text, for a caller that checks the whole statement's text at once
+ * (database/bulk.ts): a literal holding a NUL is written, and the statement must then be declined.
+ */
+export function literalUnlessNul(value: unknown): string | null {
   if (value === null) return 'NULL';
   switch (typeof value) {
     case 'string':
-      if (value.includes('\0')) return null;
       // Inside '…' SQLite gives meaning to nothing but the quote itself, written twice. Most values have none, and
       // skipping the replace spares a copy of each (event batches write thousands).
       return value.includes("'") ? `'${value.replaceAll("'", "''")}'` : `'${value}'`;
