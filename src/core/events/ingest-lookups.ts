@@ -8,7 +8,10 @@ import { isUuid } from '../polar-api/schemas.js';
 import { eventsRepository, type EventType, type StoredEvent } from './repository.js';
 import type { EventCreateInput } from './schemas.js';
 
-/** What an ingestion looks up before it writes: meters, customers, external ids, parents; and the event types it counts. */
+/**
+ * What an ingestion looks up before it writes: meters, customers, external ids, parents; and the event types it
+ * counts.
+ */
 
 export type Indexed = { index: number; input: EventCreateInput; timestamp: number };
 
