@@ -1,10 +1,18 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/core/config/index.js';
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'till-config-'));
+const made: string[] = [];
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'till-config-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('daemon configuration', () => {
   it('generates and keeps a secret (mode 0600) for the embedded setup', () => {

@@ -1,11 +1,21 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_JWT, loadConfig } from '../../src/core/config/index.js';
 
+const made: string[] = [];
+const dataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'till-jwt-config-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 const env = (extra: Record<string, string> = {}) => ({
-  TILL_DATA_DIR: mkdtempSync(join(tmpdir(), 'till-jwt-config-')),
+  TILL_DATA_DIR: dataDir(),
   TILL_SECRET: 'unit-test-secret-that-is-long-enough-0123',
   ...extra,
 });
