@@ -1,18 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/core/config/index.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const made: string[] = [];
-const freshDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'till-config-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = useTempDirs('till-config-');
 
 describe('daemon configuration', () => {
   it('generates and keeps a secret (mode 0600) for the embedded setup', () => {

@@ -1,18 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_JWT, loadConfig } from '../../src/core/config/index.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const made: string[] = [];
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'till-jwt-config-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+const dataDir = useTempDirs('till-jwt-config-');
 
 const env = (extra: Record<string, string> = {}) => ({
   TILL_DATA_DIR: dataDir(),

@@ -317,8 +317,8 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
         { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length },
       ]),
     );
-    const { meters, batches, refusals } = planned;
-    return { meters, batches, refusals, counts, writes, heldTotals: held ? deltas.totals : [], now };
+    const { batches, refusals } = planned;
+    return { batches, refusals, counts, writes, heldTotals: held ? deltas.totals : [], now };
   }
 
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
@@ -390,7 +390,7 @@ interface Planned {
 }
 
 /** A group planned, reduced to its outcomes, with the statements that write it. */
-interface Built extends Omit<Planned, 'accepted'> {
+interface Built extends Omit<Planned, 'accepted' | 'meters'> {
   /** Each accepted batch's outcome, by position. */
   counts: ReadonlyMap<number, EventsIngestResponse>;
   writes: Deferred[];
