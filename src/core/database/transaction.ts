@@ -90,12 +90,13 @@ function afterSqliteTransaction(): Promise<void> {
  * together (one connection runs them in the order sent, see `together`); on SQLite (a savepoint, a value that cannot
  * be a literal) one after another, as the driver may run statements sent together in any order. They must be the
  * transaction's last statements: on SQLite it has committed when this answers, and a statement after it fails.
+ * True when the transaction is committed (the COMMIT went with them); false when knex still has to commit it.
  */
-export async function finishWith(trx: Db, ...writes: DeferredList): Promise<void> {
+export async function finishWith(trx: Db, ...writes: DeferredList): Promise<boolean> {
   const statements = writes.filter((write): write is Deferred => !!write);
   if (dialect(trx) !== 'sqlite') {
     await together(...statements);
-    return;
+    return false;
   }
   const batch = trx.isTransaction ? compileDeferred(statements) : null;
   if (batch) {
@@ -103,9 +104,10 @@ export async function finishWith(trx: Db, ...writes: DeferredList): Promise<void
     const committed = await new Promise<boolean>((resolve, reject) =>
       connection.commitWith(batch, (error, done) => (error ? reject(error) : resolve(done === true))),
     );
-    if (committed) return;
+    if (committed) return true;
   }
   await runInOrder(statements);
+  return false;
 }
 
 /**
@@ -113,7 +115,14 @@ export async function finishWith(trx: Db, ...writes: DeferredList): Promise<void
  * statements are sent together (see finishWith), but for a single statement, sent alone (its own transaction). Resolves once committed; on SQLite one event-loop turn later.
  */
 async function writeOnlyTransaction(db: Db, build: (on: Db) => DeferredList): Promise<void> {
-  const alone = () => readWriteTransaction(db, (trx) => finishWith(trx, ...build(trx)), {});
+  const alone = () =>
+    readWriteTransaction(
+      db,
+      async (trx) => {
+        await finishWith(trx, ...build(trx));
+      },
+      {},
+    );
   if (db.isTransaction) return alone();
   if (dialect(db) !== 'sqlite') {
     // One statement is a transaction of its own: BEGIN and COMMIT would only add two round trips. Built on the

@@ -22,6 +22,7 @@ import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
 import { aggregateBatch, compileMeter, type BatchDeltas, type CompiledMeter } from '../meters/aggregates.js';
+import { knownValues } from '../meters/known-values.js';
 import { holdTotals, holdsTotals } from '../meters/pending-totals.js';
 import { metersRepository } from '../meters/repository.js';
 import { createCustomerIndexer } from './customer-index.js';
@@ -195,7 +196,8 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
         if (
           changeMark(trx, 'customers', organizationId) === kept.mark &&
           changeMark(trx, 'meters', organizationId) === meters.mark &&
-          sameSet(existingNow, early.existing)
+          sameSet(existingNow, early.existing) &&
+          knownValues(trx)?.generation === built.knownGeneration
         )
           return write(trx, { ...built, writes: rebuiltOn(trx, built.writes) });
         const current = await plan(trx, organizationId, group, await lookUp(trx, organizationId, all, externalIds));
@@ -306,7 +308,9 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     const held = holdsTotals(on);
     // SQLite's one writer takes rows in any order; PostgreSQL's concurrent writers lock them in one.
     const deltas = aggregateBatch(planned.meters, rows, { sorted: dialect(on) === 'postgres' });
-    writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...deltas, totals: [] } : deltas, now));
+    const known = knownValues(on);
+    const unknown = known ? known.unknown(deltas) : deltas;
+    writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...unknown, totals: [] } : unknown, now));
     const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
     if (typeCount) writes.push(typeCount);
     // Only the counts are kept: the rows, built moments ago, die young. Held until the group commits, behind the
@@ -318,15 +322,26 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       ]),
     );
     const { batches, refusals } = planned;
-    return { batches, refusals, counts, writes, heldTotals: held ? deltas.totals : [], now };
+    return {
+      batches,
+      refusals,
+      counts,
+      writes,
+      heldTotals: held ? deltas.totals : [],
+      now,
+      learnt: known ? { uniqueValues: unknown.uniqueValues, bucketValues: unknown.bucketValues } : null,
+      knownGeneration: known?.generation,
+    };
   }
 
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
   async function write(trx: Transaction, built: Built): Promise<Outcome[]> {
-    await finishWith(trx, ...built.writes);
+    const committed = await finishWith(trx, ...built.writes);
     // Committed (on SQLite finishWith sends the COMMIT; when it cannot, the statements ran and only a COMMIT that
     // fails on its own, a full disk, would leave these counted), and the connection still ours.
     if (holdsTotals(trx)) holdTotals(trx, built.heldTotals, built.now.getTime(), deps);
+    // Only what is surely stored: a COMMIT still to come may fail.
+    if (committed && built.learnt) knownValues(trx)?.learn(built.learnt);
     return Array.from(
       { length: built.batches },
       (_, position): Outcome => built.refusals[position] ?? built.counts.get(position)!,
@@ -398,6 +413,10 @@ interface Built extends Omit<Planned, 'accepted' | 'meters'> {
   heldTotals: BatchDeltas['totals'];
   /** The latest of its batches' times: the aggregates' and event types' `at`. */
   now: Date;
+  /** On SQLite, the `unique` meters' values it writes, known to be stored once it commits (meters/known-values.ts). */
+  learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'> | null;
+  /** What was known when it was built: written as built only if nothing was forgotten since. */
+  knownGeneration: number | undefined;
 }
 
 /** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */

@@ -4,6 +4,7 @@ import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
 import type { AggregatedEvent, BatchDeltas, BucketDelta } from './aggregates.js';
 import { insertJsonRows, type JsonColumn } from './json-rows.js';
+import { forgetKnownValues } from './known-values.js';
 import { settleTotals } from './pending-totals.js';
 import { ADD_FIGURES, FIGURES, deferAddTotals } from './totals-upsert.js';
 
@@ -133,6 +134,7 @@ export function meterAggregatesRepository(db: Db) {
         .update({ events: 0, value_count: 0, value_sum: 0, value_min: null, value_max: null });
       for (const table of ['meter_unique_values', 'meter_buckets', 'meter_bucket_values'])
         await db(table).where({ meter_id: meterId }).delete();
+      forgetKnownValues(db);
     },
 
     async totals(meterIds: readonly string[], subjects: readonly string[]): Promise<StoredTotal[]> {

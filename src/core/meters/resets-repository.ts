@@ -1,6 +1,7 @@
 import type { Db } from '../database/index.js';
 import { customerSubject, subjectsOfCustomer } from './aggregates.js';
 import { lastEventSeq } from './event-seq.js';
+import { forgetKnownValues } from './known-values.js';
 import { settleTotals } from './pending-totals.js';
 import { customerMeterId } from './totals-upsert.js';
 
@@ -90,6 +91,7 @@ export function meterResetsRepository(db: Db) {
         .where({ meter_id: meterId, subject: customerSubject(customer.id) })
         .update({ reset_balance: balance });
       await db('meter_unique_values').where({ meter_id: meterId }).whereIn('subject', subjects).delete();
+      forgetKnownValues(db);
     },
 
     async state(meterId: string, customerId: string): Promise<ResetState> {
