@@ -79,15 +79,23 @@ export async function startTestDaemon(
     if (filesDir) rmSync(filesDir, { recursive: true, force: true });
     throw error;
   }
+  const removeFiles = () => {
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
+  };
   return {
     ...daemon,
     clock,
     database,
     config: daemon.core.config,
+    // A second daemon on another's database is closed, not stopped (its database is not its own): its files go too.
+    async close() {
+      await daemon.close();
+      removeFiles();
+    },
     async stop() {
       await daemon.close();
       await database.drop();
-      if (filesDir) rmSync(filesDir, { recursive: true, force: true });
+      removeFiles();
     },
   };
 }
