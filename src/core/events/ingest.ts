@@ -8,59 +8,28 @@ import {
   together,
   transaction,
   type Db,
-  type Deferred,
   type Transaction,
 } from '../database/index.js';
 import type { Background } from '../kernel/background.js';
 import type { CrashHook } from '../kernel/crash.js';
 import type { Clock } from '../kernel/clock.js';
 import { DomainError } from '../kernel/errors.js';
-import { uuidv7 } from '../kernel/ids.js';
 import { withRequestId } from '../kernel/request-context.js';
 import type { MerchantActor } from '../polar-api/actor.js';
 import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
-import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
-import { aggregateBatch, compileMeter, type BatchDeltas, type CompiledMeter } from '../meters/aggregates.js';
+import { compileMeter } from '../meters/aggregates.js';
 import { knownValues } from '../meters/known-values.js';
 import { holdTotals, holdsTotals } from '../meters/pending-totals.js';
 import { metersRepository } from '../meters/repository.js';
 import { createCustomerIndexer } from './customer-index.js';
-import {
-  customerIssues,
-  eventTypes,
-  existing,
-  lookUp,
-  resolveCustomersKept,
-  resolveParents,
-  sameSet,
-  type Indexed,
-  type Lookups,
-} from './ingest-lookups.js';
-import { eventsRepository, type StoredEvent } from './repository.js';
+import { existing, lookUp, resolveCustomersKept, sameSet, type Indexed, type Lookups } from './ingest-lookups.js';
+import { plan, statements, takeGroup, type Built, type Outcome, type Pending } from './ingest-plan.js';
+import { eventsRepository } from './repository.js';
 import type { EventCreateInput, EventsIngestResponse } from './schemas.js';
 
 /** How far ahead of the server's clock an event may be stamped (clients' clocks drift; beyond that it is a mistake). */
 export const MAX_FUTURE_MS = 5 * 60_000;
-
-/**
- * Events per transaction when waiting batches are written together: enough to fold a few batches into one set of
- * aggregate upserts and one COMMIT; beyond about four batches of 1,000, building the statements' text costs more than
- * SQLite saves (bench/events/README.md), and a batch waits longer.
- */
-const MAX_GROUP_EVENTS = 4_000;
-
-/** One organization's part of one request, waiting for its transaction. */
-interface Pending {
-  batch: Indexed[];
-  now: Date;
-  /** It names parents, which may be events of a batch written just before it: it goes in a transaction of its own. */
-  alone: boolean;
-  resolve(result: EventsIngestResponse): void;
-  reject(error: unknown): void;
-}
-
-type Outcome = EventsIngestResponse | DomainError;
 
 /** An organization's batches waiting, its transactions at work, and the last group's write (settled or not). */
 interface Queue {
@@ -76,8 +45,8 @@ interface Queue {
  * customers, parents); any failure is one 422 listing every failing index and nothing of that batch is written.
  *
  * Up to two transactions per organization at a time: batches that arrive while they are being written wait, and are
- * then written together by the next transaction (up to MAX_GROUP_EVENTS), each with its own outcome. On SQLite a
- * group is planned before its transaction, while the group before it writes (see ingestGroup).
+ * then written together by the next transaction (up to MAX_GROUP_EVENTS, ingest-plan.ts), each with its own
+ * outcome. On SQLite a group is planned before its transaction, while the group before it writes (see ingestGroup).
  * It inserts their events (multi-row INSERTs; a repeated `external_id` is skipped and reported as a duplicate, the
  * first one sent winning, as if the batches had run one after another) and folds them into the running aggregates
  * of the organization's meters, grouped per (meter, customer) and per (meter, hour): a handful of statements and one
@@ -225,115 +194,6 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     );
   }
 
-  /**
-   * Which batches are refused, and the rows of the others, from what was looked up (a refused batch's external ids
-   * are free again for the batches after it). Reads only for a batch naming parents.
-   */
-  async function plan(on: Db, organizationId: string, group: readonly Pending[], lookups: Lookups): Promise<Planned> {
-    const { customers } = lookups;
-    const seen = new Set(lookups.existing);
-    const refusals: Array<DomainError | undefined> = [];
-    const accepted: Accepted[] = [];
-    for (const [position, pending] of group.entries()) {
-      const issues = customerIssues(pending.batch, customers.byId);
-      const claimed: string[] = [];
-      const fresh: Indexed[] = [];
-      const ids: string[] = [];
-      for (const item of pending.batch) {
-        const externalId = item.input.external_id;
-        if (externalId) {
-          if (seen.has(externalId)) continue;
-          seen.add(externalId);
-          claimed.push(externalId);
-        }
-        fresh.push(item);
-        ids.push(uuidv7(pending.now.getTime()));
-      }
-      // Only a batch naming parents (alone) has any to look up.
-      const parents = pending.alone
-        ? await resolveParents(
-            on,
-            organizationId,
-            fresh.map((item, i) => ({ ...item, id: ids[i]! })),
-            issues,
-          )
-        : new Map<string, string>();
-      if (issues.length > 0) {
-        for (const externalId of claimed) seen.delete(externalId);
-        refusals[position] = validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-        continue;
-      }
-      const ingestedAt = pending.now.getTime();
-      const rows = fresh.map(({ input, timestamp }, i): StoredEvent => {
-        const id = ids[i]!;
-        const customer = input.customer_id
-          ? customers.byId.get(input.customer_id)!
-          : customers.byExternalId.get(input.external_customer_id!);
-        return {
-          id,
-          organizationId,
-          customerId: customer?.id ?? null,
-          externalCustomerId: customer ? customer.externalId : input.external_customer_id!,
-          memberId: input.member_id ?? null,
-          externalMemberId: input.external_member_id ?? null,
-          name: input.name,
-          source: 'user',
-          timestamp,
-          ingestedAt,
-          externalId: input.external_id ?? null,
-          parentId: input.parent_id ? parents.get(input.parent_id)! : null,
-          metadata: input.metadata ?? {},
-        };
-      });
-      accepted.push({ position, rows, size: pending.batch.length });
-    }
-    return { meters: lookups.meters, batches: group.length, refusals, accepted };
-  }
-
-  /**
-   * The statements that write a group's accepted rows (the events unless already inserted, their aggregates, their
-   * types), built on `on`: compiled, not run through it.
-   */
-  function statements(
-    on: Db,
-    organizationId: string,
-    group: readonly Pending[],
-    planned: Planned,
-    insertEvents: boolean,
-  ): Built {
-    const { accepted } = planned;
-    const rows = accepted.length === 1 ? accepted[0]!.rows : accepted.flatMap((batch) => batch.rows);
-    const writes: Deferred[] = insertEvents ? [...eventsRepository(on).deferInsert(rows)] : [];
-    const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
-    const held = holdsTotals(on);
-    // SQLite's one writer takes rows in any order; PostgreSQL's concurrent writers lock them in one.
-    const deltas = aggregateBatch(planned.meters, rows, { sorted: dialect(on) === 'postgres' });
-    const known = knownValues(on);
-    const unknown = known ? known.unknown(deltas) : deltas;
-    writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...unknown, totals: [] } : unknown, now));
-    const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
-    if (typeCount) writes.push(typeCount);
-    // Only the counts are kept: the rows, built moments ago, die young. Held until the group commits, behind the
-    // group before it, they were copied by the scavenger and promoted (bench/events/README.md).
-    const counts = new Map(
-      accepted.map((batch) => [
-        batch.position,
-        { inserted: batch.rows.length, duplicates: batch.size - batch.rows.length },
-      ]),
-    );
-    const { batches, refusals } = planned;
-    return {
-      batches,
-      refusals,
-      counts,
-      writes,
-      heldTotals: held ? deltas.totals : [],
-      now,
-      learnt: known ? { uniqueValues: unknown.uniqueValues, bucketValues: unknown.bucketValues } : null,
-      knownGeneration: known?.generation,
-    };
-  }
-
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
   async function write(trx: Transaction, built: Built): Promise<Outcome[]> {
     const committed = await finishWith(trx, ...built.writes);
@@ -387,47 +247,4 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       return total;
     },
   };
-}
-
-interface Accepted {
-  position: number;
-  rows: StoredEvent[];
-  size: number;
-}
-
-/** A group planned: the refused batches' errors by position, the others' rows, the meters they count in. */
-interface Planned {
-  meters: CompiledMeter[];
-  /** How many batches the group has: each is refused or accepted. */
-  batches: number;
-  refusals: Array<DomainError | undefined>;
-  accepted: Accepted[];
-}
-
-/** A group planned, reduced to its outcomes, with the statements that write it. */
-interface Built extends Omit<Planned, 'accepted' | 'meters'> {
-  /** Each accepted batch's outcome, by position. */
-  counts: ReadonlyMap<number, EventsIngestResponse>;
-  writes: Deferred[];
-  /** Its totals' deltas where they are held in memory (holdsTotals), added once it commits. */
-  heldTotals: BatchDeltas['totals'];
-  /** The latest of its batches' times: the aggregates' and event types' `at`. */
-  now: Date;
-  /** On SQLite, the `unique` meters' values it writes, known to be stored once it commits (meters/known-values.ts). */
-  learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'> | null;
-  /** What was known when it was built: written as built only if nothing was forgotten since. */
-  knownGeneration: number | undefined;
-}
-
-/** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */
-function takeGroup(queue: Pending[]): Pending[] {
-  const first = queue.shift()!;
-  const group = [first];
-  if (first.alone) return group;
-  let size = first.batch.length;
-  while (queue.length > 0 && !queue[0]!.alone && size + queue[0]!.batch.length <= MAX_GROUP_EVENTS) {
-    size += queue[0]!.batch.length;
-    group.push(queue.shift()!);
-  }
-  return group;
 }
