@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   BenchError,
@@ -33,12 +33,12 @@ import {
   waitUntilReady,
   withAdmin,
 } from '../auth/harness.mjs';
+import { benchFlags } from '../auth/flags.mjs';
 import { summarizeProfile } from '../auth/profile-summary.mjs';
 import { fmt, median, row } from '../auth/report.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GOAL_SQLITE = 300; // purchases/s on SQLite (issue 7)
-const DATABASES = ['sqlite', 'postgres'];
 const SCOPES = ['checkouts:write', 'checkouts:read', 'products:write', 'products:read'];
 
 const HELP = `Usage: node bench/checkout/run.js [options]        (npm run bench:checkout -- [options])
@@ -54,41 +54,13 @@ const HELP = `Usage: node bench/checkout/run.js [options]        (npm run bench:
 `;
 
 function options(argv) {
-  const flags = {
-    duration: 10,
-    warmup: 2,
-    connections: 16,
-    rounds: 3,
-    only: DATABASES,
-    cpuProf: null,
-    pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
-  };
-  const usage = (message) => {
-    process.stderr.write(`bench:checkout: ${message}\n\n${HELP}`);
-    process.exit(2);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(HELP);
-      process.exit(0);
-    } else if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, rounds: 1 });
-    else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
-    else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = resolve(argv[++i]);
-    else if (arg === '--only' && argv[i + 1]) {
-      flags.only = argv[++i]
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      for (const name of flags.only)
-        if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}" (${DATABASES.join(', ')})`);
-    } else if (/^--(duration|warmup|connections|rounds)$/.test(arg) && Number(argv[i + 1]) >= 0 && argv[i + 1] !== '') {
-      const value = Number(argv[++i]);
-      if (arg !== '--warmup' && !(value > 0)) usage(`${arg} must be > 0`);
-      flags[arg.slice(2)] = arg === '--connections' || arg === '--rounds' ? Math.round(value) : value;
-    } else usage(`unknown option or missing value: ${arg}`);
-  }
-  return flags;
+  return benchFlags(argv, {
+    name: 'checkout',
+    help: HELP,
+    defaults: { duration: 10, warmup: 2, connections: 16, rounds: 3 },
+    quick: { duration: 3, warmup: 1, rounds: 1 },
+    numbers: { duration: {}, warmup: { zero: true }, connections: { whole: true }, rounds: { whole: true } },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

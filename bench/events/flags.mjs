@@ -1,7 +1,5 @@
 // bench/events' command line: its options, their defaults and its help.
-import { resolve } from 'node:path';
-
-const DATABASES = ['sqlite', 'postgres'];
+import { benchFlags } from '../auth/flags.mjs';
 
 const HELP = `Usage: node bench/events/run.js [options]        (npm run bench:events -- [options])
 
@@ -15,32 +13,11 @@ const HELP = `Usage: node bench/events/run.js [options]        (npm run bench:ev
 `;
 
 export function options(argv) {
-  const flags = {
-    events: 1_000_000,
-    clients: 8,
-    customers: 10_000,
-    only: DATABASES,
-    pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
-    cpuProf: null,
-  };
-  const usage = (message) => {
-    process.stderr.write(`bench:events: ${message}\n\n${HELP}`);
-    process.exit(2);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(HELP);
-      process.exit(0);
-    } else if (arg === '--quick') Object.assign(flags, { events: 100_000, customers: 2000 });
-    else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
-    else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = resolve(argv[++i]);
-    else if (arg === '--only' && argv[i + 1]) {
-      flags.only = argv[++i].split(',').map((s) => s.trim());
-      for (const name of flags.only) if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}"`);
-    } else if (/^--(events|clients|customers)$/.test(arg) && Number(argv[i + 1]) > 0) {
-      flags[arg.slice(2)] = Math.round(Number(argv[++i]));
-    } else usage(`unknown option or missing value: ${arg}`);
-  }
-  return flags;
+  return benchFlags(argv, {
+    name: 'events',
+    help: HELP,
+    defaults: { events: 1_000_000, clients: 8, customers: 10_000 },
+    quick: { events: 100_000, customers: 2000 },
+    numbers: { events: { whole: true }, clients: { whole: true }, customers: { whole: true } },
+  });
 }

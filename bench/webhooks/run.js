@@ -21,14 +21,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
 const GOAL_RATE = 2000; // signed deliveries per second (issue 8)
 const GOAL_P99_MS = 250; // commit -> first attempt, p99
-const DATABASES = ['sqlite', 'postgres'];
 const SCOPES = ['webhooks:write', 'webhooks:read', 'products:write', 'products:read'];
 const EVENT = 'product.updated';
 const percentile = (sorted, p) =>
@@ -180,6 +179,7 @@ async function orchestrate() {
   } = harness;
   const { summarizeProfile } = await import('../auth/profile-summary.mjs');
   const { fmt, row } = await import('../auth/report.mjs');
+  const { benchFlags } = await import('../auth/flags.mjs');
 
   const HELP = `Usage: node bench/webhooks/run.js [options]        (npm run bench:webhooks -- [options])
 
@@ -196,50 +196,20 @@ async function orchestrate() {
 `;
 
   function options(argv) {
-    const flags = {
-      rate: 2200,
-      endpoints: [1, 16],
-      duration: 10,
-      warmup: 2,
-      drain: 10,
-      connections: 32,
-      only: DATABASES,
-      cpuProf: null,
-      pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
-    };
-    const usage = (message) => {
-      process.stderr.write(`bench:webhooks: ${message}\n\n${HELP}`);
-      process.exit(2);
-    };
-    for (let i = 0; i < argv.length; i++) {
-      const arg = argv[i];
-      if (arg === '--help' || arg === '-h') {
-        process.stdout.write(HELP);
-        process.exit(0);
-      } else if (arg === '--quick') Object.assign(flags, { duration: 3, warmup: 1, drain: 5 });
-      else if (arg === '--pg-url' && argv[i + 1]) flags.pgUrl = argv[++i];
-      else if (arg === '--cpu-prof' && argv[i + 1]) flags.cpuProf = resolve(argv[++i]);
-      else if (arg === '--only' && argv[i + 1]) {
-        flags.only = argv[++i]
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        for (const name of flags.only) if (!DATABASES.includes(name)) usage(`--only: unknown database "${name}"`);
-      } else if (arg === '--endpoints' && argv[i + 1]) {
-        flags.endpoints = argv[++i].split(',').map(Number);
+    return benchFlags(argv, {
+      name: 'webhooks',
+      help: HELP,
+      defaults: { rate: 2200, endpoints: [1, 16], duration: 10, warmup: 2, drain: 10, connections: 32 },
+      quick: { duration: 3, warmup: 1, drain: 5 },
+      numbers: { rate: {}, duration: {}, warmup: { zero: true }, drain: {}, connections: { whole: true } },
+      extra(arg, value, flags, usage) {
+        if (arg !== '--endpoints') return false;
+        flags.endpoints = value.split(',').map(Number);
         if (!flags.endpoints.every((n) => Number.isInteger(n) && n >= 1 && n <= 100))
           usage('--endpoints takes whole numbers 1..100');
-      } else if (
-        /^--(rate|duration|warmup|drain|connections)$/.test(arg) &&
-        argv[i + 1] !== undefined &&
-        Number(argv[i + 1]) >= 0
-      ) {
-        const value = Number(argv[++i]);
-        if (arg !== '--warmup' && !(value > 0)) usage(`${arg} must be > 0`);
-        flags[arg.slice(2)] = arg === '--connections' ? Math.round(value) : value;
-      } else usage(`unknown option or missing value: ${arg}`);
-    }
-    return flags;
+        return true;
+      },
+    });
   }
 
   // ---- the receiver -------------------------------------------------------------------------------------------
