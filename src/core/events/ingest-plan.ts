@@ -143,8 +143,12 @@ export function statements(
     writes,
     heldTotals: held ? deltas.totals : [],
     now,
-    learnt: known ? { uniqueValues: unknown.uniqueValues, bucketValues: unknown.bucketValues } : null,
-    knownGeneration: known?.generation,
+    known: known
+      ? {
+          learnt: { uniqueValues: unknown.uniqueValues, bucketValues: unknown.bucketValues },
+          generation: known.generation,
+        }
+      : null,
   };
 }
 
@@ -172,10 +176,11 @@ export interface Built extends Omit<Planned, 'accepted' | 'meters'> {
   heldTotals: BatchDeltas['totals'];
   /** The latest of its batches' times: the aggregates' and event types' `at`. */
   now: Date;
-  /** On SQLite, the `unique` meters' values it writes, known to be stored once it commits (meters/known-values.ts). */
-  learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'> | null;
-  /** What was known when it was built: written as built only if nothing was forgotten since. */
-  knownGeneration: number | undefined;
+  /**
+   * On SQLite (meters/known-values.ts): the `unique` meters' values it writes, known to be stored once it commits, and
+   * the generation of what was known when it was built (written as built only if nothing was forgotten since).
+   */
+  known: { learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'>; generation: number } | null;
 }
 
 /** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */

@@ -166,7 +166,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
           changeMark(trx, 'customers', organizationId) === kept.mark &&
           changeMark(trx, 'meters', organizationId) === meters.mark &&
           sameSet(existingNow, early.existing) &&
-          knownValues(trx)?.generation === built.knownGeneration
+          knownValues(trx)?.generation === built.known?.generation
         )
           return write(trx, { ...built, writes: rebuiltOn(trx, built.writes) });
         const current = await plan(trx, organizationId, group, await lookUp(trx, organizationId, all, externalIds));
@@ -201,7 +201,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     // fails on its own, a full disk, would leave these counted), and the connection still ours.
     if (holdsTotals(trx)) holdTotals(trx, built.heldTotals, built.now.getTime(), deps);
     // Only what is surely stored: a COMMIT still to come may fail.
-    if (committed && built.learnt) knownValues(trx)?.learn(built.learnt);
+    if (committed && built.known) knownValues(trx)?.learn(built.known.learnt);
     return Array.from(
       { length: built.batches },
       (_, position): Outcome => built.refusals[position] ?? built.counts.get(position)!,
