@@ -49,9 +49,18 @@ export async function runOneEndpoint(argv) {
       help: ONE_ENDPOINT_HELP,
       defaults: { quick: false, scenarios: null },
       quick: { quick: true },
-      extra(arg, value, flags) {
+      extra(arg, value, flags, usage) {
         if (arg !== '--scenarios') return false;
-        flags.scenarios = value.split(',');
+        // Checked like --only: a stray comma would otherwise be an empty name, which every scenario starts with.
+        const names = scenarios(false).map((scenario) => scenario.name);
+        flags.scenarios = value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean);
+        if (flags.scenarios.length === 0) usage('--scenarios: no scenario named');
+        for (const prefix of flags.scenarios)
+          if (!names.some((name) => name.startsWith(prefix)))
+            usage(`--scenarios: no scenario starts with "${prefix}" (${names.join(', ')})`);
         return true;
       },
     },
