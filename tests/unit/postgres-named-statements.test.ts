@@ -21,7 +21,11 @@ describe('naming the hot writes sent to PostgreSQL', () => {
     ]) {
       for (let i = 0; i < 5; i++) expect(name(text)).toBeNull();
     }
-    for (const verb of [`update t set a = $1${padding}`, `delete from t where a = $1${padding}`]) {
+    for (const verb of [
+      `update t set a = $1${padding}`,
+      `delete from t where a = $1${padding}`,
+      `merge into t using u on t.a = u.a when matched then delete${padding}`,
+    ]) {
       name(verb);
       name(verb);
       expect(name(verb)).toMatch(/^till_/);

@@ -42,6 +42,16 @@ export interface DbOptions {
   poolMax?: number;
 }
 
+/** The oldest PostgreSQL Till runs on: ingestion merges running totals with MERGE, which came with 15. */
+export const POSTGRES_MIN_VERSION = 150000;
+
+/** Why a server of this `server_version_num` cannot be used, or null when it can. */
+export function unsupportedPostgres(versionNum: number): Error | null {
+  if (versionNum >= POSTGRES_MIN_VERSION) return null;
+  const major = Number.isFinite(versionNum) ? String(Math.floor(versionNum / 10000)) : 'unknown';
+  return new Error(`Till needs PostgreSQL 15 or later; this server runs PostgreSQL ${major}`);
+}
+
 export function createDb(url: string, options: DbOptions = {}): Db {
   const dialect = dialectOf(url);
   if (dialect === 'postgres') {
@@ -53,7 +63,11 @@ export function createDb(url: string, options: DbOptions = {}): Db {
         max: options.poolMax ?? 10,
         afterCreate(connection: PgConnection, done: (error: Error | null, connection: unknown) => void) {
           nameHotWrites(connection);
-          done(null, connection);
+          connection.query(
+            'SHOW server_version_num',
+            (error: Error | null, result?: { rows: Array<Record<string, string>> }) =>
+              done(error ?? unsupportedPostgres(Number(result?.rows[0]?.server_version_num)), connection),
+          );
         },
       },
       acquireConnectionTimeout: 10_000,

@@ -13,6 +13,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/.test(e.message ?? ''));
 }
 
+/** A unique violation of this constraint (PostgreSQL names it). */
+export function isUniqueViolationOf(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e?.code === '23505' && e.constraint === constraint;
+}
+
 /** The failure of a `guarded` value written to `table.column`, on either dialect. */
 export function isGuardFailure(error: unknown, table: string, column: string): boolean {
   const e = error as { code?: string; message?: string; table?: string; column?: string };
@@ -27,15 +33,20 @@ const DEADLOCK_ATTEMPTS = 5;
 
 /**
  * Runs `work` again when PostgreSQL aborts it as a deadlock (two transactions each waiting for a row the other
- * holds), at most DEADLOCK_ATTEMPTS times. Only for work that is a whole transaction of its own: nothing of an
- * aborted run was written, so the next run starts from what the other transaction committed.
+ * holds), or with an error `alsoRetried` names (another race the next run resolves), at most DEADLOCK_ATTEMPTS times.
+ * Only for work that is a whole transaction of its own: nothing of an aborted run was written, so the next run starts
+ * from what the other transaction committed.
  */
-export async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
+export async function retryingDeadlocks<T>(
+  work: () => Promise<T>,
+  alsoRetried: (error: unknown) => boolean = () => false,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      if ((error as { code?: string } | null)?.code !== '40P01' || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      const race = (error as { code?: string } | null)?.code === '40P01' || alsoRetried(error);
+      if (!race || attempt >= DEADLOCK_ATTEMPTS) throw error;
     }
   }
 }

@@ -27,7 +27,13 @@ export {
 export { finishWith, transaction, type TransactionOptions, type WriteOnlyOptions } from './transaction.js';
 export { guarded, rebuiltOn, together, type Deferred, type DeferredList } from './deferred.js';
 export { afterWriteOnlyCommit } from './sqlite/group-commit.js';
-export { DatabaseLockedError, isGuardFailure, isUniqueViolation, retryingDeadlocks } from './errors.js';
+export {
+  DatabaseLockedError,
+  isGuardFailure,
+  isUniqueViolation,
+  isUniqueViolationOf,
+  retryingDeadlocks,
+} from './errors.js';
 export { epochHoursSql, parseJson, rawRows, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';

@@ -120,11 +120,15 @@ export function statements(
   const writes: Deferred[] = insertEvents ? [...eventsRepository(on).deferInsert(rows)] : [];
   const now = new Date(Math.max(...group.map((pending) => pending.now.getTime())));
   const held = holdsTotals(on);
+  const postgres = dialect(on) === 'postgres';
   // SQLite's one writer takes rows in any order; PostgreSQL's concurrent writers lock them in one.
-  const deltas = aggregateBatch(planned.meters, rows, { sorted: dialect(on) === 'postgres' });
+  const deltas = aggregateBatch(planned.meters, rows, { sorted: postgres });
   const known = knownValues(on);
   const unknown = known ? known.unknown(deltas) : deltas;
-  writes.push(...meterAggregatesRepository(on).deferAdd(held ? { ...unknown, totals: [] } : unknown, now));
+  // On PostgreSQL the totals are merged: ingest.ts runs a group again that meets another's new row (isTotalsRace).
+  writes.push(
+    ...meterAggregatesRepository(on).deferAdd(held ? { ...unknown, totals: [] } : unknown, now, { merge: postgres }),
+  );
   const typeCount = eventsRepository(on).deferCountTypes(eventTypes(organizationId, rows, now));
   if (typeCount) writes.push(typeCount);
   // Only the counts are kept: the rows, built moments ago, die young. Held until the group commits, behind the

@@ -20,6 +20,7 @@ import { organizationForCreate } from '../polar-api/actor.js';
 import { validationError, type FieldIssue } from '../polar-api/errors.js';
 import { compileMeter } from '../meters/aggregates.js';
 import { knownValues } from '../meters/known-values.js';
+import { isTotalsRace } from '../meters/totals-upsert.js';
 import { holdTotals, holdsTotals } from '../meters/pending-totals.js';
 import { metersRepository } from '../meters/repository.js';
 import { createCustomerIndexer } from './customer-index.js';
@@ -175,22 +176,27 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     }
     if (pipelined) await previous;
     // Two batches inserting the same external ids in different orders wait for each other's, and PostgreSQL aborts
-    // one as a deadlock; run again, it finds the other's ids stored.
-    return retryingDeadlocks(() =>
-      transaction(db, async (trx) => {
-        started();
-        await metersRepository(trx).lockOrganization(organizationId, 'shared');
-        const lookups = await lookUp(trx, organizationId, all, externalIds);
-        // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
-        // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
-        const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
-        const planned = await plan(trx, organizationId, group, lookups);
-        if (insertFirst) {
-          const inserted = await eventsRepository(trx).insertReturning(planned.accepted.flatMap((batch) => batch.rows));
-          for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
-        }
-        return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
-      }),
+    // one as a deadlock; two groups whose totals both create one customer meter's row fail the later one (a MERGE
+    // does not wait out the other's insert). Run again, each finds what the other stored.
+    return retryingDeadlocks(
+      () =>
+        transaction(db, async (trx) => {
+          started();
+          await metersRepository(trx).lockOrganization(organizationId, 'shared');
+          const lookups = await lookUp(trx, organizationId, all, externalIds);
+          // On PostgreSQL another transaction may be inserting the same external ids right now (it read before we
+          // could see them): the INSERT says which rows are ours, and only those are counted and aggregated.
+          const insertFirst = dialect(trx) === 'postgres' && externalIds.length > 0;
+          const planned = await plan(trx, organizationId, group, lookups);
+          if (insertFirst) {
+            const inserted = await eventsRepository(trx).insertReturning(
+              planned.accepted.flatMap((batch) => batch.rows),
+            );
+            for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
+          }
+          return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
+        }),
+      isTotalsRace,
     );
   }
 

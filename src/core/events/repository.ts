@@ -58,7 +58,8 @@ const EVENT_COLUMNS: JsonColumn[] = [
   { name: 'ingested_at', type: 'bigint' },
   { name: 'external_id', type: 'text' },
   { name: 'parent_id', type: 'uuid' },
-  { name: 'metadata', type: 'json' },
+  // The JSON text as the daemon wrote it: read from the rows as text, never parsed into the database's JSON on the way.
+  { name: 'metadata', type: 'text' },
 ];
 
 function fromRow(row: Record<string, unknown>): StoredEvent {
@@ -116,7 +117,11 @@ function postgresArray(values: readonly string[]): string {
 
 export function eventsRepository(db: Db) {
   return {
-    /** One INSERT for a whole batch (a duplicate external id is skipped, never an error). */
+    /**
+     * One INSERT for a whole batch (a duplicate external id is skipped, never an error). Without external ids nothing
+     * can conflict (ids are new, seqs drawn), so no ON CONFLICT: on PostgreSQL it checked every unique index before
+     * each row went in.
+     */
     deferInsert(events: readonly StoredEvent[]): Deferred[] {
       if (events.length === 0) return [];
       const rows = events.map((event) => [
@@ -132,9 +137,10 @@ export function eventsRepository(db: Db) {
         event.ingestedAt,
         event.externalId,
         event.parentId,
-        event.metadata,
+        JSON.stringify(event.metadata),
       ]);
-      return [insertJsonRows(db, 'events', EVENT_COLUMNS, rows, 'ON CONFLICT DO NOTHING')];
+      const named = events.some((event) => event.externalId !== null);
+      return [insertJsonRows(db, 'events', EVENT_COLUMNS, rows, named ? 'ON CONFLICT DO NOTHING' : '')];
     },
 
     /**

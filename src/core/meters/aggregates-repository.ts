@@ -6,7 +6,7 @@ import type { AggregatedEvent, BatchDeltas, BucketDelta } from './aggregates.js'
 import { insertJsonRows, type JsonColumn } from './json-rows.js';
 import { forgetKnownValues } from './known-values.js';
 import { settleTotals } from './pending-totals.js';
-import { ADD_FIGURES, FIGURES, deferAddTotals } from './totals-upsert.js';
+import { ADD_FIGURES, FIGURES, deferAddTotals, deferMergeTotals } from './totals-upsert.js';
 
 const BUCKET_COLUMNS: JsonColumn[] = [
   { name: 'meter_id', type: 'uuid' },
@@ -113,10 +113,16 @@ export function meterAggregatesRepository(db: Db) {
   }
 
   return {
-    /** The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). */
-    deferAdd(deltas: BatchDeltas, at: Date): Deferred[] {
+    /**
+     * The statements that add a batch's deltas, in the order every transaction sends them (see aggregateBatch). With
+     * `merge` (PostgreSQL, one organization's sorted deltas) the totals go in by MERGE, and the caller runs its
+     * transaction again when it fails with `isTotalsRace` (totals-upsert.ts).
+     */
+    deferAdd(deltas: BatchDeltas, at: Date, options: { merge?: boolean } = {}): Deferred[] {
       return [
-        deferAddTotals(db, deltas.totals, at.getTime()),
+        options.merge
+          ? deferMergeTotals(db, deltas.totals, at.getTime())
+          : deferAddTotals(db, deltas.totals, at.getTime()),
         valueStatement('meter_unique_values', { name: 'subject', type: 'text' }, deltas.uniqueValues),
         bucketStatement(deltas.buckets),
         valueStatement('meter_bucket_values', { name: 'bucket', type: 'bigint' }, deltas.bucketValues),

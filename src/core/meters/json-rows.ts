@@ -11,21 +11,23 @@ import { dialect, literalInsert, type Db } from '../database/index.js';
 export interface JsonColumn {
   name: string;
   /** How PostgreSQL reads the value from its JSON text; SQLite stores what JSON gives (text, integer, real, null). */
-  type: 'text' | 'uuid' | 'bigint' | 'double precision' | 'timestamptz' | 'json';
+  type: 'text' | 'uuid' | 'bigint' | 'double precision' | 'timestamptz';
 }
 
-/** `SELECT <columns> FROM <the rows>`, for an INSERT … SELECT or a join. Timestamps travel as epoch milliseconds. */
+/**
+ * `SELECT <columns> FROM <the rows>`, each named as its column, for an INSERT … SELECT or a join. Timestamps travel as
+ * epoch milliseconds.
+ */
 export function selectJsonRows(db: Db, columns: readonly JsonColumn[], rows: readonly unknown[][]): Knex.Raw {
   const json = JSON.stringify(rows);
   if (dialect(db) === 'postgres') {
     const read = columns.map((column, i) => {
-      if (column.type === 'json') return `(r -> ${i})::text`;
-      if (column.type === 'timestamptz') return `to_timestamp((r ->> ${i})::double precision / 1000)`;
-      return `(r ->> ${i})::${column.type}`;
+      if (column.type === 'timestamptz') return `to_timestamp((r ->> ${i})::double precision / 1000) AS ${column.name}`;
+      return `(r ->> ${i})::${column.type} AS ${column.name}`;
     });
     return db.raw(`SELECT ${read.join(', ')} FROM jsonb_array_elements(?::jsonb) AS rows(r)`, [json]);
   }
-  const read = columns.map((column, i) => (column.type === 'json' ? `value -> ${i}` : `value ->> ${i}`));
+  const read = columns.map((column, i) => `value ->> ${i} AS ${column.name}`);
   return db.raw(`SELECT ${read.join(', ')} FROM json_each(?)`, [json]);
 }
 
@@ -43,7 +45,6 @@ export function insertJsonRows(
     columns.map((column) => column.name),
     rows,
     suffix,
-    columns.map((column) => column.type === 'json'),
   );
   if (literal) return literal;
   const select = selectJsonRows(db, columns, rows).toSQL();

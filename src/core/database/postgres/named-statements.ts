@@ -21,7 +21,7 @@ export interface PgConnection {
   query(...args: unknown[]): unknown;
 }
 
-const WRITE = /^\s*(insert|update|delete)\b/i;
+const WRITE = /^\s*(insert|update|delete|merge)\b/i;
 const RETURNS_ROWS = /\breturning\b/i;
 
 export interface NamerLimits {
