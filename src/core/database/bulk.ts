@@ -6,7 +6,8 @@ import { literalUnlessNul, sqliteLiteral } from './sqlite/literals.js';
  * On SQLite, one multi-row INSERT with every value written as a literal (no placeholders to format or bind): for
  * batches of thousands of rows, SQLite parses literal VALUES about three times faster than it extracts the same
  * values from a JSON parameter, and no placeholder is formatted in JavaScript. Null on PostgreSQL, or when a value
- * has no exact literal (a fraction, text with a NUL: see sqliteLiteral); the caller then binds its values.
+ * has no exact literal (a fraction, text with a NUL: see sqliteLiteral); the caller then binds its values. A column
+ * marked in `json` is written as its value's JSON text.
  *
  * A column whose value is the same in every row (an ingestion's organization, its nulls) is written once, in a
  * SELECT over the VALUES of the others: SQLite compiles each literal of a VALUES list into the statement, so a
@@ -18,13 +19,14 @@ export function literalInsert(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
   suffix: string,
+  json: readonly boolean[] = [],
 ): Knex.Raw | null {
   if (dialect(db) !== 'sqlite' || rows.length === 0) return null;
   const first = rows[0]!;
-  const constant = columns.map((_, c) => rows.length > 1 && rows.every((row) => row[c] === first[c]));
+  const constant = columns.map((_, c) => !json[c] && rows.length > 1 && rows.every((row) => row[c] === first[c]));
   const varying = constant.filter((same) => !same).length;
   // All constant (or none): nothing to take out of the VALUES list.
-  if (varying === 0 || varying === columns.length) return valuesInsert(db, table, columns, rows, suffix);
+  if (varying === 0 || varying === columns.length) return valuesInsert(db, table, columns, rows, suffix, json);
   const select: string[] = [];
   let position = 0;
   for (let c = 0; c < columns.length; c++) {
@@ -40,6 +42,7 @@ export function literalInsert(
   const values = literalRows(
     rows,
     constant.map((same) => !same),
+    json,
   );
   if (values === null) return null;
   // `WHERE true` keeps SQLite from reading an ON CONFLICT as part of the SELECT's join (its documented ambiguity).
@@ -54,10 +57,12 @@ function valuesInsert(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
   suffix: string,
+  json: readonly boolean[],
 ): Knex.Raw | null {
   const values = literalRows(
     rows,
     columns.map(() => true),
+    json,
   );
   return values === null ? null : db.raw(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values} ${suffix}`);
 }
@@ -73,7 +78,11 @@ function valuesInsert(
  * scavenger copied that tree and promoted it to the old space; joined at once, it is one large object, never copied
  * (bench/events/README.md).
  */
-function literalRows(rows: readonly (readonly unknown[])[], kept: readonly boolean[]): string | null {
+function literalRows(
+  rows: readonly (readonly unknown[])[],
+  kept: readonly boolean[],
+  json: readonly boolean[],
+): string | null {
   let values = '';
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
@@ -81,7 +90,7 @@ function literalRows(rows: readonly (readonly unknown[])[], kept: readonly boole
     let first = true;
     for (let c = 0; c < row.length; c++) {
       if (!kept[c]) continue;
-      const literal = literalUnlessNul(row[c]);
+      const literal = literalUnlessNul(json[c] ? JSON.stringify(row[c]) : row[c]);
       if (literal === null) return null;
       values += first ? literal : `, ${literal}`;
       first = false;

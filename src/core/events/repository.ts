@@ -58,8 +58,7 @@ const EVENT_COLUMNS: JsonColumn[] = [
   { name: 'ingested_at', type: 'bigint' },
   { name: 'external_id', type: 'text' },
   { name: 'parent_id', type: 'uuid' },
-  // The JSON text as the daemon wrote it: read from the rows as text, never parsed into the database's JSON on the way.
-  { name: 'metadata', type: 'text' },
+  { name: 'metadata', type: 'json' },
 ];
 
 function fromRow(row: Record<string, unknown>): StoredEvent {
@@ -137,7 +136,7 @@ export function eventsRepository(db: Db) {
         event.ingestedAt,
         event.externalId,
         event.parentId,
-        JSON.stringify(event.metadata),
+        event.metadata,
       ]);
       const named = events.some((event) => event.externalId !== null);
       return [insertJsonRows(db, 'events', EVENT_COLUMNS, rows, named ? 'ON CONFLICT DO NOTHING' : '')];

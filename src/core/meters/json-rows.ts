@@ -10,8 +10,11 @@ import { dialect, literalInsert, type Db } from '../database/index.js';
  */
 export interface JsonColumn {
   name: string;
-  /** How PostgreSQL reads the value from its JSON text; SQLite stores what JSON gives (text, integer, real, null). */
-  type: 'text' | 'uuid' | 'bigint' | 'double precision' | 'timestamptz';
+  /**
+   * How PostgreSQL reads the value from its JSON text; SQLite stores what JSON gives (text, integer, real, null).
+   * `json`: any value, stored as its JSON text, as the daemon writes it.
+   */
+  type: 'text' | 'uuid' | 'bigint' | 'double precision' | 'timestamptz' | 'json';
 }
 
 /**
@@ -19,16 +22,32 @@ export interface JsonColumn {
  * epoch milliseconds.
  */
 export function selectJsonRows(db: Db, columns: readonly JsonColumn[], rows: readonly unknown[][]): Knex.Raw {
-  const json = JSON.stringify(rows);
+  const json = JSON.stringify(withJsonText(columns, rows));
   if (dialect(db) === 'postgres') {
     const read = columns.map((column, i) => {
       if (column.type === 'timestamptz') return `to_timestamp((r ->> ${i})::double precision / 1000) AS ${column.name}`;
+      if (column.type === 'json') return `r ->> ${i} AS ${column.name}`;
       return `(r ->> ${i})::${column.type} AS ${column.name}`;
     });
     return db.raw(`SELECT ${read.join(', ')} FROM jsonb_array_elements(?::jsonb) AS rows(r)`, [json]);
   }
   const read = columns.map((column, i) => `value ->> ${i} AS ${column.name}`);
   return db.raw(`SELECT ${read.join(', ')} FROM json_each(?)`, [json]);
+}
+
+/**
+ * The rows with each `json` column's value as its JSON text, a string read back as it is. Sent as an object inside
+ * the rows, PostgreSQL parsed it into jsonb, numbers into numerics, to write it out again as text (events'
+ * metadata: bench/events/README.md). Copies only rows that have such a column.
+ */
+function withJsonText(columns: readonly JsonColumn[], rows: readonly unknown[][]): readonly unknown[][] {
+  const json = columns.flatMap((column, i) => (column.type === 'json' ? [i] : []));
+  if (json.length === 0) return rows;
+  return rows.map((row) => {
+    const copy = row.slice();
+    for (const i of json) copy[i] = JSON.stringify(copy[i]);
+    return copy;
+  });
 }
 
 /** `INSERT INTO table (columns) SELECT … <suffix>` (an ON CONFLICT clause): one statement for the whole batch. */
@@ -45,6 +64,7 @@ export function insertJsonRows(
     columns.map((column) => column.name),
     rows,
     suffix,
+    columns.map((column) => column.type === 'json'),
   );
   if (literal) return literal;
   const select = selectJsonRows(db, columns, rows).toSQL();
