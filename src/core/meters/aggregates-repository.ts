@@ -6,7 +6,7 @@ import type { AggregatedEvent, BatchDeltas, BucketDelta } from './aggregates.js'
 import { insertJsonRows, type JsonColumn } from './json-rows.js';
 import { forgetKnownValues } from './known-values.js';
 import { settleTotals } from './pending-totals.js';
-import { ADD_FIGURES, FIGURES, deferAddTotals, deferMergeTotals } from './totals-upsert.js';
+import { ADD_FIGURES, FIGURES, deferAddTotals, deferMergeTotals, figuresOf } from './totals-upsert.js';
 
 const BUCKET_COLUMNS: JsonColumn[] = [
   { name: 'meter_id', type: 'uuid' },
@@ -84,15 +84,7 @@ export function meterAggregatesRepository(db: Db) {
       db,
       'meter_buckets',
       BUCKET_COLUMNS,
-      rows.map((row) => [
-        row.meterId,
-        row.bucket,
-        row.events,
-        row.valueCount,
-        row.valueSum,
-        row.valueMin,
-        row.valueMax,
-      ]),
+      rows.map((row) => [row.meterId, row.bucket, ...figuresOf(row)]),
       `ON CONFLICT (meter_id, bucket) DO UPDATE SET ${ADD_FIGURES('meter_buckets')}`,
     );
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isUniqueViolationOf, type Db, type Deferred } from '../database/index.js';
-import type { TotalDelta } from './aggregates.js';
+import type { Delta, TotalDelta } from './aggregates.js';
 import { insertJsonRows, selectJsonRows, type JsonColumn } from './json-rows.js';
 
 /**
@@ -46,6 +46,11 @@ export const FIGURES: JsonColumn[] = [
   { name: 'value_max', type: 'double precision' },
 ];
 
+/** A delta's figures, in the order of FIGURES. */
+export function figuresOf(delta: Delta): [number, number, number, number | null, number | null] {
+  return [delta.events, delta.valueCount, delta.valueSum, delta.valueMin, delta.valueMax];
+}
+
 const TOTAL_COLUMNS: JsonColumn[] = [
   { name: 'meter_id', type: 'uuid' },
   { name: 'subject', type: 'text' },
@@ -71,15 +76,11 @@ export interface TimedTotalDelta extends TotalDelta {
   lastAt: number;
 }
 
-/** What a MERGE of ingestion's totals reads from each row; the organization and the time are bound once. */
-const MERGED_COLUMNS: JsonColumn[] = [
-  { name: 'meter_id', type: 'uuid' },
-  { name: 'subject', type: 'text' },
-  { name: 'id', type: 'uuid' },
-  { name: 'customer_id', type: 'uuid' },
-  { name: 'external_customer_id', type: 'text' },
-  ...FIGURES,
-];
+/** The columns a MERGE of ingestion's totals gives a new row once for all (the organization, credits, the times). */
+const MERGED_ONCE = ['organization_id', 'credited', 'created_at', 'modified_at'];
+
+/** What a MERGE of ingestion's totals reads from each row. */
+const MERGED_COLUMNS = TOTAL_COLUMNS.filter((column) => !MERGED_ONCE.includes(column.name));
 
 /**
  * PostgreSQL: one MERGE adding an ingestion group's deltas to `meter_totals` (rows created as needed), or null when
@@ -106,11 +107,7 @@ export function deferMergeTotals(db: Db, rows: readonly TotalDelta[], at: number
       customerMeterId(row.meterId, row.subject),
       row.customerId,
       row.externalCustomerId,
-      row.events,
-      row.valueCount,
-      row.valueSum,
-      row.valueMin,
-      row.valueMax,
+      ...figuresOf(row),
     ]),
   ).toSQL();
   // least/greatest skip NULLs: min and max keep whichever is set, as ADD_FIGURES does.
@@ -119,7 +116,7 @@ export function deferMergeTotals(db: Db, rows: readonly TotalDelta[], at: number
 WHEN MATCHED THEN UPDATE SET events = t.events + d.events, value_count = t.value_count + d.value_count,
   value_sum = t.value_sum + d.value_sum, value_min = least(t.value_min, d.value_min),
   value_max = greatest(t.value_max, d.value_max), modified_at = to_timestamp(?::double precision / 1000)
-WHEN NOT MATCHED THEN INSERT (${[...MERGED_COLUMNS.map((column) => column.name), 'organization_id', 'credited', 'created_at', 'modified_at'].join(', ')})
+WHEN NOT MATCHED THEN INSERT (${[...MERGED_COLUMNS.map((column) => column.name), ...MERGED_ONCE].join(', ')})
   VALUES (${MERGED_COLUMNS.map((column) => `d.${column.name}`).join(', ')}, ?, 0, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000))`,
     [...source.bindings, at, organizationId, at, at],
   );
@@ -154,11 +151,7 @@ export function deferAddTotals(
       row.organizationId,
       row.customerId,
       row.externalCustomerId,
-      row.events,
-      row.valueCount,
-      row.valueSum,
-      row.valueMin,
-      row.valueMax,
+      ...figuresOf(row),
       0,
       row.firstAt ?? at,
       row.lastAt ?? at,
