@@ -51,18 +51,37 @@ export function figuresOf(delta: Delta): [number, number, number, number | null,
   return [delta.events, delta.valueCount, delta.valueSum, delta.valueMin, delta.valueMax];
 }
 
-const TOTAL_COLUMNS: JsonColumn[] = [
+/** What every row of a write to `meter_totals` carries: the pair, its customer meter's id and customer, the figures. */
+const PAIR_COLUMNS: JsonColumn[] = [
   { name: 'meter_id', type: 'uuid' },
   { name: 'subject', type: 'text' },
   { name: 'id', type: 'uuid' },
-  { name: 'organization_id', type: 'text' },
   { name: 'customer_id', type: 'uuid' },
   { name: 'external_customer_id', type: 'text' },
   ...FIGURES,
+];
+
+/** A delta as a row in the order of PAIR_COLUMNS. */
+function pairRow(row: TotalDelta): unknown[] {
+  return [
+    row.meterId,
+    row.subject,
+    customerMeterId(row.meterId, row.subject),
+    row.customerId,
+    row.externalCustomerId,
+    ...figuresOf(row),
+  ];
+}
+
+/** What an upsert's rows carry after PAIR_COLUMNS, and a MERGE binds once for all its new rows. */
+const ONCE_COLUMNS: JsonColumn[] = [
+  { name: 'organization_id', type: 'text' },
   { name: 'credited', type: 'bigint' },
   { name: 'created_at', type: 'timestamptz' },
   { name: 'modified_at', type: 'timestamptz' },
 ];
+
+const TOTAL_COLUMNS: JsonColumn[] = [...PAIR_COLUMNS, ...ONCE_COLUMNS];
 
 /**
  * SQLite: the event seq a slice of a held write counted its rows through (pending-totals.ts), for a recount after a
@@ -75,12 +94,6 @@ export interface TimedTotalDelta extends TotalDelta {
   firstAt: number;
   lastAt: number;
 }
-
-/** The columns a MERGE of ingestion's totals gives a new row once for all (the organization, credits, the times). */
-const MERGED_ONCE = ['organization_id', 'credited', 'created_at', 'modified_at'];
-
-/** What a MERGE of ingestion's totals reads from each row. */
-const MERGED_COLUMNS = TOTAL_COLUMNS.filter((column) => !MERGED_ONCE.includes(column.name));
 
 /**
  * PostgreSQL: one MERGE adding an ingestion group's deltas to `meter_totals` (rows created as needed), or null when
@@ -98,26 +111,15 @@ export function deferMergeTotals(db: Db, rows: readonly TotalDelta[], at: number
   const organizationId = rows[0]!.organizationId;
   if (rows.some((row) => row.organizationId !== organizationId))
     throw new Error('deferMergeTotals takes the totals of one organization');
-  const source = selectJsonRows(
-    db,
-    MERGED_COLUMNS,
-    rows.map((row) => [
-      row.meterId,
-      row.subject,
-      customerMeterId(row.meterId, row.subject),
-      row.customerId,
-      row.externalCustomerId,
-      ...figuresOf(row),
-    ]),
-  ).toSQL();
+  const source = selectJsonRows(db, PAIR_COLUMNS, rows.map(pairRow)).toSQL();
   // least/greatest skip NULLs: min and max keep whichever is set, as ADD_FIGURES does.
   return db.raw(
     `MERGE INTO meter_totals AS t USING (${source.sql}) AS d ON t.meter_id = d.meter_id AND t.subject = d.subject
 WHEN MATCHED THEN UPDATE SET events = t.events + d.events, value_count = t.value_count + d.value_count,
   value_sum = t.value_sum + d.value_sum, value_min = least(t.value_min, d.value_min),
   value_max = greatest(t.value_max, d.value_max), modified_at = to_timestamp(?::double precision / 1000)
-WHEN NOT MATCHED THEN INSERT (${[...MERGED_COLUMNS.map((column) => column.name), ...MERGED_ONCE].join(', ')})
-  VALUES (${MERGED_COLUMNS.map((column) => `d.${column.name}`).join(', ')}, ?, 0, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000))`,
+WHEN NOT MATCHED THEN INSERT (${TOTAL_COLUMNS.map((column) => column.name).join(', ')})
+  VALUES (${PAIR_COLUMNS.map((column) => `d.${column.name}`).join(', ')}, ?, 0, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000))`,
     [...source.bindings, at, organizationId, at, at],
   );
 }
@@ -145,13 +147,8 @@ export function deferAddTotals(
     'meter_totals',
     held ? [...TOTAL_COLUMNS, HELD_THROUGH] : TOTAL_COLUMNS,
     rows.map((row) => [
-      row.meterId,
-      row.subject,
-      customerMeterId(row.meterId, row.subject),
+      ...pairRow(row),
       row.organizationId,
-      row.customerId,
-      row.externalCustomerId,
-      ...figuresOf(row),
       0,
       row.firstAt ?? at,
       row.lastAt ?? at,
