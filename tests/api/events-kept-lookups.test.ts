@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { useTestDaemon } from '../helpers/daemon.js';
-import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
+import { testDialect } from '../helpers/database.js';
+import { startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
+import { bearerClient, createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 
-// On SQLite ingestion plans a group of batches from customers and meters it keeps in memory (events/ingest.ts); these
-// are the changes that must reach the next batch at once. On PostgreSQL the same requests go through its lookups.
+// Ingestion keeps the customers its events name in memory (events/ingest-lookups.ts), and on SQLite the meters too;
+// these are the changes that must reach the next batch at once. On PostgreSQL they must also reach a daemon that did
+// not make them, which learns of them from the stored change mark.
 
 const daemon = useTestDaemon();
 
@@ -82,4 +84,54 @@ describe('customers named by external ids of any text', () => {
     expect(answer.status, answer.text).toBe(200);
     expect(await storedCustomerIds(merchant.organization.id, 'odd')).toEqual(buyers.map((buyer) => buyer.id));
   });
+});
+
+describe('customers of another organization', () => {
+  it('refuses one named by id and never gives an event one named by its external id', async () => {
+    const merchant = await createMerchant(daemon());
+    const other = await createMerchant(daemon());
+    const theirs = await createCustomer(other, 'shared-external');
+    const mine = await createCustomer(merchant);
+    const refused = await ingest(merchant, [
+      { name: 'cross', customer_id: mine.id },
+      { name: 'cross', customer_id: theirs.id },
+    ]);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'events', 1, 'customer_id'],
+    ]);
+    const pending = await ingest(merchant, [{ name: 'cross', external_customer_id: 'shared-external' }]);
+    expect(pending.status, pending.text).toBe(200);
+    expect(await storedCustomerIds(merchant.organization.id, 'cross')).toEqual([null]);
+    expect(await storedCustomerIds(other.organization.id, 'cross')).toEqual([]);
+  });
+});
+
+describe('customers changed through another daemon', () => {
+  it.runIf(testDialect === 'postgres')(
+    'PostgreSQL: refuses a customer deleted there and gives an external id the customer that took it there',
+    async () => {
+      const merchant = await createMerchant(daemon());
+      const buyer = await createCustomer(merchant);
+      const given = await createCustomer(merchant);
+      expect((await ingest(merchant, [{ name: 'shared', customer_id: buyer.id }])).status).toBe(200);
+      expect((await ingest(merchant, [{ name: 'shared', external_customer_id: 'taken-there' }])).status).toBe(200);
+      const other = await startTestDaemon({ databaseUrl: daemon().database.url });
+      try {
+        const there = bearerClient(other, merchant.token);
+        expect((await there.call('DELETE', `/v1/customers/${buyer.id}`)).status).toBe(204);
+        const patched = await there.call('PATCH', `/v1/customers/${given.id}`, {
+          body: { external_id: 'taken-there' },
+        });
+        expect(patched.status, patched.text).toBe(200);
+      } finally {
+        await other.stop();
+      }
+      const refused = await ingest(merchant, [{ name: 'shared', customer_id: buyer.id }]);
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.json.detail[0]).toMatchObject({ loc: ['body', 'events', 0, 'customer_id'] });
+      expect((await ingest(merchant, [{ name: 'shared', external_customer_id: 'taken-there' }])).status).toBe(200);
+      expect(await storedCustomerIds(merchant.organization.id, 'shared')).toEqual([buyer.id, null, given.id]);
+    },
+  );
 });

@@ -87,7 +87,7 @@ describe.runIf(testDialect === 'postgres')('meter totals merged on PostgreSQL', 
     const raced = await db.transaction();
     const other = await db.transaction();
     await deferMergeTotals(raced, [delta(1)], Date.now());
-    const blocked = deferMergeTotals(other, [delta(1)], Date.now()).then(
+    const blocked = deferMergeTotals(other, [delta(1)], Date.now())!.then(
       () => null,
       (error: unknown) => error,
     );

@@ -1,5 +1,15 @@
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, markChanged, parseJson, toBool, toDate, toDateOrNull, whereContains } from '../database/index.js';
+import {
+  dialect,
+  markChanged,
+  markStoredChange,
+  parseJson,
+  toBool,
+  toDate,
+  toDateOrNull,
+  transaction,
+  whereContains,
+} from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { paginate } from '../kernel/pagination.js';
 import type { Metadata } from '../polar-api/schemas.js';
@@ -82,13 +92,26 @@ export interface CustomerFilters {
   metadata?: MetadataQuery;
 }
 
+/**
+ * A write to an organization's customers with its change marks, which the customers ingestion keeps rest on
+ * (events/ingest-lookups.ts): the in-memory mark before it (SQLite), the stored one in its transaction (PostgreSQL).
+ */
+async function changingCustomers<T>(db: Db, organizationId: string, write: (on: Db) => Promise<T>): Promise<T> {
+  markChanged(db, 'customers', organizationId);
+  if (dialect(db) !== 'postgres') return write(db);
+  return transaction(db, async (trx) => {
+    const result = await write(trx);
+    await markStoredChange(trx, 'customers', organizationId);
+    return result;
+  });
+}
+
 /** Live customers only (soft-deleted rows are invisible everywhere but in the row itself). */
 export function customersRepository(db: Db) {
   const live = () => db('customers').whereNull('deleted_at');
   return {
     async insert(customer: Customer): Promise<void> {
-      markChanged(db, 'customers', customer.organizationId);
-      await db('customers').insert(toRow(customer));
+      await changingCustomers(db, customer.organizationId, (on) => on('customers').insert(toRow(customer)));
     },
     /**
      * Inserts unless a live customer already has the e-mail address or external id (the unique indexes decide, so
@@ -96,8 +119,9 @@ export function customersRepository(db: Db) {
      * conflict, so a PostgreSQL transaction survives it without a savepoint.
      */
     async insertIfAbsent(customer: Customer): Promise<boolean> {
-      markChanged(db, 'customers', customer.organizationId);
-      const inserted = await db('customers').insert(toRow(customer)).onConflict().ignore().returning('id');
+      const inserted = await changingCustomers(db, customer.organizationId, (on) =>
+        on('customers').insert(toRow(customer)).onConflict().ignore().returning('id'),
+      );
       return inserted.length > 0;
     },
     async findById(id: string): Promise<Customer | null> {
@@ -145,9 +169,8 @@ export function customersRepository(db: Db) {
       return { items: page.rows.map(customerFromRow), pagination: page.pagination };
     },
     async update(customer: Customer): Promise<void> {
-      markChanged(db, 'customers', customer.organizationId);
       const { id, ...row } = toRow(customer);
-      await db('customers').where({ id }).update(row);
+      await changingCustomers(db, customer.organizationId, (on) => on('customers').where({ id }).update(row));
     },
     async insertSession(session: CustomerSession, tokenHash: string): Promise<void> {
       await this.deferInsertSession(session, tokenHash);

@@ -38,6 +38,6 @@ export { epochHoursSql, parseJson, rawRows, toBool, toDate, toDateOrNull, toStri
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
 export { literalInsert } from './bulk.js';
-export { changeMark, keptWhileUnchanged, markChanged } from './change-marks.js';
+export { changeMark, keptWhileUnchanged, markChanged, markStoredChange, storedChangeMark } from './change-marks.js';
 /** For tests that count the driver calls a path makes (never timings). */
 export { onSqliteCalls, type SqliteCall } from './sqlite/transactions.js';

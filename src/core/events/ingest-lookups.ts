@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../database/index.js';
-import { changeMark, perDatabase, together } from '../database/index.js';
+import { changeMark, dialect, perDatabase, storedChangeMark, together } from '../database/index.js';
 import { compileMeter, type CompiledMeter } from '../meters/aggregates.js';
 import { metersRepository } from '../meters/repository.js';
 import type { FieldIssue } from '../polar-api/errors.js';
@@ -45,25 +45,33 @@ function customerRows(db: Db, organizationId: string, ids: ReadonlySet<string>, 
 }
 
 /**
- * resolveCustomers with what it found kept in memory per organization, for SQLite, where this daemon holds the file: a
- * storm of usage names the same customers batch after batch, and looking each batch's up again cost SQLite's thread
- * about as much as writing its events (bench/events/README.md). What is kept is valid under the organization's change
- * mark for customers (database/change-marks.ts): any write to its customers begun since drops it. Absences are kept
- * too (an id the organization does not have, an external id no customer has yet). Answers the mark it read under: a
- * transaction that finds the same mark may write what was planned from it.
+ * resolveCustomers with what it found kept in memory per organization: a storm of usage names the same customers batch
+ * after batch, and looking each batch's up again cost SQLite's thread about as much as writing its events, and
+ * PostgreSQL about a seventh of its work on a group (bench/events/README.md). What is kept is valid under the
+ * organization's change mark for customers (database/change-marks.ts), which any write to its customers moves: counted
+ * in memory on SQLite, whose file this daemon holds; stored on PostgreSQL, where another daemon may write them, and
+ * read by the group's transaction. Absences are kept too (an id the organization does not have, an external id no
+ * customer has yet). Answers the mark it read under: on SQLite a transaction that finds the same mark may write what
+ * was planned from it.
  */
 export async function resolveCustomersKept(
   db: Db,
   organizationId: string,
   batch: readonly Indexed[],
 ): Promise<{ customers: ResolvedCustomers; mark: number }> {
-  const mark = changeMark(db, 'customers', organizationId);
+  const stored = dialect(db) === 'postgres';
+  const mark = stored
+    ? await storedChangeMark(db, 'customers', organizationId)
+    : changeMark(db, 'customers', organizationId);
   const perOrganization = keptOf(db);
   let kept = perOrganization.get(organizationId);
-  if (!kept || kept.mark !== mark || kept.byId.size + kept.byExternalId.size > MAX_KEPT) {
-    kept = { mark, byId: new Map(), byExternalId: new Map() };
+  if (!kept || kept.mark < mark || kept.byId.size + kept.byExternalId.size > MAX_KEPT) {
+    kept = freshKept(mark);
     perOrganization.set(organizationId, kept);
   }
+  // PostgreSQL runs two transactions of an organization at once: one that read the mark before a change, when the
+  // other read it after, neither uses nor feeds what is kept since.
+  if (kept.mark !== mark) kept = freshKept(mark);
   const ids = new Set<string>();
   const externalIds = new Set<string>();
   for (const { input } of batch) {
@@ -72,13 +80,13 @@ export async function resolveCustomersKept(
     } else if (input.external_customer_id && !kept.byExternalId.has(input.external_customer_id))
       externalIds.add(input.external_customer_id);
   }
-  // What this batch looked up goes into what is kept unless a write to the organization's customers began meanwhile;
-  // then it serves this batch only (and the mark it answers makes the transaction look again).
+  // What this batch looked up goes into what is kept. On SQLite not if a write to the organization's customers began
+  // meanwhile: then it serves this batch only (and the mark it answers makes the transaction look again). On
+  // PostgreSQL what was read after the mark may be newer than it, which the mark then moves past (storedChangeMark).
   let looked = kept;
   if (ids.size > 0 || externalIds.size > 0) {
     const [byIdRows, byExternalRows] = await customerRows(db, organizationId, ids, externalIds);
-    if (changeMark(db, 'customers', organizationId) !== mark)
-      looked = { mark, byId: new Map(), byExternalId: new Map() };
+    if (!stored && changeMark(db, 'customers', organizationId) !== mark) looked = freshKept(mark);
     for (const id of ids) looked.byId.set(id, null);
     for (const row of byIdRows) looked.byId.set(row.id, row);
     for (const externalId of externalIds) looked.byExternalId.set(externalId, null);
@@ -97,6 +105,10 @@ export async function resolveCustomersKept(
     }
   }
   return { customers: { byId, byExternalId }, mark };
+}
+
+function freshKept(mark: number): Kept {
+  return { mark, byId: new Map(), byExternalId: new Map() };
 }
 
 /** Bounds what one organization's kept customers hold; past it they are dropped and looked up again. */
@@ -188,9 +200,13 @@ export async function lookUp(
   all: readonly Indexed[],
   externalIds: string[],
 ): Promise<Lookups> {
+  // SQLite reads afresh here (a group naming parents, or planned from what was kept and found changed); PostgreSQL's
+  // transactions keep what they read, under the stored mark.
   const [active, customers] = await together(
     metersRepository(on).activeOf(organizationId),
-    resolveCustomers(on, organizationId, all),
+    dialect(on) === 'postgres'
+      ? resolveCustomersKept(on, organizationId, all).then((kept) => kept.customers)
+      : resolveCustomers(on, organizationId, all),
   );
   return { meters: active.map(compileMeter), customers, existing: await existing(on, organizationId, externalIds) };
 }
