@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { transaction } from '../../src/core/database/index.js';
 import { customersRepository } from '../../src/core/customers/repository.js';
 import { resetMeters } from '../../src/core/metered-billing/usage.js';
-import { useTestDaemon } from '../helpers/daemon.js';
+import { testDialect } from '../helpers/database.js';
+import { startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
 import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 
 /**
- * On SQLite ingestion does not send the values of `unique` meters it knows are stored (src/core/meters/known-values.ts).
+ * Ingestion does not send the values of `unique` meters it knows are stored (src/core/meters/known-values.ts).
  * Whatever deletes them must make it forget: a value seen before a reset, or before the meter changed, counts again
- * when it comes again. On PostgreSQL, where every value is sent, the same must hold.
+ * when it comes again. On PostgreSQL also when another daemon on the same database deleted them.
  */
 
 const daemon = useTestDaemon();
@@ -85,5 +86,25 @@ describe('unique meters: values known to be stored', () => {
     });
     expect(series.status, series.text).toBe(200);
     expect(series.json.total).toBe(1);
+  });
+
+  it.runIf(testDialect === 'postgres')('PostgreSQL: counts a value again after another daemon resets', async () => {
+    const { merchant, buyer, meterId } = await setUp();
+    await ingest(merchant, buyer.id, 'call', ['eu', 'us']);
+    await ingest(merchant, buyer.id, 'call', ['eu']);
+    expect(await consumed(merchant, buyer.id, meterId)).toBe(2);
+
+    const other = await startTestDaemon({ databaseUrl: daemon().database.url });
+    try {
+      await transaction(other.core.db, async (trx) => {
+        const row = (await customersRepository(trx).findAnyById(buyer.id))!;
+        await resetMeters(trx, row, [{ meterId, consumed: 2, credited: 0 }], new Date());
+      });
+    } finally {
+      await other.stop();
+    }
+    expect(await consumed(merchant, buyer.id, meterId)).toBe(0);
+    await ingest(merchant, buyer.id, 'call', ['eu', 'us']);
+    expect(await consumed(merchant, buyer.id, meterId)).toBe(2);
   });
 });

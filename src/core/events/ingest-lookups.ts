@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../database/index.js';
 import { changeMark, dialect, perDatabase, storedChangeMark, together } from '../database/index.js';
 import { compileMeter, type CompiledMeter } from '../meters/aggregates.js';
+import { knownValuesOf, type KnownValues } from '../meters/known-values.js';
 import { metersRepository } from '../meters/repository.js';
 import type { FieldIssue } from '../polar-api/errors.js';
 import { isUuid } from '../polar-api/schemas.js';
@@ -188,6 +189,8 @@ export function eventTypes(organizationId: string, rows: readonly StoredEvent[],
 
 export interface Lookups {
   meters: CompiledMeter[];
+  /** PostgreSQL: the organization's known values of `unique` meters, under the stored mark the group read. */
+  values?: KnownValues;
   customers: ResolvedCustomers;
   /** Which of the group's external ids are stored already. */
   existing: ReadonlySet<string>;
@@ -208,7 +211,12 @@ export async function lookUp(
       ? resolveCustomersKept(on, organizationId, all).then((kept) => kept.customers)
       : resolveCustomers(on, organizationId, all),
   );
-  return { meters: active.map(compileMeter), customers, existing: await existing(on, organizationId, externalIds) };
+  return {
+    meters: active.map(compileMeter),
+    customers,
+    existing: await existing(on, organizationId, externalIds),
+    ...(dialect(on) === 'postgres' ? { values: await knownValuesOf(on, organizationId) } : {}),
+  };
 }
 
 export function existing(on: Db, organizationId: string, externalIds: readonly string[]): Promise<ReadonlySet<string>> {

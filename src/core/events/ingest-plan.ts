@@ -4,7 +4,7 @@ import { uuidv7 } from '../kernel/ids.js';
 import { validationError } from '../polar-api/errors.js';
 import { meterAggregatesRepository } from '../meters/aggregates-repository.js';
 import { aggregateBatch, type BatchDeltas, type CompiledMeter } from '../meters/aggregates.js';
-import { knownValues } from '../meters/known-values.js';
+import { knownValues, type KnownValues } from '../meters/known-values.js';
 import { holdsTotals } from '../meters/pending-totals.js';
 import { customerIssues, eventTypes, resolveParents, type Indexed, type Lookups } from './ingest-lookups.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
@@ -101,7 +101,7 @@ export async function plan(
     });
     accepted.push({ position, rows, size: pending.batch.length });
   }
-  return { meters: lookups.meters, batches: group.length, refusals, accepted };
+  return { meters: lookups.meters, values: lookups.values ?? null, batches: group.length, refusals, accepted };
 }
 
 /**
@@ -123,7 +123,7 @@ export function statements(
   const postgres = dialect(on) === 'postgres';
   // SQLite's one writer takes rows in any order; PostgreSQL's concurrent writers lock them in one.
   const deltas = aggregateBatch(planned.meters, rows, { sorted: postgres });
-  const known = knownValues(on);
+  const known = planned.values ?? knownValues(on);
   const unknown = known ? known.unknown(deltas) : deltas;
   // On PostgreSQL the totals are merged: ingest.ts runs a group again that meets another's new row (isTotalsRace).
   writes.push(
@@ -151,6 +151,7 @@ export function statements(
       ? {
           learnt: { uniqueValues: unknown.uniqueValues, bucketValues: unknown.bucketValues },
           generation: known.generation,
+          values: known,
         }
       : null,
   };
@@ -165,6 +166,8 @@ interface Accepted {
 /** A group planned: the refused batches' errors by position, the others' rows, the meters they count in. */
 export interface Planned {
   meters: CompiledMeter[];
+  /** PostgreSQL: the known values it filters through (Lookups.values); on SQLite null, the daemon's are used. */
+  values: KnownValues | null;
   /** How many batches the group has: each is refused or accepted. */
   batches: number;
   refusals: Array<DomainError | undefined>;
@@ -172,7 +175,7 @@ export interface Planned {
 }
 
 /** A group planned, reduced to its outcomes, with the statements that write it. */
-export interface Built extends Omit<Planned, 'accepted' | 'meters'> {
+export interface Built extends Omit<Planned, 'accepted' | 'meters' | 'values'> {
   /** Each accepted batch's outcome, by position. */
   counts: ReadonlyMap<number, EventsIngestResponse>;
   writes: Deferred[];
@@ -181,10 +184,15 @@ export interface Built extends Omit<Planned, 'accepted' | 'meters'> {
   /** The latest of its batches' times: the aggregates' and event types' `at`. */
   now: Date;
   /**
-   * On SQLite (meters/known-values.ts): the `unique` meters' values it writes, known to be stored once it commits, and
-   * the generation of what was known when it was built (written as built only if nothing was forgotten since).
+   * The `unique` meters' values it writes, known to be stored once it commits (meters/known-values.ts), what learns
+   * them, and the generation of what was known when it was built (on SQLite, written as built only if nothing was
+   * forgotten since).
    */
-  known: { learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'>; generation: number } | null;
+  known: {
+    learnt: Pick<BatchDeltas, 'uniqueValues' | 'bucketValues'>;
+    generation: number;
+    values: KnownValues;
+  } | null;
 }
 
 /** The first waiting batches, in arrival order, up to MAX_GROUP_EVENTS events; a batch naming parents alone. */

@@ -175,10 +175,11 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
       });
     }
     if (pipelined) await previous;
+    let written: Built | null = null;
     // Two batches inserting the same external ids in different orders wait for each other's, and PostgreSQL aborts
     // one as a deadlock; two groups whose totals both create one customer meter's row fail the later one (a MERGE
     // does not wait out the other's insert). Run again, each finds what the other stored.
-    return retryingDeadlocks(
+    const outcomes = await retryingDeadlocks(
       () =>
         transaction(db, async (trx) => {
           started();
@@ -194,10 +195,16 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
             );
             for (const batch of planned.accepted) batch.rows = batch.rows.filter((row) => inserted.has(row.id));
           }
-          return write(trx, statements(trx, organizationId, group, planned, !insertFirst));
+          written = statements(trx, organizationId, group, planned, !insertFirst);
+          return write(trx, written);
         }),
       isTotalsRace,
     );
+    // Committed now: what its values teach is learnt (write() could only where finishWith committed; learning twice
+    // changes nothing).
+    const known = (written as Built | null)?.known;
+    known?.values.learn(known.learnt);
+    return outcomes;
   }
 
   /** Sends the group's statements with the COMMIT; each batch's outcome. */
@@ -207,7 +214,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     // fails on its own, a full disk, would leave these counted), and the connection still ours.
     if (holdsTotals(trx)) holdTotals(trx, built.heldTotals, built.now.getTime(), deps);
     // Only what is surely stored: a COMMIT still to come may fail.
-    if (committed && built.known) knownValues(trx)?.learn(built.known.learnt);
+    if (committed && built.known) built.known.values.learn(built.known.learnt);
     return Array.from(
       { length: built.batches },
       (_, position): Outcome => built.refusals[position] ?? built.counts.get(position)!,

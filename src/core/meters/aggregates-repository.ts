@@ -125,14 +125,14 @@ export function meterAggregatesRepository(db: Db) {
      * Forgets everything counted for a meter (its filter or aggregation changed; a backfill counts again). Customer
      * meters keep their credits and their last reset (metered billing), so the recount starts after what was billed.
      */
-    async clear(meterId: string): Promise<void> {
+    async clear(meterId: string, organizationId: string): Promise<void> {
       await settleTotals(db);
       await db('meter_totals')
         .where({ meter_id: meterId })
         .update({ events: 0, value_count: 0, value_sum: 0, value_min: null, value_max: null });
       for (const table of ['meter_unique_values', 'meter_buckets', 'meter_bucket_values'])
         await db(table).where({ meter_id: meterId }).delete();
-      forgetKnownValues(db);
+      await forgetKnownValues(db, organizationId);
     },
 
     async totals(meterIds: readonly string[], subjects: readonly string[]): Promise<StoredTotal[]> {

@@ -91,7 +91,7 @@ export function meterResetsRepository(db: Db) {
         .where({ meter_id: meterId, subject: customerSubject(customer.id) })
         .update({ reset_balance: balance });
       await db('meter_unique_values').where({ meter_id: meterId }).whereIn('subject', subjects).delete();
-      forgetKnownValues(db);
+      await forgetKnownValues(db, customer.organizationId);
     },
 
     async state(meterId: string, customerId: string): Promise<ResetState> {

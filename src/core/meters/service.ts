@@ -137,7 +137,7 @@ export function createMeterService(deps: { db: Db; clock: Clock }) {
         if (input.aggregation) next.aggregation = input.aggregation;
         // An archived meter is not fed by ingestion: unarchiving it counts again what it missed.
         if (recount || (current.archivedAt !== null && next.archivedAt === null)) {
-          await meterAggregatesRepository(trx).clear(current.id);
+          await meterAggregatesRepository(trx).clear(current.id, current.organizationId);
           next = await startBackfill(trx, next, now);
         }
         await meters.update(next);
