@@ -62,6 +62,13 @@ describe('values of unique meters known to be stored', () => {
     expect(known.unknown(deltas([['m3', 'c:a', 'eu']])).uniqueValues).toHaveLength(1);
   });
 
+  it('learns nothing through what was taken before a forget (a delete after the group committed)', async () => {
+    const taken = knownValues(db)!;
+    await db.transaction(async (trx) => forgetKnownValues(trx, 'org'));
+    taken.learn(deltas([['m4', 'c:a', 'eu']]));
+    expect(knownValues(db)!.unknown(deltas([['m4', 'c:a', 'eu']])).uniqueValues).toHaveLength(1);
+  });
+
   it('starts again beyond the values it may hold, without a new generation (nothing was deleted)', () => {
     const known = knownValues(other)!;
     const generation = known.generation;

@@ -93,10 +93,12 @@ function over(
 export function knownValues(db: Db): KnownValues | null {
   if (dialect(db) !== 'sqlite') return null;
   const state = stateOf(db);
+  const taken = state.generation;
   return over(
     state,
     () => state.generation,
-    () => true,
+    // Learnt only if nothing was forgotten since this was taken: a delete may have followed the group's COMMIT.
+    () => state.generation === taken,
     (n) => {
       if (state.size + n > MAX_KNOWN) {
         // Forgetting without a delete leaves every value known before still stored: no new generation.
