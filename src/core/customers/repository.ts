@@ -94,14 +94,20 @@ export interface CustomerFilters {
 
 /**
  * A write to an organization's customers with its change marks, which the customers ingestion keeps rest on
- * (events/ingest-lookups.ts): the in-memory mark before it (SQLite), the stored one in its transaction (PostgreSQL).
+ * (events/ingest-lookups.ts): the in-memory mark before it (SQLite), the stored one in its transaction (PostgreSQL),
+ * unless `changed` says the write changed nothing (an insert that met a live customer).
  */
-async function changingCustomers<T>(db: Db, organizationId: string, write: (on: Db) => Promise<T>): Promise<T> {
+async function changingCustomers<T>(
+  db: Db,
+  organizationId: string,
+  write: (on: Db) => Promise<T>,
+  changed: (result: T) => boolean = () => true,
+): Promise<T> {
   markChanged(db, 'customers', organizationId);
   if (dialect(db) !== 'postgres') return write(db);
   return transaction(db, async (trx) => {
     const result = await write(trx);
-    await markStoredChange(trx, 'customers', organizationId);
+    if (changed(result)) await markStoredChange(trx, 'customers', organizationId);
     return result;
   });
 }
@@ -119,8 +125,11 @@ export function customersRepository(db: Db) {
      * conflict, so a PostgreSQL transaction survives it without a savepoint.
      */
     async insertIfAbsent(customer: Customer): Promise<boolean> {
-      const inserted = await changingCustomers(db, customer.organizationId, (on) =>
-        on('customers').insert(toRow(customer)).onConflict().ignore().returning('id'),
+      const inserted = await changingCustomers(
+        db,
+        customer.organizationId,
+        (on) => on('customers').insert(toRow(customer)).onConflict().ignore().returning('id'),
+        (rows) => rows.length > 0,
       );
       return inserted.length > 0;
     },
