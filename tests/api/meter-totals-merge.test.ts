@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { retryingDeadlocks, transaction, type Db } from '../../src/core/database/index.js';
 import type { TotalDelta } from '../../src/core/meters/aggregates.js';
-import { deferMergeTotals, isTotalsRace } from '../../src/core/meters/totals-upsert.js';
+import { customerMeterId, deferMergeTotals, isTotalsRace } from '../../src/core/meters/totals-upsert.js';
 import { testDialect } from '../helpers/database.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { createCustomer, createMerchant } from '../helpers/v1.js';
@@ -98,6 +98,46 @@ describe.runIf(testDialect === 'postgres')('meter totals merged on PostgreSQL', 
     expect(isTotalsRace(error)).toBe(true);
     expect(isTotalsRace({ code: '23505', constraint: 'events_external_id_unique' })).toBe(false);
     expect(isTotalsRace({ code: '40P01' })).toBe(false);
+  });
+
+  it('gives the rows it creates the id and customer that customerMeterId and the subject name', async () => {
+    const { merchant, buyer, meterId, delta } = await setUp();
+    const db = daemon().core.db;
+    // External ids of every kind a client may send: each subject's hash must be the daemon's, byte for byte.
+    const externalIds = ['user-1', 'Ünïcødé 用户 🎉', "quote ' and | bar", ''];
+    const rows: TotalDelta[] = [
+      { ...delta(2), externalCustomerId: 'ext-of-buyer' },
+      ...externalIds.map((externalId) => ({
+        ...delta(1),
+        subject: `x:${externalId}`,
+        customerId: null,
+        externalCustomerId: externalId,
+      })),
+    ];
+    await transaction(db, async (trx) => {
+      await deferMergeTotals(trx, rows, Date.now());
+    });
+    const stored = (await db('meter_totals')
+      .where({ meter_id: meterId })
+      .select('id', 'subject', 'customer_id', 'external_customer_id', 'organization_id')) as Array<{
+      id: string;
+      subject: string;
+      customer_id: string | null;
+      external_customer_id: string | null;
+      organization_id: string;
+    }>;
+    expect(stored.sort((a, b) => (a.subject < b.subject ? -1 : 1))).toEqual(
+      rows
+        .map((row) => ({
+          id: customerMeterId(meterId, row.subject),
+          subject: row.subject,
+          customer_id: row.customerId,
+          external_customer_id: row.externalCustomerId,
+          organization_id: merchant.organization.id,
+        }))
+        .sort((a, b) => (a.subject < b.subject ? -1 : 1)),
+    );
+    expect(stored.find((row) => row.subject === `c:${buyer.id}`)?.customer_id).toBe(buyer.id);
   });
 
   it('takes one organization a statement', async () => {

@@ -73,6 +73,31 @@ function pairRow(row: TotalDelta): unknown[] {
   ];
 }
 
+/**
+ * What a MERGE's rows carry: the pair, the external id, the figures. A new row's id and customer follow from the
+ * pair (MERGE_DERIVED), so only the rows it creates pay for them, not every row it adds to.
+ */
+const MERGE_COLUMNS: JsonColumn[] = [
+  { name: 'meter_id', type: 'uuid' },
+  { name: 'subject', type: 'text' },
+  { name: 'external_customer_id', type: 'text' },
+  ...FIGURES,
+];
+
+function mergeRow(row: TotalDelta): unknown[] {
+  return [row.meterId, row.subject, row.externalCustomerId, ...figuresOf(row)];
+}
+
+/**
+ * PostgreSQL: a new row's id, as customerMeterId makes it (the SHA-256 of `meter|subject` laid out as a version 4
+ * UUID), and its customer, the id a `c:` subject names; as PAIR_COLUMNS has them.
+ */
+const HEX = `encode(sha256(convert_to(d.meter_id::text || '|' || d.subject, 'UTF8')), 'hex')`;
+const MERGE_DERIVED = {
+  id: `(substr(${HEX}, 1, 12) || '4' || substr(${HEX}, 14, 3) || substr('89ab', (('x' || substr(${HEX}, 17, 1))::bit(4)::int & 3) + 1, 1) || substr(${HEX}, 18, 15))::uuid`,
+  customer_id: `CASE WHEN d.subject LIKE 'c:%' THEN substr(d.subject, 3)::uuid END`,
+};
+
 /** What an upsert's rows carry after PAIR_COLUMNS, and a MERGE binds once for all its new rows. */
 const ONCE_COLUMNS: JsonColumn[] = [
   { name: 'organization_id', type: 'text' },
@@ -111,7 +136,10 @@ export function deferMergeTotals(db: Db, rows: readonly TotalDelta[], at: number
   const organizationId = rows[0]!.organizationId;
   if (rows.some((row) => row.organizationId !== organizationId))
     throw new Error('deferMergeTotals takes the totals of one organization');
-  const source = selectJsonRows(db, PAIR_COLUMNS, rows.map(pairRow)).toSQL();
+  const source = selectJsonRows(db, MERGE_COLUMNS, rows.map(mergeRow)).toSQL();
+  const values = PAIR_COLUMNS.map((column) =>
+    column.name === 'id' || column.name === 'customer_id' ? MERGE_DERIVED[column.name] : `d.${column.name}`,
+  );
   // least/greatest skip NULLs: min and max keep whichever is set, as ADD_FIGURES does.
   return db.raw(
     `MERGE INTO meter_totals AS t USING (${source.sql}) AS d ON t.meter_id = d.meter_id AND t.subject = d.subject
@@ -119,7 +147,7 @@ WHEN MATCHED THEN UPDATE SET events = t.events + d.events, value_count = t.value
   value_sum = t.value_sum + d.value_sum, value_min = least(t.value_min, d.value_min),
   value_max = greatest(t.value_max, d.value_max), modified_at = to_timestamp(?::double precision / 1000)
 WHEN NOT MATCHED THEN INSERT (${TOTAL_COLUMNS.map((column) => column.name).join(', ')})
-  VALUES (${PAIR_COLUMNS.map((column) => `d.${column.name}`).join(', ')}, ?, 0, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000))`,
+  VALUES (${values.join(', ')}, ?, 0, to_timestamp(?::double precision / 1000), to_timestamp(?::double precision / 1000))`,
     [...source.bindings, at, organizationId, at, at],
   );
 }
