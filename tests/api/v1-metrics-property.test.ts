@@ -214,6 +214,6 @@ describe('metrics rollups against a recomputation from the tables', () => {
         expect((await merchant.api.get(`/v1/metrics/?${query}`)).json, `${query} after rebuild`).toEqual(
           answers[index],
         );
-    }, 120_000);
+    }, 300_000);
   }
 });

@@ -122,7 +122,7 @@ describe('till backup | restore', () => {
     expect(over.exitCode, over.stderr).toBe(0);
     expect(over.json.previous).toContain('till.db.before-restore-');
     // Two daemons started, a dozen CLI runs: on a loaded machine this takes a while. A limit, not a measurement.
-  }, 120_000);
+  }, 300_000);
 
   it('on PostgreSQL, says to use pg_dump', async () => {
     const cli = new Sandbox();

@@ -162,7 +162,7 @@ describe('examples/provision-org.sh', () => {
     expect(
       Object.fromEntries(full.teams.map((t: { name: string; memberCount: number }) => [t.name, t.memberCount])),
     ).toEqual({ Acme: 1, Engineering: 1, Support: 0 });
-  }, 120_000);
+  }, 300_000);
 
   it('stops with the CLI’s exit code when a step fails', async () => {
     const anonymous = sandbox();
