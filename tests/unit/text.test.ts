@@ -26,6 +26,17 @@ describe('nulPath', () => {
     expect(nulPath({ a: { 'k\u0000': 1 } })).toEqual(['a', 'k\u0000']);
     expect(nulPath({ a: 'ok' })).toBeNull();
   });
+
+  it('finds the first in document order however deep, among many values without one', () => {
+    const events = Array.from({ length: 1_000 }, (_, i) => ({ name: 'e', metadata: { n: i, tags: ['a', 'b'] } }));
+    expect(nulPath({ events })).toBeNull();
+    events[700]!.metadata.tags[1] = 'b\u0000';
+    events[900]!.metadata.tags[0] = 'a\u0000';
+    expect(nulPath({ events })).toEqual(['events', 700, 'metadata', 'tags', 1]);
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { ok: 1, ['x\u0000']: 2 });
+    expect(nulPath([bare])).toEqual([0, 'x\u0000']);
+    expect(nulPath(Object.assign(Object.create(null) as Record<string, unknown>, { ok: 'yes' }))).toBeNull();
+  });
 });
 
 describe('storableText', () => {

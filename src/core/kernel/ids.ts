@@ -31,7 +31,19 @@ let sequence = 0;
 // Ids are made many times per request: one kernel call per 512 ids instead of one per id.
 const pool = Buffer.alloc(16 * 512);
 let poolOffset = pool.length;
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/**
+ * An id's text, written here byte by byte and read out as one string: an ingestion batch makes an id for every event,
+ * and joined from twenty pieces, each id was a dozen short-lived strings for the young generation to collect (about a
+ * tenth of what ingestion allocated).
+ */
+const idText = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+function writeByte(at: number, byte: number): void {
+  idText[at] = HEX_DIGITS[(byte >> 4) & 0x0f]!;
+  idText[at + 1] = HEX_DIGITS[byte & 0x0f]!;
+}
 
 /**
  * Time-ordered UUID (RFC 9562 version 7) for rows inserted in bulk. Ids made in the same millisecond by this
@@ -50,29 +62,18 @@ export function uuidv7(at: number = Date.now()): string {
   // 48 bits of milliseconds: the high 16 and low 32 fit plain numbers.
   const high = Math.floor(at / 2 ** 32);
   const low = at >>> 0;
-  const h = (byte: number) => HEX[byte & 0xff]!;
-  return (
-    h(high >>> 8) +
-    h(high) +
-    h(low >>> 24) +
-    h(low >>> 16) +
-    '-' +
-    h(low >>> 8) +
-    h(low) +
-    '-' +
-    h(0x70 | ((sequence >> 14) & 0x0f)) +
-    h(sequence >> 6) +
-    '-' +
-    h(0x80 | (sequence & 0x3f)) +
-    h(pool[random + 9]!) +
-    '-' +
-    h(pool[random + 10]!) +
-    h(pool[random + 11]!) +
-    h(pool[random + 12]!) +
-    h(pool[random + 13]!) +
-    h(pool[random + 14]!) +
-    h(pool[random + 15]!)
-  );
+  writeByte(0, high >>> 8);
+  writeByte(2, high);
+  writeByte(4, low >>> 24);
+  writeByte(6, low >>> 16);
+  writeByte(9, low >>> 8);
+  writeByte(11, low);
+  writeByte(14, 0x70 | ((sequence >> 14) & 0x0f));
+  writeByte(16, sequence >> 6);
+  writeByte(19, 0x80 | (sequence & 0x3f));
+  writeByte(21, pool[random + 9]!);
+  for (let i = 0; i < 6; i++) writeByte(24 + 2 * i, pool[random + 10 + i]!);
+  return idText.toString('latin1', 0, 36);
 }
 
 export function randomDigitsAndLowercase(length: number): string {

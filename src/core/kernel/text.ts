@@ -42,9 +42,39 @@ function pathOf(visit: Visit): Array<string | number> {
  * itself. PostgreSQL text cannot hold one, so such input is refused up front rather than failing in the database.
  */
 export function nulPath(value: unknown): Array<string | number> | null {
+  return holdsNul(value) ? firstNulPath(value) : null;
+}
+
+/**
+ * Whether a NUL is anywhere in the value. Every /v1 body passes through here (an ingestion batch is a thousand
+ * events), and nearly all hold none: so this walk allocates nothing per value (no entries, no path), and the path is
+ * looked for only once a NUL is known to be there.
+ */
+function holdsNul(value: unknown): boolean {
+  // An explicit stack rather than recursion: no input can overflow the call stack.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return true;
+    } else if (Array.isArray(item)) {
+      for (let index = 0; index < item.length; index++) pending.push(item[index]);
+    } else if (item && typeof item === 'object') {
+      for (const key in item) {
+        // Own keys only, as Object.entries gives them.
+        if (!Object.hasOwn(item, key)) continue;
+        if (key.includes('\u0000')) return true;
+        pending.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+/** The path to the first NUL in document order (depth first), or null. */
+function firstNulPath(value: unknown): Array<string | number> | null {
   if (typeof value === 'string') return value.includes('\u0000') ? [] : null;
   if (!value || typeof value !== 'object') return null;
-  // Depth first in document order, with an explicit stack rather than recursion: no input can overflow the call stack.
   const pending: Visit[] = [{ value, key: null, parent: null }];
   for (let visit = pending.pop(); visit; visit = pending.pop()) {
     if (typeof visit.key === 'string' && visit.key.includes('\u0000')) return pathOf(visit);

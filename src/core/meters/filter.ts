@@ -32,8 +32,16 @@ export function propertyReader(property: string): Reader {
 export function compileFilter(filter: Filter): Predicate {
   const parts = filter.clauses.map((clause) => ('clauses' in clause ? compileFilter(clause) : compileClause(clause)));
   if (parts.length === 0) return () => true;
-  if (filter.conjunction === 'and') return (event) => parts.every((part) => part(event));
-  return (event) => parts.some((part) => part(event));
+  // Loops, where every/some would allocate a closure over the event for each event and each filter.
+  if (filter.conjunction === 'and')
+    return (event) => {
+      for (let i = 0; i < parts.length; i++) if (!parts[i]!(event)) return false;
+      return true;
+    };
+  return (event) => {
+    for (let i = 0; i < parts.length; i++) if (parts[i]!(event)) return true;
+    return false;
+  };
 }
 
 function compileClause(clause: FilterClause): Predicate {
