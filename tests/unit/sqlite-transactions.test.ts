@@ -116,6 +116,35 @@ describe('literal multi-row inserts on SQLite', () => {
     expect(literal).toEqual(await stored(db));
   });
 
+  it('store text beyond ASCII, quotes and large statements as binding would, one after another', async () => {
+    const db = await freshDb();
+    const texts = ["it's", "''", 'é', 'ü\u{1F600}x', '\u00ff', '日本語', '', 'a'.repeat(5_000)];
+    // Over a megabyte of text, so that a statement outgrows what the one before it used.
+    const big = Array.from({ length: 3_000 }, (_, i) => [
+      `k${i}`,
+      null,
+      i,
+      texts[i % texts.length]!.slice(0, 50).repeat(10) + 'x'.repeat(400),
+    ]);
+    for (const rows of [texts.map((text, i) => [text, null, i, { text }]), big, [['plain', null, 1, 'ascii']]]) {
+      const json = [false, false, false, rows === big ? false : true];
+      const statement = literalInsert(db, 'loose', ['a', 'b', 'c', 'd'], rows, '', json);
+      expect(statement).not.toBeNull();
+      await statement;
+      const literal = await stored(db);
+      await db('loose').delete();
+      for (const row of rows)
+        await db.raw('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', [
+          row[0],
+          row[1],
+          row[2],
+          json[3] ? JSON.stringify(row[3]) : row[3],
+        ] as never[]);
+      expect(literal).toEqual(await stored(db));
+      await db('loose').delete();
+    }
+  });
+
   it('keep an ON CONFLICT clause an upsert, and plain VALUES when nothing or everything is constant', async () => {
     const db = await freshDb();
     await db.raw('CREATE TABLE counted (k TEXT PRIMARY KEY, org TEXT, n INTEGER)');

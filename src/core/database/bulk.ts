@@ -68,34 +68,82 @@ function valuesInsert(
 }
 
 /**
- * `(…), (…)`: the rows' literals in the columns kept, or null when a value has none. One string grown from start to
- * end, where a string per row joined afterwards cost a batch of thousands of rows twice the time (a microbenchmark
- * of 4,000 events: 2–3 against 4–4.5 µs a row).
+ * `(…), (…)`: the rows' literals in the columns kept, or null when a value has none.
  *
- * Text is checked for a NUL once, in the whole string, not value by value. That read also makes V8 join the pieces
- * into one flat string now, while they are young. Left as grown, the text is a tree of tens of thousands of small
- * strings until the driver reads it. An ingestion group's text waits for the group before it to commit, so the
- * scavenger copied that tree and promoted it to the old space; joined at once, it is one large object, never copied
- * (bench/events/README.md).
+ * Written as UTF-8 into one buffer kept from statement to statement, and read out as one string at the end. Grown
+ * with `+=`, the text of a group of 4,000 events was a tree of a hundred thousand small strings, live until it was
+ * joined, and about a third of what ingestion allocated: the young generation filled more often, and a collection
+ * that fell while a statement was being built copied its tree (bench/events/README.md). The result is the same
+ * text: a string's literal is its value in quotes with each quote doubled, any other value's is sqliteLiteral's.
+ * A NUL, which would end the C string, is looked for once in the bytes (no other character writes a zero byte).
  */
 function literalRows(
   rows: readonly (readonly unknown[])[],
   kept: readonly boolean[],
   json: readonly boolean[],
 ): string | null {
-  let values = '';
+  const text = new LiteralText();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
-    values += r === 0 ? '(' : ', (';
+    text.ascii(r === 0 ? '(' : ', (');
     let first = true;
     for (let c = 0; c < row.length; c++) {
       if (!kept[c]) continue;
-      const literal = literalUnlessNul(json[c] ? JSON.stringify(row[c]) : row[c]);
-      if (literal === null) return null;
-      values += first ? literal : `, ${literal}`;
+      if (!first) text.ascii(', ');
       first = false;
+      const value = json[c] ? JSON.stringify(row[c]) : row[c];
+      if (typeof value === 'string') {
+        text.quoted(value);
+        continue;
+      }
+      const literal = literalUnlessNul(value);
+      if (literal === null) return null;
+      text.ascii(literal);
     }
-    values += ')';
+    text.ascii(')');
   }
-  return values.includes('\0') ? null : values;
+  return text.finish();
+}
+
+/** Bytes kept between statements: a group's text is about 200 bytes an event. */
+let shared = Buffer.allocUnsafe(1 << 20);
+/** Past this, the buffer a statement grew is let go rather than kept for the next (memory). */
+const MOST_KEPT = 8 << 20;
+
+class LiteralText {
+  private buffer = shared;
+  private length = 0;
+  /** Whether a byte past ASCII was written: the text is then read back as UTF-8, else as Latin-1 (a plain copy). */
+  private wide = false;
+
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  /** Text known to be ASCII: punctuation, and the literals of numbers, NULL, blobs and dates. */
+  ascii(text: string): void {
+    this.room(text.length);
+    this.length += this.buffer.write(text, this.length, 'latin1');
+  }
+
+  quoted(value: string): void {
+    const text = value.includes("'") ? value.replaceAll("'", "''") : value;
+    // UTF-8 takes at most three bytes for each UTF-16 unit.
+    this.room(text.length * 3 + 2);
+    this.buffer[this.length++] = 0x27;
+    const written = this.buffer.write(text, this.length, 'utf8');
+    if (written !== text.length) this.wide = true;
+    this.length += written;
+    this.buffer[this.length++] = 0x27;
+  }
+
+  finish(): string | null {
+    const { buffer, length } = this;
+    shared = buffer.length <= MOST_KEPT ? buffer : Buffer.allocUnsafe(1 << 20);
+    if (buffer.subarray(0, length).includes(0)) return null;
+    return buffer.toString(this.wide ? 'utf8' : 'latin1', 0, length);
+  }
 }
