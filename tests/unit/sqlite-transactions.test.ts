@@ -91,6 +91,17 @@ describe('literal multi-row inserts on SQLite', () => {
     );
   }
 
+  /** What `loose` holds once emptied and given the rows one by one with bound values, as the driver stores them. */
+  async function storedWhenBound(db: Db, rows: unknown[][], json: boolean[]) {
+    await db('loose').delete();
+    for (const row of rows)
+      await db.raw(
+        'INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)',
+        row.map((value, c) => (json[c] ? JSON.stringify(value) : value)) as never[],
+      );
+    return stored(db);
+  }
+
   it('write a column that is the same in every row once, storing what binding each row would', async () => {
     const db = await freshDb();
     const rows: unknown[][] = [
@@ -105,15 +116,7 @@ describe('literal multi-row inserts on SQLite', () => {
     expect(sql.match(/'org'/g)).toHaveLength(1);
     await statement;
     const literal = await stored(db);
-    await db('loose').delete();
-    for (const row of rows)
-      await db.raw('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', [
-        row[0],
-        row[1],
-        row[2],
-        JSON.stringify(row[3]),
-      ] as never[]);
-    expect(literal).toEqual(await stored(db));
+    expect(literal).toEqual(await storedWhenBound(db, rows, json));
   });
 
   it('store text beyond ASCII, quotes and large statements as binding would, one after another', async () => {
@@ -132,15 +135,7 @@ describe('literal multi-row inserts on SQLite', () => {
       expect(statement).not.toBeNull();
       await statement;
       const literal = await stored(db);
-      await db('loose').delete();
-      for (const row of rows)
-        await db.raw('INSERT INTO loose (a, b, c, d) VALUES (?, ?, ?, ?)', [
-          row[0],
-          row[1],
-          row[2],
-          json[3] ? JSON.stringify(row[3]) : row[3],
-        ] as never[]);
-      expect(literal).toEqual(await stored(db));
+      expect(literal).toEqual(await storedWhenBound(db, rows, json));
       await db('loose').delete();
     }
   });
