@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialect, type Db } from './connection.js';
-import { literalUnlessNul, sqliteLiteral } from './sqlite/literals.js';
+import { doubledQuotes, literalUnlessNul, sqliteLiteral } from './sqlite/literals.js';
 
 /**
  * On SQLite, one multi-row INSERT with every value written as a literal (no placeholders to format or bind): for
@@ -130,7 +130,7 @@ class LiteralText {
   }
 
   quoted(value: string): void {
-    const text = value.includes("'") ? value.replaceAll("'", "''") : value;
+    const text = doubledQuotes(value);
     // UTF-8 takes at most three bytes for each UTF-16 unit.
     this.room(text.length * 3 + 2);
     this.buffer[this.length++] = 0x27;

@@ -23,9 +23,7 @@ export function literalUnlessNul(value: unknown): string | null {
   if (value === null) return 'NULL';
   switch (typeof value) {
     case 'string':
-      // Inside '…' SQLite gives meaning to nothing but the quote itself, written twice. Most values have none, and
-      // skipping the replace spares a copy of each (event batches write thousands).
-      return value.includes("'") ? `'${value.replaceAll("'", "''")}'` : `'${value}'`;
+      return `'${doubledQuotes(value)}'`;
     case 'boolean':
       return value ? '1' : '0';
     case 'number':
@@ -41,6 +39,14 @@ export function literalUnlessNul(value: unknown): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * Text as it goes inside '…': SQLite gives meaning to nothing but the quote itself, written twice. Most values have
+ * none, and skipping the replace spares a copy of each (event batches write thousands).
+ */
+export function doubledQuotes(text: string): string {
+  return text.includes("'") ? text.replaceAll("'", "''") : text;
 }
 
 function numberLiteral(value: number): string | null {
