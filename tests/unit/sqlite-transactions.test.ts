@@ -140,6 +140,23 @@ describe('literal multi-row inserts on SQLite', () => {
     }
   });
 
+  it('read long text out in pieces without cutting a character in two', async () => {
+    const db = await freshDb();
+    // Three- and four-byte characters over many pieces of the read-out (bulk.ts), shifted by a byte or two from row
+    // to row, so that piece boundaries fall inside characters.
+    const rows = ['日'.repeat(40_000), '\u{1F600}'.repeat(30_000), `é${'\u{1F600}'.repeat(20_000)}`].map((text, i) => [
+      'x'.repeat(i),
+      null,
+      i,
+      text,
+    ]);
+    const statement = literalInsert(db, 'loose', ['a', 'b', 'c', 'd'], rows, '');
+    expect(statement!.toSQL().sql).toContain(`'${'\u{1F600}'.repeat(30_000)}'`);
+    await statement;
+    const literal = await stored(db);
+    expect(literal).toEqual(await storedWhenBound(db, rows, [false, false, false, false]));
+  });
+
   it('keep an ON CONFLICT clause an upsert, and plain VALUES when nothing or everything is constant', async () => {
     const db = await freshDb();
     await db.raw('CREATE TABLE counted (k TEXT PRIMARY KEY, org TEXT, n INTEGER)');

@@ -109,6 +109,8 @@ function literalRows(
 let shared = Buffer.allocUnsafe(1 << 20);
 /** Past this, the buffer a statement grew is let go rather than kept for the next (memory). */
 const MOST_KEPT = 8 << 20;
+/** A piece of the text read out at a time: under V8's large-object size (128 KiB), even as two-byte characters. */
+const PIECE_BYTES = 32 * 1024;
 
 class LiteralText {
   private buffer = shared;
@@ -140,10 +142,25 @@ class LiteralText {
     this.buffer[this.length++] = 0x27;
   }
 
+  /**
+   * Read out in pieces under V8's large-object size, joined with `+` (a rope, not a copy): finishWith joins the
+   * statement with the group's others into one string anyway, and a string past the large-object size read out here
+   * first would have cost a second large allocation, far dearer a byte than small ones (bench/events/README.md).
+   */
   finish(): string | null {
     const { buffer, length } = this;
     shared = buffer.length <= MOST_KEPT ? buffer : Buffer.allocUnsafe(1 << 20);
     if (buffer.subarray(0, length).includes(0)) return null;
-    return buffer.toString(this.wide ? 'utf8' : 'latin1', 0, length);
+    const encoding = this.wide ? 'utf8' : 'latin1';
+    let text = '';
+    let from = 0;
+    while (length - from > PIECE_BYTES) {
+      let to = from + PIECE_BYTES;
+      // Never between the bytes of one UTF-8 character (continuation bytes are 10xxxxxx).
+      while ((buffer[to]! & 0xc0) === 0x80) to -= 1;
+      text += buffer.toString(encoding, from, to);
+      from = to;
+    }
+    return text + buffer.toString(encoding, from, length);
   }
 }
