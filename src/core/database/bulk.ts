@@ -109,7 +109,7 @@ function literalRows(
 let shared = Buffer.allocUnsafe(1 << 20);
 /** Past this, the buffer a statement grew is let go rather than kept for the next (memory). */
 const MOST_KEPT = 8 << 20;
-/** A piece of the text read out at a time: under V8's large-object size (128 KiB), even as two-byte characters. */
+/** 32 KiB of UTF-8 is at most 64 KiB as a two-byte string: every piece stays under V8's large-object size (128 KiB). */
 const PIECE_BYTES = 32 * 1024;
 
 class LiteralText {
@@ -143,9 +143,9 @@ class LiteralText {
   }
 
   /**
-   * Read out in pieces under V8's large-object size, joined with `+` (a rope, not a copy): finishWith joins the
-   * statement with the group's others into one string anyway, and a string past the large-object size read out here
-   * first would have cost a second large allocation, far dearer a byte than small ones (bench/events/README.md).
+   * Read out in pieces of PIECE_BYTES joined with `+`, which links them rather than copying: finishWith joins the
+   * statement with the group's others into one string anyway, so a large string made here as well would be a second
+   * large allocation, far dearer a byte than small ones (bench/events/README.md).
    */
   finish(): string | null {
     const { buffer, length } = this;
@@ -156,7 +156,7 @@ class LiteralText {
     let from = 0;
     while (length - from > PIECE_BYTES) {
       let to = from + PIECE_BYTES;
-      // Never between the bytes of one UTF-8 character (continuation bytes are 10xxxxxx).
+      // A piece ends before a character's lead byte, never inside it: UTF-8 continuation bytes start with bits 10.
       while ((buffer[to]! & 0xc0) === 0x80) to -= 1;
       text += buffer.toString(encoding, from, to);
       from = to;
