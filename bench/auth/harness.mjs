@@ -55,23 +55,31 @@ export function threadCpuSeconds(pid, tid = pid) {
 }
 
 function cpuSecondsOf(path) {
+  const fields = statFields(path);
+  return fields === null ? null : (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime
+}
+
+/** A /proc stat's fields after the command's name: [0] is field 3 of proc(5) (the state), [1] the parent's id, … */
+function statFields(path) {
   try {
     const stat = readFileSync(path, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14 and 15 of stat)
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
 
 /**
- * CPU seconds the PostgreSQL backends serving one database have used so far (their process titles name it), from
- * /proc; null on SQLite or where /proc cannot be read.
+ * What PostgreSQL's backends serving one database (their process titles name it) have used so far, from /proc, for
+ * databaseCpuSecondsSince; null on SQLite or where /proc cannot be read. A backend that exits takes its figure in
+ * /proc with it, and the pool closes idle connections: the postmaster's count of its reaped children's CPU keeps
+ * what they used.
  */
-export function databaseCpuSeconds(dbUrl) {
+export function databaseCpuSnapshot(dbUrl) {
   if (!dbUrl.startsWith('postgres')) return null;
   const name = new URL(dbUrl).pathname.slice(1);
-  let total = 0;
+  const backends = new Map();
+  let postmaster = null;
   try {
     for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
       let title;
@@ -80,12 +88,39 @@ export function databaseCpuSeconds(dbUrl) {
       } catch {
         continue;
       }
-      if (title.startsWith('postgres:') && title.split(' ').includes(name)) total += processCpuSeconds(pid) ?? 0;
+      if (!title.startsWith('postgres:')) continue;
+      // Every process so titled (the checkpointer too) is the postmaster's child.
+      postmaster ??= statFields(`/proc/${pid}/stat`)?.[1] ?? null;
+      if (!title.split(' ').includes(name)) continue;
+      const seconds = processCpuSeconds(pid);
+      if (seconds !== null) backends.set(pid, seconds);
     }
   } catch {
     return null;
   }
-  return total;
+  return { dbUrl, backends, reaped: postmaster === null ? null : reapedCpuSeconds(postmaster) };
+}
+
+/**
+ * CPU seconds this database's backends used since the snapshot: the change of those alive at both ends, all of those
+ * started since, and what those that exited used after it (the postmaster's reaped children, less their figure at the
+ * snapshot; other databases' backends that exited meanwhile count too, on a machine where the bench runs alone few).
+ */
+export function databaseCpuSecondsSince(snapshot) {
+  if (snapshot === null) return null;
+  const now = databaseCpuSnapshot(snapshot.dbUrl);
+  if (now === null) return null;
+  let total = 0;
+  for (const [pid, seconds] of now.backends) total += seconds - (snapshot.backends.get(pid) ?? 0);
+  const gone = [...snapshot.backends].filter(([pid]) => !now.backends.has(pid));
+  if (snapshot.reaped === null || now.reaped === null) return gone.length > 0 ? null : total;
+  return total + now.reaped - snapshot.reaped - gone.reduce((sum, [, seconds]) => sum + seconds, 0);
+}
+
+/** CPU seconds a process's exited and reaped children used (cutime, cstime). */
+function reapedCpuSeconds(pid) {
+  const fields = statFields(`/proc/${pid}/stat`);
+  return fields === null ? null : (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
 }
 
 /** Machine-wide busy and total jiffies, from /proc/stat. */

@@ -24,7 +24,8 @@ import {
   memoryOf,
   processCpuSeconds,
   threadCpuSeconds,
-  databaseCpuSeconds,
+  databaseCpuSecondsSince,
+  databaseCpuSnapshot,
   requestText,
   startChild,
   stopChild,
@@ -271,13 +272,13 @@ async function benchTill(flags, db) {
   log(`${db}: ingesting ${flags.events} events with ${flags.clients} clients`);
   const cpu0 = processCpuSeconds(child.pid);
   const main0 = threadCpuSeconds(child.pid);
-  const dbCpu0 = databaseCpuSeconds(dbUrl);
+  const dbCpu0 = databaseCpuSnapshot(dbUrl);
   const loadStarted = performance.now();
   const result = await load(baseUrl, headers, bodies, flags.events, flags.clients);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const cpu1 = processCpuSeconds(child.pid);
   const main1 = threadCpuSeconds(child.pid);
-  const dbCpu1 = databaseCpuSeconds(dbUrl);
+  const dbCpu = databaseCpuSecondsSince(dbCpu0);
   const memory = memoryOf(child.pid);
   const readAtEnd = await meterRead(baseUrl, headers, meterId);
   // And once the daemon has been idle a while: V8 shrinks the heap some seconds after allocation stops, so what the
@@ -304,7 +305,7 @@ async function benchTill(flags, db) {
     settledRssMb: settled.rssMb,
     daemonCpuMicrosPerEvent: ((cpu1 - cpu0) * 1e6) / flags.events,
     // PostgreSQL's backends serving this database (null on SQLite, whose work is in the daemon's figure).
-    databaseCpuMicrosPerEvent: dbCpu0 === null || dbCpu1 === null ? null : ((dbCpu1 - dbCpu0) * 1e6) / flags.events,
+    databaseCpuMicrosPerEvent: dbCpu === null ? null : (dbCpu * 1e6) / flags.events,
     // The event loop's thread alone, as a share of the load's duration (the rest it waited, on SQLite's thread or the
     // server, or had nothing to do).
     mainThreadBusy: (main1 - main0) / loadSeconds,

@@ -27,7 +27,8 @@ import {
   makeTempDir,
   processCpuSeconds,
   threadCpuSeconds,
-  databaseCpuSeconds,
+  databaseCpuSecondsSince,
+  databaseCpuSnapshot,
   requestText,
   sleep,
   startChild,
@@ -314,7 +315,7 @@ async function scenario(flags, label, dbUrl) {
     const readers = readSessions(server.baseUrl, session, flags);
     const cpu0 = processCpuSeconds(server.child.pid);
     const main0 = threadCpuSeconds(server.child.pid);
-    const dbCpu0 = databaseCpuSeconds(dbUrl);
+    const dbCpu0 = databaseCpuSnapshot(dbUrl);
     const started = performance.now();
     await json(server.baseUrl, '/api/admin/clock', {
       method: 'POST',
@@ -331,8 +332,7 @@ async function scenario(flags, label, dbUrl) {
     const seconds = (performance.now() - started) / 1000;
     const cpu1 = processCpuSeconds(server.child.pid);
     const main1 = threadCpuSeconds(server.child.pid);
-    // Backends that left before the end are not counted: the pool keeps its connections through the storm.
-    const dbCpu1 = databaseCpuSeconds(dbUrl);
+    const dbCpu = databaseCpuSecondsSince(dbCpu0);
     const { latencies, failures } = await readers.stop();
     await stopChild(server.child);
     logServerOutput(server.child);
@@ -347,7 +347,7 @@ async function scenario(flags, label, dbUrl) {
       perSecond: flags.count / seconds,
       // Daemon CPU (all threads) and database backends' CPU per renewal, get-session reads included.
       daemonCpuMs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / flags.count,
-      databaseCpuMs: dbCpu0 === null || dbCpu1 === null ? null : ((dbCpu1 - dbCpu0) * 1000) / flags.count,
+      databaseCpuMs: dbCpu === null ? null : (dbCpu * 1000) / flags.count,
       // The event loop's thread alone, as a share of the storm: what is left of the storm it spent waiting (for SQLite's
       // thread, for the server), or on nothing.
       mainThreadBusy: main0 === null || main1 === null ? null : (main1 - main0) / seconds,
