@@ -104,7 +104,7 @@ export function databaseCpuSnapshot(dbUrl) {
 /**
  * CPU seconds this database's backends used since the snapshot: the change of those alive at both ends, all of those
  * started since, and what those that exited used after it (the postmaster's reaped children, less their figure at the
- * snapshot; other databases' backends that exited meanwhile count too, on a machine where the bench runs alone few).
+ * snapshot). Other databases' backends that exited meanwhile count too: few, where the bench runs alone.
  */
 export function databaseCpuSecondsSince(snapshot) {
   if (snapshot === null) return null;
