@@ -123,6 +123,24 @@ function reapedCpuSeconds(pid) {
   return fields === null ? null : (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
 }
 
+/**
+ * The WAL PostgreSQL has written and the checkpoints it has made so far (server-wide: `pg_stat_wal`,
+ * `pg_stat_bgwriter`); null on SQLite, or where the server cannot say (before PostgreSQL 14).
+ */
+export async function postgresWal(dbUrl) {
+  if (!dbUrl.startsWith('postgres')) return null;
+  try {
+    return await withAdmin(dbUrl, async (client) => {
+      const { rows } = await client.query(
+        'SELECT (SELECT wal_bytes FROM pg_stat_wal) AS bytes, (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) AS checkpoints',
+      );
+      return { bytes: Number(rows[0].bytes), checkpoints: Number(rows[0].checkpoints) };
+    });
+  } catch {
+    return null;
+  }
+}
+
 /** Machine-wide busy and total jiffies, from /proc/stat. */
 export function systemCpu() {
   try {

@@ -22,6 +22,7 @@ import {
   log,
   makeTempDir,
   memoryOf,
+  postgresWal,
   processCpuSeconds,
   threadCpuSeconds,
   databaseCpuSecondsSince,
@@ -273,12 +274,14 @@ async function benchTill(flags, db) {
   const cpu0 = processCpuSeconds(child.pid);
   const main0 = threadCpuSeconds(child.pid);
   const dbCpu0 = databaseCpuSnapshot(dbUrl);
+  const wal0 = await postgresWal(dbUrl);
   const loadStarted = performance.now();
   const result = await load(baseUrl, headers, bodies, flags.events, flags.clients);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const cpu1 = processCpuSeconds(child.pid);
   const main1 = threadCpuSeconds(child.pid);
   const dbCpu = databaseCpuSecondsSince(dbCpu0);
+  const wal1 = wal0 && (await postgresWal(dbUrl));
   const memory = memoryOf(child.pid);
   const readAtEnd = await meterRead(baseUrl, headers, meterId);
   // And once the daemon has been idle a while: V8 shrinks the heap some seconds after allocation stops, so what the
@@ -306,6 +309,9 @@ async function benchTill(flags, db) {
     daemonCpuMicrosPerEvent: ((cpu1 - cpu0) * 1e6) / flags.events,
     // PostgreSQL's backends serving this database (null on SQLite, whose work is in the daemon's figure).
     databaseCpuMicrosPerEvent: dbCpu === null ? null : (dbCpu * 1e6) / flags.events,
+    // PostgreSQL: the WAL written an event and the checkpoints made during the load (server-wide; null on SQLite).
+    walBytesPerEvent: wal1 ? (wal1.bytes - wal0.bytes) / flags.events : null,
+    checkpoints: wal1 ? wal1.checkpoints - wal0.checkpoints : null,
     // The event loop's thread alone, as a share of the load's duration (the rest it waited, on SQLite's thread or the
     // server, or had nothing to do).
     mainThreadBusy: (main1 - main0) / loadSeconds,
