@@ -54,9 +54,10 @@ export function threadCpuSeconds(pid, tid = pid) {
   return cpuSecondsOf(`/proc/${pid}/task/${tid}/stat`);
 }
 
-function cpuSecondsOf(path) {
+/** Two adjacent CPU times of a /proc stat, in seconds: its own (utime, stime) by default. */
+function cpuSecondsOf(path, first = 11) {
   const fields = statFields(path);
-  return fields === null ? null : (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime
+  return fields === null ? null : (Number(fields[first]) + Number(fields[first + 1])) / CLK_TCK;
 }
 
 /** A /proc stat's fields after the command's name: [0] is field 3 of proc(5) (the state), [1] the parent's id, … */
@@ -119,8 +120,7 @@ export function databaseCpuSecondsSince(snapshot) {
 
 /** CPU seconds a process's exited and reaped children used (cutime, cstime). */
 function reapedCpuSeconds(pid) {
-  const fields = statFields(`/proc/${pid}/stat`);
-  return fields === null ? null : (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
+  return cpuSecondsOf(`/proc/${pid}/stat`, 13);
 }
 
 /**
