@@ -305,7 +305,7 @@ export function createCore(options: {
   });
   scheduler.register(METER_BACKFILL_JOB, meterBackfillHandler());
   const events = createEventService({ db, clock, background, crashAt });
-  const meters = createMeterService({ db, clock });
+  const meters = createMeterService({ db, clock, changing });
   const clockControl =
     clock instanceof SimulatedClock
       ? createClockControl({

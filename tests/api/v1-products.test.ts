@@ -6,6 +6,7 @@ import { uploadFile } from '../helpers/files.js';
 import {
   createBenefitVia,
   createCustomFieldVia,
+  createMeterVia,
   createProductVia,
   locs,
   METER,
@@ -78,6 +79,7 @@ describe('POST /v1/products/', () => {
     expect(free.prices[0]).toMatchObject({ amount_type: 'free', price_currency: 'usd' });
     expect(free.prices[0]).not.toHaveProperty('price_amount');
 
+    const meter = await createMeterVia(merchant, { name: 'Tokens', unit: 'token' });
     const monthly = await create(merchant, {
       name: 'Pro plan',
       recurring_interval: 'month',
@@ -87,12 +89,12 @@ describe('POST /v1/products/', () => {
         { amount_type: 'fixed', price_amount: 2900, price_currency: 'eur', tax_behavior: 'inclusive' },
         {
           amount_type: 'metered_unit',
-          meter_id: METER,
+          meter_id: meter.id,
           unit_amount: '0.050',
           cap_amount: 100_000,
           price_currency: 'eur',
         },
-        { amount_type: 'metered_unit', meter_id: METER, unit_amount: 2.5, price_currency: 'eur' },
+        { amount_type: 'metered_unit', meter_id: meter.id, unit_amount: 2.5, price_currency: 'eur' },
       ],
     });
     expect(monthly).toMatchObject({
@@ -107,8 +109,8 @@ describe('POST /v1/products/', () => {
     expect(monthly.prices[1]).toMatchObject({
       unit_amount: '0.05',
       cap_amount: 100_000,
-      meter_id: METER,
-      meter: { id: METER, unit: 'scalar' },
+      meter_id: meter.id,
+      meter: { id: meter.id, name: 'Tokens', unit: 'token', custom_label: null, custom_multiplier: null },
     });
     expect(monthly.prices[2]).toMatchObject({ unit_amount: '2.5', cap_amount: null });
 
@@ -302,6 +304,76 @@ describe('POST /v1/products/', () => {
     ]);
     expect((await a.api.get('/v1/products/')).json.pagination.total_count).toBe(0);
   });
+
+  it('refuses a metered price on a meter the organization does not have, on create and on update', async () => {
+    const a = await createMerchant(daemon());
+    const b = await createMerchant(daemon());
+    const foreign = await createMeterVia(b);
+    const own = await createMeterVia(a);
+    const response = await a.api.post('/v1/products/', {
+      name: 'Usage plan',
+      recurring_interval: 'month',
+      prices: [
+        { amount_type: 'metered_unit', meter_id: foreign.id, unit_amount: '1', price_currency: 'usd' },
+        { amount_type: 'metered_unit', meter_id: own.id, unit_amount: '1', price_currency: 'eur' },
+        { amount_type: 'metered_unit', meter_id: METER, unit_amount: '1', price_currency: 'gbp' },
+      ],
+    });
+    expect(response.status, response.text).toBe(422);
+    expect(response.json.detail).toEqual([
+      { loc: ['body', 'prices', 0, 'meter_id'], msg: 'Meter does not exist.', type: 'value_error', input: foreign.id },
+      { loc: ['body', 'prices', 2, 'meter_id'], msg: 'Meter does not exist.', type: 'value_error', input: METER },
+    ]);
+    expect((await a.api.get('/v1/products/')).json.pagination.total_count).toBe(0);
+
+    const product = await create(a, {
+      name: 'Usage plan',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 1000 }],
+    });
+    const update = await a.api.call('PATCH', `/v1/products/${product.id}`, {
+      body: {
+        name: 'Renamed',
+        prices: [{ id: product.prices[0].id }, { amount_type: 'metered_unit', meter_id: foreign.id, unit_amount: '1' }],
+      },
+    });
+    expect(update.status).toBe(422);
+    expect(locs(update)).toEqual([['body', 'prices', 1, 'meter_id']]);
+    expect((await a.api.get(`/v1/products/${product.id}`)).json).toEqual(product);
+  });
+
+  it('embeds the meter in its metered prices, as the meter is now', async () => {
+    const merchant = await createMerchant(daemon());
+    const meter = await createMeterVia(merchant, { name: 'Storage', unit: 'custom', custom_label: 'GB' });
+    const product = await create(merchant, {
+      name: 'Storage plan',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'metered_unit', meter_id: meter.id, unit_amount: '12.5' }],
+    });
+    expect(product.prices[0].meter).toEqual({
+      id: meter.id,
+      name: 'Storage',
+      unit: 'custom',
+      custom_label: 'GB',
+      custom_multiplier: null,
+    });
+    // Read once so that the daemon's catalog cache holds the product before the meter changes.
+    expect((await merchant.api.get(`/v1/products/${product.id}`)).json).toEqual(product);
+    const renamed = await merchant.api.call('PATCH', `/v1/meters/${meter.id}`, {
+      body: { name: 'Object storage', custom_multiplier: 1000 },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const read = await merchant.api.get(`/v1/products/${product.id}`);
+    expect(read.json.prices[0].meter).toEqual({
+      id: meter.id,
+      name: 'Object storage',
+      unit: 'custom',
+      custom_label: 'GB',
+      custom_multiplier: 1000,
+    });
+    const listed = await merchant.api.get('/v1/products/');
+    expect(listed.json.items[0].prices[0].meter.name).toBe('Object storage');
+  });
 });
 
 describe('PATCH /v1/products/{id}', () => {
@@ -312,7 +384,7 @@ describe('PATCH /v1/products/{id}', () => {
       recurring_interval: 'month',
       prices: [
         { amount_type: 'fixed', price_amount: 1000 },
-        { amount_type: 'metered_unit', meter_id: METER, unit_amount: '1' },
+        { amount_type: 'metered_unit', meter_id: (await createMeterVia(merchant)).id, unit_amount: '1' },
       ],
     });
     const [oldFixed, metered] = product.prices;
@@ -441,7 +513,9 @@ describe('PATCH /v1/products/{id}', () => {
       locs(await merchant.api.call('PATCH', `/v1/products/${oneTime.id}`, { body: { trial_interval: 'day' } })),
     ).toEqual([['body', 'trial_interval']]);
     const metered = await merchant.api.call('PATCH', `/v1/products/${oneTime.id}`, {
-      body: { prices: [{ amount_type: 'metered_unit', meter_id: METER, unit_amount: '1' }] },
+      body: {
+        prices: [{ amount_type: 'metered_unit', meter_id: (await createMeterVia(merchant)).id, unit_amount: '1' }],
+      },
     });
     expect(locs(metered)).toEqual([['body', 'prices', 0, 'amount_type']]);
     const trial = await merchant.api.call('PATCH', `/v1/products/${monthly.id}`, {

@@ -15,7 +15,11 @@ const daemon = useTestDaemon();
 describe('@polar-sh/sdk 0.47 against /v1/products', () => {
   it('creates one-time and recurring products with every price type and reads them back', async () => {
     const { sdk, api, organization } = await createMerchant(daemon());
-    const meterId = randomUUID();
+    const { id: meterId } = await sdk.meters.create({
+      name: 'API calls',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] },
+      aggregation: { func: 'count' },
+    });
     const media = await uploadFile(api, undefined, { service: 'product_media' });
     const field = await sdk.customFields.create({ type: 'text', slug: 'company', name: 'Company', properties: {} });
 
@@ -85,7 +89,7 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
       unitAmount: '0.25',
       capAmount: 10_000,
       meterId,
-      meter: { id: meterId, unit: 'scalar' },
+      meter: { id: meterId, name: 'API calls', unit: 'scalar', customLabel: null, customMultiplier: null },
     });
     const yearly = await sdk.products.create({
       name: 'Yearly',
@@ -143,6 +147,11 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
       prices: [{ amountType: 'fixed', priceAmount: 1000 }],
     });
     const oldPrice = product.prices[0]!;
+    const meter = await sdk.meters.create({
+      name: 'Lessons',
+      filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'lesson' }] },
+      aggregation: { func: 'count' },
+    });
     const repriced = await sdk.products.update({
       id: product.id,
       productUpdate: { name: 'Course 2', prices: [{ amountType: 'fixed', priceAmount: 1200 }] },
@@ -154,14 +163,11 @@ describe('@polar-sh/sdk 0.47 against /v1/products', () => {
     const kept = await sdk.products.update({
       id: product.id,
       productUpdate: {
-        prices: [
-          { id: repriced.prices[0]!.id },
-          { amountType: 'metered_unit', meterId: randomUUID(), unitAmount: 1.5 },
-        ],
+        prices: [{ id: repriced.prices[0]!.id }, { amountType: 'metered_unit', meterId: meter.id, unitAmount: 1.5 }],
       },
     });
     expect(kept.prices.map((price) => price.id)[0]).toBe(repriced.prices[0]!.id);
-    expect(kept.prices[1]).toMatchObject({ amountType: 'metered_unit', unitAmount: '1.5' });
+    expect(kept.prices[1]).toMatchObject({ amountType: 'metered_unit', unitAmount: '1.5', meter: { name: 'Lessons' } });
 
     const archived = await sdk.products.update({ id: product.id, productUpdate: { isArchived: true } });
     expect(archived.isArchived).toBe(true);

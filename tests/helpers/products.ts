@@ -5,7 +5,20 @@ import type { Merchant } from './v1.js';
 
 /** Shared by the /v1/products suites: a product, benefit or custom field made through the API, and the outbox. */
 
+/** A meter no organization has: metered prices refuse it. */
 export const METER = '0e9a9c4f-7d0e-4c55-8a2e-6a8f1b3e2d41';
+
+/** A meter of the merchant's, which metered prices count. */
+export async function createMeterVia(merchant: Merchant, body: Record<string, unknown> = {}) {
+  const response = await merchant.api.post('/v1/meters/', {
+    name: 'API calls',
+    filter: { conjunction: 'and', clauses: [{ property: 'name', operator: 'eq', value: 'api_call' }] },
+    aggregation: { func: 'count' },
+    ...body,
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.json as { id: string; name: string };
+}
 
 export async function createProductVia(merchant: Merchant, body: Record<string, unknown> = {}) {
   const response = await merchant.api.post('/v1/products/', {

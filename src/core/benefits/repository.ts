@@ -170,12 +170,7 @@ export function benefitsRepository(db: Db) {
       return new Set(rows.map((row) => String(row.id)));
     },
 
-    /**
-     * Whether the organization owns the meter. No meters table exists yet, so until one does every UUID is taken
-     * (null: nothing to check against).
-     */
-    async ownsMeter(organizationId: string, meterId: string): Promise<boolean | null> {
-      if (!(await db.schema.hasTable('meters'))) return null;
+    async ownsMeter(organizationId: string, meterId: string): Promise<boolean> {
       const row = await db('meters').where({ organization_id: organizationId, id: meterId }).first('id');
       return row !== undefined;
     },

@@ -36,7 +36,7 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
 
   /**
    * Rules on properties that need the database: downloadables name downloadable files of the same organization,
-   * and a meter credit names one of its meters (once meters exist; until then any UUID is taken).
+   * and a meter credit names one of its meters.
    */
   async function checkReferences(
     trx: Db,
@@ -61,7 +61,7 @@ export function createBenefitService(deps: { db: Db; clock: Clock; changing: Cha
     }
     if (type === 'meter_credit') {
       const { meter_id } = properties as CreateProperties<'meter_credit'>;
-      if ((await repo.ownsMeter(organizationId, meter_id)) === false)
+      if (!(await repo.ownsMeter(organizationId, meter_id)))
         issues.push({
           loc: ['body', 'properties', 'meter_id'],
           msg: 'Meter does not exist.',

@@ -19,7 +19,7 @@ import type { Order, OrderItem } from '../orders/repository.js';
 import { ordersRepository } from '../orders/repository.js';
 import { orderWire } from '../orders/wire.js';
 import type { Product, ProductPrice } from '../products/read.js';
-import { priceWire } from '../products/read.js';
+import { loadPriceMeters, priceWire } from '../products/read.js';
 import type { ProductWire } from '../products/schemas.js';
 import type { Subscription } from '../subscriptions/repository.js';
 import { subscriptionsRepository } from '../subscriptions/repository.js';
@@ -248,7 +248,10 @@ export async function fulfilCheckout(
       customer: buyer,
       product: productWire,
       discount: discountWire,
-      price: priceWire(price),
+      // The price is live in the product's wire unless archived since the checkout opened.
+      price:
+        productWire.prices.find((live) => live.id === price.id) ??
+        priceWire(price, await loadPriceMeters(trx, [price])),
     });
     events.push({ organizationId, type: 'subscription.created', data: subscriptionData, at });
     events.push({ organizationId, type: 'subscription.active', data: subscriptionData, at });

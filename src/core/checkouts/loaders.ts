@@ -2,7 +2,7 @@ import type { Db } from '../database/index.js';
 import { discountsRepository, type Discount } from '../discounts/repository.js';
 import { organizationsRepository } from '../organizations/repository.js';
 import type { EmbedOptions } from '../products/embedded.js';
-import { priceWire, productWires } from '../products/read.js';
+import { loadPriceMeters, priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import type { Checkout } from './repository.js';
@@ -32,7 +32,7 @@ export async function discountOf(db: Db, id: string, urls: CheckoutUrls): Promis
 
 async function archivedPriceWire(db: Db, id: string, urls: CheckoutUrls): Promise<ProductPriceWire | null> {
   const price = await productsRepository(db, urls.readCache).findPrice(id);
-  return price ? priceWire(price) : null;
+  return price ? priceWire(price, await loadPriceMeters(db, [price])) : null;
 }
 
 /** The rows a checkout embeds: products from the request's memo when it has them all, else in one read. */
@@ -79,9 +79,9 @@ export async function loadCheckoutWires(
   const archivedIds = checkouts
     .filter((_, index) => parts[index]!.livePrice === null)
     .map((checkout) => checkout.productPriceId);
-  const archived = new Map(
-    (await productsRepository(db, urls.readCache).findPrices(archivedIds)).map((price) => [price.id, priceWire(price)]),
-  );
+  const archivedPrices = await productsRepository(db, urls.readCache).findPrices(archivedIds);
+  const archivedMeters = await loadPriceMeters(db, archivedPrices);
+  const archived = new Map(archivedPrices.map((price) => [price.id, priceWire(price, archivedMeters)]));
   const discountIds = [...new Set(checkouts.flatMap((checkout) => (checkout.discountId ? [checkout.discountId] : [])))];
   const discounts = new Map(
     discountIds.length > 0

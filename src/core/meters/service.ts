@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Changing } from '../cache/changing.js';
+import { merchantInvalidation } from '../cache/read-cache.js';
 import type { Customer } from '../customers/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { CustomerActor } from '../customers/sessions.js';
@@ -25,7 +27,7 @@ import type {
 } from './schemas.js';
 import { customerCustomerMeterWire, customerMeterWire, meterWire } from './wire.js';
 
-export function createMeterService(deps: { db: Db; clock: Clock }) {
+export function createMeterService(deps: { db: Db; clock: Clock; changing: Changing }) {
   const { db, clock } = deps;
 
   async function find(actor: MerchantActor, id: string, mode: 'read' | 'write', on: Db = db): Promise<Meter> {
@@ -115,10 +117,14 @@ export function createMeterService(deps: { db: Db; clock: Clock }) {
       return meterWire(await find(actor, id, 'read'));
     },
 
-    /** Polar's update; a new filter or aggregation forgets what was counted and counts every event again. */
+    /**
+     * Polar's update; a new filter or aggregation forgets what was counted and counts every event again. The
+     * catalog's cached prices embed the meter, so the organization's caches hear of it.
+     */
     async update(actor: MerchantActor, id: string, input: MeterUpdateInput): Promise<MeterWire> {
-      return transaction(db, async (trx) => {
+      return deps.changing(async (trx, announce) => {
         const current = await find(actor, id, 'write', trx);
+        announce([merchantInvalidation(current.organizationId)]);
         const meters = metersRepository(trx);
         await meters.lockOrganization(current.organizationId, 'exclusive');
         const now = clock.now();

@@ -6,7 +6,7 @@ import type { Product } from './repository.js';
 /**
  * The catalog as every checkout reads it — products, their live prices, prices by id — kept across requests in the
  * daemon's read cache (cache/read-cache.ts), handed to each function by its caller, owned by the product's organization. Every write that changes what
- * these hold announces the organization (products, benefits, custom fields and files services), so the next
+ * these hold announces the organization (products, benefits, custom fields, files and meters services), so the next
  * request reads the change. Product wires are cached in loaders.ts on top of these.
  */
 

@@ -3,6 +3,7 @@ import { beginCatalogRead, cachedWire, keepWire } from './catalog-cache.js';
 import type { EmbedOptions } from './embedded.js';
 import { loadBenefits, loadCustomFields, loadMedias } from './embedded.js';
 import type { Product } from './repository.js';
+import { loadPriceMeters } from './price-meters.js';
 import { productsRepository } from './repository.js';
 import type { ProductWire } from './schemas.js';
 import { productWire } from './wire.js';
@@ -38,7 +39,7 @@ async function buildWires(db: Db, products: readonly Product[], options: EmbedOp
   if (products.length === 0) return [];
   const repo = productsRepository(db, options.readCache);
   const ids = products.map((product) => product.id);
-  // Reads that do not depend on each other go together: two trips instead of seven (inside a transaction, or on
+  // Reads that do not depend on each other go together: two trips instead of eight (inside a transaction, or on
   // SQLite, one connection answers them all).
   const [prices, benefitLinks, mediaLinks, fieldLinks] = await together(
     repo.pricesOf(ids),
@@ -46,14 +47,16 @@ async function buildWires(db: Db, products: readonly Product[], options: EmbedOp
     repo.links('product_medias', ids),
     repo.links('product_custom_fields', ids),
   );
-  const [benefits, medias, fields] = await together(
+  const [benefits, medias, fields, meters] = await together(
     loadBenefits(db, products, benefitLinks),
     loadMedias(db, products, mediaLinks, options),
     loadCustomFields(db, products, fieldLinks),
+    loadPriceMeters(db, [...prices.values()].flat()),
   );
   return products.map((product) =>
     productWire(product, {
       prices: prices.get(product.id) ?? [],
+      meters,
       benefits: benefits.get(product.id) ?? [],
       medias: medias.get(product.id) ?? [],
       fields: fields.get(product.id) ?? [],

@@ -147,6 +147,8 @@ export const productPriceSchema = z
   .meta({ id: 'ProductPrice' });
 
 export type ProductPriceWire = z.infer<typeof productPriceSchema>;
+/** Polar's ProductPriceMeter: what a metered price says of its meter. */
+export type PricedMeter = z.infer<typeof productPriceMeterSchema>;
 
 /** `0.050` → `0.05`, `007` → `7`, `.5` → `0.5`: one spelling per amount, so equal prices compare equal. */
 export function normalizeDecimal(text: string): string {

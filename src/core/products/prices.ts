@@ -5,6 +5,7 @@ import { iso, isoOrNull } from '../polar-api/schemas.js';
 import { formatAmount } from '../kernel/money.js';
 import type { AmountType, ProductPriceCreate, ProductPriceWire } from './price-schemas.js';
 import type { PRICE_SOURCES, TAX_BEHAVIORS } from './price-schemas.js';
+import type { PriceMeters } from './price-meters.js';
 
 /** A price of a product. Only the amounts of its amount type are set; the others are null. */
 export interface ProductPrice {
@@ -108,7 +109,8 @@ export function priceToRow(price: ProductPrice): Record<string, unknown> {
   };
 }
 
-export function priceWire(price: ProductPrice): ProductPriceWire {
+/** Polar's price; a metered one embeds its meter, looked up in `meters` (loadPriceMeters). */
+export function priceWire(price: ProductPrice, meters: PriceMeters): ProductPriceWire {
   const base = {
     created_at: iso(price.createdAt),
     modified_at: isoOrNull(price.modifiedAt),
@@ -132,22 +134,24 @@ export function priceWire(price: ProductPrice): ProductPriceWire {
       };
     case 'free':
       return { ...base, amount_type: 'free' };
-    case 'metered_unit':
+    case 'metered_unit': {
+      const meterId = price.meterId ?? '';
       return {
         ...base,
         amount_type: 'metered_unit',
         unit_amount: price.unitAmount ?? '0',
         cap_amount: price.capAmount,
-        meter_id: price.meterId ?? '',
-        // Till has no meters yet, so the meter is described by its id alone; the SDK requires the object.
-        meter: {
-          id: price.meterId ?? '',
-          name: price.meterId ?? '',
+        meter_id: meterId,
+        // Prices written before meter ids were checked can name no meter; the SDK still requires the object.
+        meter: meters.get(meterId) ?? {
+          id: meterId,
+          name: meterId,
           unit: 'scalar',
           custom_label: null,
           custom_multiplier: null,
         },
       };
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import { productWires } from './loaders.js';
 export type { ProductPrice } from './prices.js';
 export type { Product } from './repository.js';
 export { priceWire } from './prices.js';
+export { loadPriceMeters } from './price-meters.js';
 export { productWires } from './loaders.js';
 
 /**

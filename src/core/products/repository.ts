@@ -8,6 +8,7 @@ import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import type { Metadata } from '../polar-api/schemas.js';
 import type { ReadCache } from '../cache/read-cache.js';
 import { cachedLivePrices, cachedPrice, cachedPrices, cachedProducts } from './catalog-cache.js';
+import type { PricedMeter } from './price-schemas.js';
 import type { ProductPrice } from './prices.js';
 import { priceFromRow, priceToRow } from './prices.js';
 import type { RecurringInterval, VISIBILITIES } from './schemas.js';
@@ -201,6 +202,27 @@ export function productsRepository(db: Db, readCache?: ReadCache | null) {
       return cachedPrices(readCache, db, ids, async (missing) =>
         ((await db('product_prices').whereIn('id', missing)) as Array<Record<string, unknown>>).map(priceFromRow),
       );
+    },
+
+    /**
+     * The meters that metered prices count, as prices describe them, with their organization; read from the meters
+     * table here because the meters module itself builds on the catalog.
+     */
+    async pricedMeters(ids: readonly string[]): Promise<Array<PricedMeter & { organizationId: string }>> {
+      if (ids.length === 0) return [];
+      const rows = (await db('meters')
+        .whereIn('id', [...new Set(ids)])
+        .select('id', 'organization_id', 'name', 'unit', 'custom_label', 'custom_multiplier')) as Array<
+        Record<string, unknown>
+      >;
+      return rows.map((row) => ({
+        id: String(row.id),
+        organizationId: String(row.organization_id),
+        name: String(row.name),
+        unit: row.unit as PricedMeter['unit'],
+        custom_label: (row.custom_label as string | null) ?? null,
+        custom_multiplier: row.custom_multiplier === null ? null : Number(row.custom_multiplier),
+      }));
     },
 
     /**

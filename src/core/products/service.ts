@@ -13,6 +13,7 @@ import { authorize, organizationFilter, organizationForCreate } from '../polar-a
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { checkReferences, type EmbedOptions } from './embedded.js';
 import type { ProductPrice } from './prices.js';
+import { priceMeterIssues } from './price-meters.js';
 import { newPrice, priceAmountIssues, priceSetIssues } from './prices.js';
 import type { Product } from './repository.js';
 import { productsRepository } from './repository.js';
@@ -90,12 +91,13 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
       const customFields = unique(input.attached_custom_fields ?? [], (field) => field.custom_field_id);
       return deps.changing(async (trx, announce) => {
         announce([merchantInvalidation(organizationId)]);
-        throwIf(
-          await checkReferences(trx, organizationId, {
+        throwIf([
+          ...(await priceMeterIssues(trx, organizationId, input.prices)),
+          ...(await checkReferences(trx, organizationId, {
             medias: input.medias ?? [],
             customFields: (input.attached_custom_fields ?? []).map((field) => field.custom_field_id),
-          }),
-        );
+          })),
+        ]);
         const now = clock.now();
         const product: Product = {
           id: randomUUID(),
@@ -224,6 +226,7 @@ export function createProductService(deps: { db: Db; clock: Clock; changing: Cha
         const customFields = input.attached_custom_fields
           ? unique(input.attached_custom_fields, (field) => field.custom_field_id)
           : null;
+        issues.push(...(await priceMeterIssues(trx, current.organizationId, input.prices ?? [])));
         issues.push(
           ...(await checkReferences(trx, current.organizationId, {
             medias: input.medias ?? [],

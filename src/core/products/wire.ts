@@ -1,5 +1,6 @@
 import { iso, isoOrNull } from '../polar-api/schemas.js';
 import type { ProductPrice } from './prices.js';
+import type { PriceMeters } from './price-meters.js';
 import { priceWire } from './prices.js';
 import type { Product } from './repository.js';
 import type { ProductWire } from './schemas.js';
@@ -7,6 +8,8 @@ import type { ProductWire } from './schemas.js';
 /** What a product embeds, read for a whole list at once by loaders.ts. */
 export interface ProductParts {
   prices: readonly ProductPrice[];
+  /** The meters of its metered prices. */
+  meters: PriceMeters;
   benefits: ProductWire['benefits'];
   medias: ProductWire['medias'];
   fields: ProductWire['attached_custom_fields'];
@@ -31,7 +34,7 @@ export function productWire(product: Product, parts: ProductParts): ProductWire 
     is_archived: product.isArchived,
     organization_id: product.organizationId,
     metadata: product.metadata,
-    prices: parts.prices.map(priceWire),
+    prices: parts.prices.map((price) => priceWire(price, parts.meters)),
     benefits: parts.benefits,
     medias: parts.medias,
     attached_custom_fields: parts.fields,

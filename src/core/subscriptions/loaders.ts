@@ -6,7 +6,7 @@ import { discountsRepository } from '../discounts/repository.js';
 import type { DiscountBaseWire } from '../discounts/schemas.js';
 import { discountBaseWire } from '../discounts/wire.js';
 import type { EmbedOptions } from '../products/embedded.js';
-import { priceWire, productWires } from '../products/read.js';
+import { loadPriceMeters, priceWire, productWires } from '../products/read.js';
 import { productsRepository } from '../products/repository.js';
 import type { ProductPriceWire, ProductWire } from '../products/schemas.js';
 import { subscriptionMeterWithMeter, subscriptionUsage } from '../meters/subscription-meters.js';
@@ -67,16 +67,16 @@ export async function loadSubscriptionWires(
       },
       options,
     ));
-  const prices = new Map<string, ProductPriceWire>(
-    (await productsRepository(db, options.readCache).findPrices(subscriptions.map((s) => s.productPriceId))).map(
-      (price) => [price.id, priceWire(price)],
-    ),
+  const ownPrices = await productsRepository(db, options.readCache).findPrices(
+    subscriptions.map((s) => s.productPriceId),
   );
-  const pending = await pendingUpdatesRepository(db).forSubscriptions(subscriptions.map((s) => s.id));
   const usage = await subscriptionUsage(db, subscriptions, options.readCache);
+  const meters = await loadPriceMeters(db, [...ownPrices, ...[...usage.values()].flatMap((entry) => entry.prices)]);
+  const prices = new Map<string, ProductPriceWire>(ownPrices.map((price) => [price.id, priceWire(price, meters)]));
+  const pending = await pendingUpdatesRepository(db).forSubscriptions(subscriptions.map((s) => s.id));
   return subscriptions.map((subscription) =>
     subscriptionWire(subscription, {
-      meteredPrices: usage.get(subscription.id)?.prices.map(priceWire),
+      meteredPrices: usage.get(subscription.id)?.prices.map((price) => priceWire(price, meters)),
       meters: usage.get(subscription.id)?.usage.map((line) => subscriptionMeterWithMeter(subscription, line)),
       pendingUpdate: pending.get(subscription.id) ?? null,
       customer: loaded.customers.get(subscription.customerId)!,

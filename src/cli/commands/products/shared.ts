@@ -92,7 +92,7 @@ export function describePrice(price: ProductPriceWire): string {
       return `pay what you want from ${money(price.minimum_amount, price.price_currency)}${bounds}`;
     }
     case 'metered_unit':
-      return `${price.unit_amount} ${price.price_currency.toUpperCase()} cents per unit (meter ${price.meter_id})`;
+      return `${price.unit_amount} ${price.price_currency.toUpperCase()} cents per unit of ${price.meter.name}`;
   }
 }
 
