@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.js';
+import { createOrganization } from '../helpers/organizations.js';
 import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 
 const daemon = useTestDaemon();
@@ -98,6 +99,31 @@ describe('POST /v1/events/ingest', () => {
       expect(answers[0]!.json.duplicates + answers[1]!.json.duplicates).toBe(20);
     }
     expect(await storedEvents(merchant.organization.id)).toBe(20 * rounds);
+  });
+
+  it('refuses a call naming several organizations whole when one part fails, and writes every part when none does', async () => {
+    const merchant = await createMerchant(daemon());
+    const other = await createOrganization(merchant.owner.client, { name: 'Second shop' });
+    const buyer = await createCustomer(merchant);
+    const mine = { name: 'llm', organization_id: merchant.organization.id, customer_id: buyer.id };
+    // The customer is the first organization's: the second has no such customer.
+    const refused = await merchant.session.post('/v1/events/ingest', {
+      events: [mine, { ...mine, organization_id: other.id }, mine],
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'events', 1, 'customer_id'],
+    ]);
+    expect(await storedEvents(merchant.organization.id)).toBe(0);
+    expect(await storedEvents(other.id)).toBe(0);
+
+    const both = await merchant.session.post('/v1/events/ingest', {
+      events: [mine, { name: 'llm', organization_id: other.id, external_customer_id: 'later-customer' }],
+    });
+    expect(both.status, both.text).toBe(200);
+    expect(both.json).toEqual({ inserted: 2, duplicates: 0 });
+    expect(await storedEvents(merchant.organization.id)).toBe(1);
+    expect(await storedEvents(other.id)).toBe(1);
   });
 
   it('refuses bad batches whole, naming every failing index, and stores nothing', async () => {

@@ -221,6 +221,29 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
     );
   }
 
+  /**
+   * A call naming several organizations writes each part in that organization's own transactions, so every part is
+   * planned first (customers, parents) and any refusal refuses the whole call before anything is written. Only a
+   * change between this check and the writes (a customer deleted meanwhile) can still refuse a later part.
+   */
+  async function checkEveryPart(byOrganization: ReadonlyMap<string, Indexed[]>, now: Date): Promise<void> {
+    const issues: FieldIssue[] = [];
+    for (const [organizationId, batch] of byOrganization) {
+      const externalIds = [...new Set(batch.flatMap(({ input }) => (input.external_id ? [input.external_id] : [])))];
+      const pending: Pending = {
+        batch,
+        now,
+        alone: batch.some(({ input }) => !!input.parent_id),
+        resolve: () => undefined,
+        reject: () => undefined,
+      };
+      const planned = await plan(db, organizationId, [pending], await lookUp(db, organizationId, batch, externalIds));
+      const refusal = planned.refusals[0];
+      if (refusal) issues.push(...(refusal.details as FieldIssue[]));
+    }
+    if (issues.length > 0) throw validationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
+  }
+
   return {
     async ingest(actor: MerchantActor, inputs: EventCreateInput[]): Promise<EventsIngestResponse> {
       const now = clock.now();
@@ -250,6 +273,7 @@ export function createIngestion(deps: { db: Db; clock: Clock; background: Backgr
         byOrganization.set(organizationId, batch);
       });
       if (issues.length > 0) throw validationError(issues);
+      if (byOrganization.size > 1) await checkEveryPart(byOrganization, now);
       const total: EventsIngestResponse = { inserted: 0, duplicates: 0 };
       // Several organizations in one call (a member's session) are rare: each is its own transaction.
       for (const [organizationId, batch] of byOrganization) {
