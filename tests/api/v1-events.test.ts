@@ -302,15 +302,24 @@ describe('meters', () => {
     for (let i = 0; i < 49; i++) filter = { conjunction: i % 2 ? 'and' : 'or', clauses: [filter] };
     const response = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter });
     expect(response.status).toBe(422);
-    let shallow: Record<string, unknown> = {
-      conjunction: 'and',
-      clauses: [{ property: 'a', operator: 'eq', value: 1 }],
+    expect(response.json.detail[0].msg).toMatch(/nested deeper than/);
+    const nested = (levels: number) => {
+      let node: Record<string, unknown> = {
+        conjunction: 'and',
+        clauses: [{ property: 'a', operator: 'eq', value: 1 }],
+      };
+      for (let i = 1; i < levels; i++) node = { conjunction: 'and', clauses: [node] };
+      return node;
     };
-    for (let i = 0; i < 7; i++) shallow = { conjunction: 'and', clauses: [shallow] };
-    const deep = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter: shallow });
+    const deep = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter: nested(11) });
     expect(deep.status).toBe(422);
+    expect(deep.json.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'filter'], msg: 'A filter may nest at most 10 levels deep.' }),
+    ]);
     const rows = await daemon().core.db('meters').where({ organization_id: merchant.organization.id });
     expect(rows).toHaveLength(0);
+    const deepest = await merchant.api.post('/v1/meters/', { ...tokensMeter, filter: nested(10) });
+    expect(deepest.status, deepest.text).toBe(201);
   });
 
   it('counts events that existed before the meter in the background, saying so until done', async () => {

@@ -8,8 +8,12 @@ import { datetime, listResource, metadataInput, metadataOutput, organizationIdIn
 export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'like', 'not_like'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-/** Nesting beyond this is refused: a filter is compiled and evaluated recursively for every ingested event. */
-export const MAX_FILTER_DEPTH = 5;
+/**
+ * Nesting beyond this is refused: a filter is compiled and evaluated recursively for every ingested event. The cost
+ * is bounded by the clauses' count; the depth bound keeps recursion and a filter's JSON well inside the body's
+ * nesting limit, so a deeper one is refused with this rule's own message.
+ */
+export const MAX_FILTER_DEPTH = 10;
 export const MAX_FILTER_CLAUSES = 100;
 
 export const filterClauseSchema = z
