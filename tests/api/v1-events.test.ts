@@ -154,10 +154,11 @@ describe('POST /v1/events/ingest', () => {
       { ...ok, metadata: { ['k'.repeat(41)]: 1 } },
       { ...ok, metadata: { note: 'x'.repeat(501) } },
       { ...ok, metadata: { nested: { a: 1 } } },
+      { ...ok, metadata: { note: '' } },
     ]);
     expect(metadata.status).toBe(422);
     const indexes = new Set(metadata.json.detail.map((issue: { loc: unknown[] }) => issue.loc[2]));
-    expect([...indexes].sort()).toEqual([1, 2, 3, 4]);
+    expect([...indexes].sort()).toEqual([1, 2, 3, 4, 5]);
 
     const future = await ingest(merchant, [ok, { ...ok, timestamp: '2099-01-01T00:00:00Z' }]);
     expect(future.status).toBe(422);

@@ -7,9 +7,9 @@ import { datetime, listResource, organizationIdInput } from '../polar-api/schema
 
 export const MAX_EVENTS_PER_INGEST = 1000;
 
-/** Polar's EventMetadataInput limits: up to 50 keys of 1–40 characters; strings up to 500 characters. */
+/** Polar's EventMetadataInput limits: up to 50 keys of 1–40 characters; strings of 1–500 characters. */
 export const eventMetadataInput = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
+  .record(z.string().min(1).max(40), z.union([z.string().min(1).max(500), z.number(), z.boolean()]))
   .refine((value) => Object.keys(value).length <= 50, { message: 'Metadata can have at most 50 keys' })
   .meta({ id: 'EventMetadataInput' });
 
@@ -161,7 +161,7 @@ function validMetadata(value: unknown): boolean {
     if (!Object.hasOwn(value, key)) return false;
     if (++keys > 50 || key.length < 1 || key.length > 40 || key === '__proto__') return false;
     const entry = (value as Record<string, unknown>)[key];
-    if (typeof entry === 'string' ? entry.length > 500 : typeof entry !== 'number' && typeof entry !== 'boolean')
+    if (typeof entry === 'string' ? !text(entry, 500) : typeof entry !== 'number' && typeof entry !== 'boolean')
       return false;
   }
   return Object.getPrototypeOf(value) === Object.prototype;
