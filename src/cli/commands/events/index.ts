@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { lazy, withJson } from '../../action.js';
 
+const INGEST_HELP = `
+On a terminal, stderr shows how far the run is: for a file, a bar of the file sent with the events sent, inserted
+and duplicates and the events a second; from stdin, whose size is unknown, the same counts without a bar. Piped or
+redirected, stderr gets no progress, only the summary. A refused batch stops the run (exit 1), naming its lines;
+the batches before it stay stored.`;
+
 export function registerEventCommands(program: Command): void {
   const events = program.command('events').description('ingest and list usage events (Polar-compatible /v1/events)');
 
@@ -10,7 +16,9 @@ export function registerEventCommands(program: Command): void {
       .description('ingest events from a JSON Lines file (one event per line), in batches of 1,000')
       .requiredOption('--file <path>', 'the file, or - for standard input')
       .option('--org <id|slug>', 'organization (default: the token’s or the active one)'),
-  ).action(lazy(async () => (await import('./ingest.js')).run));
+  )
+    .addHelpText('after', INGEST_HELP)
+    .action(lazy(async () => (await import('./ingest.js')).run));
 
   withJson(
     events
