@@ -3,6 +3,7 @@ import type { GrantProperties } from '../benefit-grants/repository.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
 import { recordSystemEvents } from '../events/system.js';
+import { countBackfillBeforeReset } from '../meters/backfill-catch-up.js';
 import { customerMeterFigures } from '../meters/customer-meters.js';
 import { metersRepository } from '../meters/repository.js';
 import { meterResetsRepository, type MeterCustomer } from '../meters/resets-repository.js';
@@ -83,6 +84,8 @@ export const meterCreditStrategy: BenefitStrategy = {
       const meters = metersRepository(trx);
       await meters.lockOrganization(customer.organizationId, 'exclusive');
       const meter = await meters.findById(terms.meter_id);
+      // The leftover that rolls over is figured on every event before the reset, backfilled or not.
+      if (meter) await countBackfillBeforeReset(trx, customer, [meter], at);
       const figures = meter ? (await customerMeterFigures(trx, customer, [meter])).get(meter.id) : undefined;
       await resetMeters(
         trx,

@@ -2,7 +2,8 @@ import type { ReadCache } from '../cache/read-cache.js';
 import { customersRepository } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
 import { recordSystemEvents, type SystemEvent } from '../events/system.js';
-import { periodUsage, meteredPrices, type PeriodUsage } from '../meters/period-usage.js';
+import { countBackfillBeforeReset } from '../meters/backfill-catch-up.js';
+import { metersOfPrices, periodUsage, meteredPrices, type PeriodUsage } from '../meters/period-usage.js';
 import { metersRepository } from '../meters/repository.js';
 import { meterResetsRepository, type MeterCustomer } from '../meters/resets-repository.js';
 import { productsRepository } from '../products/repository.js';
@@ -41,8 +42,9 @@ export async function resetMeters(
 
 /**
  * Bills a subscription's metered prices for the period that ends now and resets their meters (Polar's cycle):
- * units since the last reset (events counted by their ingestion), less credits, through each price. A subscription
- * without metered prices costs one cached read of its product's prices and nothing else.
+ * units since the last reset (events counted by their ingestion, or by the meter's backfill: what it has not reached
+ * yet for this customer is counted first, as the reset would make it skip them), less credits, through each price. A
+ * subscription without metered prices costs one cached read of its product's prices and nothing else.
  */
 export async function billUsage(
   trx: Db,
@@ -58,7 +60,9 @@ export async function billUsage(
   const customer = await customersRepository(trx).findAnyById(subscription.customerId);
   if (!customer) return [];
   await metersRepository(trx).lockOrganization(subscription.organizationId, 'exclusive');
-  const usage = await periodUsage(trx, customer, metered);
+  const meters = await metersOfPrices(trx, metered);
+  await countBackfillBeforeReset(trx, customer, meters, at);
+  const usage = await periodUsage(trx, customer, metered, meters);
   const byMeter = new Map(usage.map((line) => [line.meter.id, line]));
   await resetMeters(
     trx,

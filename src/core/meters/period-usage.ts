@@ -49,18 +49,24 @@ export function priceUsage(price: ProductPrice, meter: Meter, consumed: number, 
   return { billable, amount, capped, label };
 }
 
+/** The meters of these prices, each once: what `periodUsage` takes as `known` when the caller read them already. */
+export function metersOfPrices(db: Db, prices: readonly ProductPrice[]): Promise<Meter[]> {
+  return metersRepository(db).findByIds([...new Set(prices.map((price) => price.meterId!))]);
+}
+
+/**
+ * Usage as the running aggregates hold it: a meter still backfilling counts only what its backfill reached for the
+ * customer, so a bill first counts the rest (metered-billing/usage.ts, through backfill-catch-up.ts) and passes the
+ * meters it read as `known`.
+ */
 export async function periodUsage(
   db: Db,
   customer: MeterCustomer,
   prices: readonly ProductPrice[],
+  known?: readonly Meter[],
 ): Promise<PeriodUsage[]> {
   if (prices.length === 0) return [];
-  const meters = new Map(
-    (await metersRepository(db).findByIds([...new Set(prices.map((price) => price.meterId!))])).map((meter) => [
-      meter.id,
-      meter,
-    ]),
-  );
+  const meters = new Map((known ?? (await metersOfPrices(db, prices))).map((meter) => [meter.id, meter]));
   const figures = await customerMeterFigures(db, customer, [...meters.values()]);
   const usage: PeriodUsage[] = [];
   for (const price of prices) {

@@ -115,6 +115,20 @@ export function meterResetsRepository(db: Db) {
       return resetBalance;
     },
 
+    /** resetSeqs for some subjects of some meters (one customer's), keyed `meter id|subject`. */
+    async resetSeqsOf(meterIds: readonly string[], subjects: readonly string[]): Promise<Map<string, number>> {
+      const rows = (await db('meter_totals')
+        .whereIn('meter_id', [...meterIds])
+        .whereIn('subject', [...subjects])
+        .where('reset_seq', '>', 0)
+        .select('meter_id', 'subject', 'reset_seq')) as Array<{
+        meter_id: string;
+        subject: string;
+        reset_seq: number | string;
+      }>;
+      return new Map(rows.map((row) => [`${row.meter_id}|${row.subject}`, Number(row.reset_seq)]));
+    },
+
     /** Per subject of a meter, the last event seq its last reset covered (a backfill skips those events). */
     async resetSeqs(meterId: string): Promise<Map<string, number>> {
       const rows = (await db('meter_totals')
