@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/kernel/clock.js';
+import { shellQuote, tmuxServer } from '../helpers/tmux.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { paidOrder } from '../helpers/purchases.js';
 import { createMerchant, type Merchant } from '../helpers/v1.js';
@@ -10,10 +9,8 @@ import { Sandbox, TILL_BIN } from './till.js';
 // `till dashboard` once in a real terminal: tmux runs the built CLI in a 120×40 pane against a test daemon with a
 // few orders, and the pane is read as a person would see it. Its own tmux server (-L), so nothing else is touched.
 
-const socket = `till-test-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+const { tmux, kill: killTmux } = tmuxServer('till-test');
+const quote = shellQuote;
 
 let daemon: TestDaemon;
 let merchant: Merchant;
@@ -28,11 +25,7 @@ beforeAll(async () => {
   await daemon.core.db('subscriptions').where({ id: plan.subscriptionId }).update({ status: 'past_due' });
 });
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // The server ends by itself once its last session has.
-  }
+  killTmux();
   cli.cleanup();
   await daemon?.stop();
 });

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellQuote, tmuxServer } from '../helpers/tmux.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { createCustomer, createMerchant, type Merchant } from '../helpers/v1.js';
 import { Sandbox, TILL_BIN } from './till.js';
@@ -11,10 +10,8 @@ import { Sandbox, TILL_BIN } from './till.js';
 // terminal (a tmux pane, read as a person would see it) a bar for a file, a counts line for stdin, and a bar
 // finished as "stopped" above the error when a batch is refused. The text itself is in events-ingest-progress.test.tsx.
 
-const socket = `till-ingest-${randomUUID().slice(0, 8)}`;
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+const { tmux, kill: killTmux } = tmuxServer('till-ingest');
+const quote = shellQuote;
 
 let daemon: TestDaemon;
 let merchant: Merchant;
@@ -27,11 +24,7 @@ beforeAll(async () => {
   await createCustomer(merchant, 'u1');
 });
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // No pane was opened, or the server ended with its last session.
-  }
+  killTmux();
   cli.cleanup();
   await daemon?.stop();
 });
