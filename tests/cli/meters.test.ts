@@ -100,6 +100,24 @@ describe('till events and meters', () => {
     expect(drawn.exitCode, drawn.stderr).toBe(0);
     expect(drawn.stdout).toContain('total: 4000');
     expect(drawn.stdout).toMatch(/┤/);
+    // Days in Tokyo: the first period starts at the zone's midnight, which the label shows with its offset.
+    const tokyo = await cli.run([
+      'meters',
+      'quantities',
+      meter.json.id,
+      '--start',
+      '2026-11-19',
+      '--end',
+      '2026-11-21T12:00:00Z',
+      '--timezone',
+      'Asia/Tokyo',
+    ]);
+    expect(tokyo.exitCode, tokyo.stderr).toBe(0);
+    expect(tokyo.stdout).toContain('2026-11-19T00:00:00.000+09:00');
+    expect(tokyo.stdout).toContain('total: 4000');
+    const unknownZone = await cli.run(['meters', 'quantities', meter.json.id, '--timezone', 'Mars/Base']);
+    expect(unknownZone.exitCode).not.toBe(0);
+    expect(unknownZone.stderr).toContain('timezone');
     const shown = await cli.run(['meters', 'show', meter.json.id]);
     expect(shown.stdout).toContain('sum(tokens)');
   });

@@ -67,8 +67,26 @@ describe('@polar-sh/sdk 0.47: events, meters and customer meters', () => {
     });
     expect(quantities.total).toBe(15);
     expect(quantities.quantities).toHaveLength(1);
+    // Polar's other parameters, as the SDK sends them (metadata in deepObject style): Paris days, per customer.
+    const local = await sdk.meters.quantities({
+      id: meter.id,
+      startTimestamp: new Date('2026-11-21T00:00:00Z'),
+      endTimestamp: new Date('2026-11-21T23:00:00Z'),
+      interval: 'day',
+      timezone: 'Europe/Paris',
+      customerId: customer.id,
+      customerAggregationFunction: 'sum',
+      metadata: { model: 'gpt-5' },
+    });
+    expect(local.quantities.map((point) => point.timestamp)).toEqual([
+      new Date('2026-11-20T23:00:00Z'),
+      new Date('2026-11-21T23:00:00Z'),
+    ]);
+    expect(local.total).toBe(15);
 
-    const customerMeters = await all(await sdk.customerMeters.list({ customerId: customer.id }));
+    const customerMeters = await all(
+      await sdk.customerMeters.list({ customerId: customer.id, sorting: ['-balance', 'customer_name', 'meter_name'] }),
+    );
     expect(customerMeters).toHaveLength(1);
     expect(customerMeters[0]).toMatchObject({ consumedUnits: 15, creditedUnits: 0, balance: -15, meterId: meter.id });
     const fetched = await sdk.customerMeters.get({ id: customerMeters[0]!.id });
@@ -77,7 +95,9 @@ describe('@polar-sh/sdk 0.47: events, meters and customer meters', () => {
     const session = await sdk.customerSessions.create({ customerId: customer.id });
     const portal = new Polar({ accessToken: session.token, serverURL: daemon().url });
     const security = { customerSession: session.token };
-    const mine = await portal.customerPortal.customerMeters.list(security, {});
+    const mine = await portal.customerPortal.customerMeters.list(security, {
+      sorting: ['-consumed_units', 'meter_name'],
+    });
     expect(mine.result.items).toHaveLength(1);
     expect(mine.result.items[0]).toMatchObject({ consumedUnits: 15, meter: { name: 'GPT tokens' } });
     const single = await portal.customerPortal.customerMeters.get(security, { id: mine.result.items[0]!.id });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { orderCustomerMeters } from './customer-meter-order.js';
 import { customerIndexRepository } from './events-by-customer.js';
 import type { Db, Deferred } from '../database/index.js';
 import { parseJson, toDate, toDateOrNull } from '../database/index.js';
@@ -368,20 +369,7 @@ export function meterAggregatesRepository(db: Db) {
       if (filters.meterIds) query.whereIn('t.meter_id', filters.meterIds);
       const countRow = (await query.clone().count({ n: '*' }).first()) as { n: number | string } | undefined;
       const ordered = query.clone().select('t.*', 'c.id as resolved_customer_id');
-      for (const criterion of options.sorting) {
-        const descending = criterion.startsWith('-');
-        const field = descending ? criterion.slice(1) : criterion;
-        const column =
-          field === 'created_at'
-            ? 't.created_at'
-            : field === 'customer_id'
-              ? 'c.id'
-              : field === 'meter_id'
-                ? 't.meter_id'
-                : 't.modified_at';
-        ordered.orderBy(column, descending ? 'desc' : 'asc');
-      }
-      ordered.orderBy('t.id', 'asc');
+      orderCustomerMeters(db, ordered, options.sorting);
       const rows = (await ordered.limit(options.limit).offset(options.limit * (options.page - 1))) as Array<
         Record<string, unknown>
       >;

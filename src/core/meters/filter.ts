@@ -164,6 +164,18 @@ export function emptyAggregate(): AggregateState {
   return { events: 0, valueCount: 0, valueSum: 0, valueMin: null, valueMax: null, distinct: 0 };
 }
 
+/** One event's share: it counts, and its value (null when the property is missing or not a number) is one more. */
+export function eventAggregate(value: number | null): AggregateState {
+  return {
+    events: 1,
+    valueCount: value === null ? 0 : 1,
+    valueSum: value ?? 0,
+    valueMin: value,
+    valueMax: value,
+    distinct: 0,
+  };
+}
+
 export function combineAggregates(a: AggregateState, b: AggregateState): AggregateState {
   return {
     events: a.events + b.events,

@@ -1,73 +1,75 @@
 import type { Customer } from '../customers/repository.js';
 import type { Db } from '../database/index.js';
 import { fieldError } from '../polar-api/errors.js';
+import type { MetadataQuery } from '../polar-api/metadata-query.js';
 import { meterAggregatesRepository } from './aggregates-repository.js';
-import { HOUR_MS, compileMeter, subjectOf } from './aggregates.js';
-import { combineAggregates, emptyAggregate, quantityOf, type AggregateState } from './filter.js';
+import { HOUR_MS, compileMeter, subjectOf, type AggregatedEvent } from './aggregates.js';
+import { customerSeries, derivableFromBuckets, ownerOf } from './customer-aggregation.js';
+import { combineAggregates, emptyAggregate, eventAggregate, quantityOf, type AggregateState } from './filter.js';
+import { matchesMetadata } from './metadata-match.js';
+import { isoInZone, nextPeriod, periodsBetween } from './periods.js';
 import type { Meter } from './repository.js';
-import { MAX_QUANTITY_POINTS, type MeterQuantitiesWire, type TimeInterval } from './schemas.js';
+import type { AggregationFunction, MeterQuantitiesWire, TimeInterval } from './schemas.js';
 
-/** The start of the UTC period of `interval` that contains `at` (weeks start on Monday, as ISO weeks do). */
-export function periodStart(at: number, interval: TimeInterval): number {
-  const date = new Date(at);
-  switch (interval) {
-    case 'hour':
-      return Math.floor(at / HOUR_MS) * HOUR_MS;
-    case 'day':
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-    case 'week': {
-      const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-      return day - ((date.getUTCDay() + 6) % 7) * 24 * HOUR_MS;
-    }
-    case 'month':
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-    case 'year':
-      return Date.UTC(date.getUTCFullYear(), 0, 1);
-  }
+export interface QuantitiesRange {
+  start: number;
+  end: number;
+  interval: TimeInterval;
+  /** An IANA zone: where days, weeks, months and years start (periods.ts). */
+  timezone: string;
 }
 
-export function nextPeriod(start: number, interval: TimeInterval): number {
-  const date = new Date(start);
-  switch (interval) {
-    case 'hour':
-      return start + HOUR_MS;
-    case 'day':
-      return start + 24 * HOUR_MS;
-    case 'week':
-      return start + 7 * 24 * HOUR_MS;
-    case 'month':
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-    case 'year':
-      return Date.UTC(date.getUTCFullYear() + 1, 0, 1);
-  }
+export interface QuantitiesOptions {
+  /** Polar's customer_aggregation_function: per customer first, then combined (customer-aggregation.ts). */
+  customerAggregation: AggregationFunction | null;
+  metadata: MetadataQuery;
 }
 
-/** The periods from the one holding `start` to the one holding `end`, both included. */
-export function periodsBetween(start: number, end: number, interval: TimeInterval): number[] {
-  const periods: number[] = [];
-  for (let at = periodStart(start, interval); at <= end; at = nextPeriod(at, interval)) {
-    periods.push(at);
-    if (periods.length > MAX_QUANTITY_POINTS)
-      throw fieldError(['query', 'interval'], `At most ${MAX_QUANTITY_POINTS} points: choose a longer interval.`);
-  }
-  return periods;
+const NEEDS_CUSTOMERS = 'with customer_id or external_customer_id (their events are read)';
+
+/**
+ * What the all-customers series cannot answer: it adds up hourly aggregates of every customer's events, which keep
+ * neither events' metadata nor per-customer figures, nor a finer grain than the UTC hour. Answering would mean
+ * reading every event in the range, so each is a 422 at its parameter instead of a silently different series.
+ */
+function refuseUnanswerable(meter: Meter, boundaries: readonly number[], options: QuantitiesOptions): void {
+  if (Object.values(options.metadata).some((values) => values.length > 0))
+    throw fieldError(
+      ['query', 'metadata'],
+      `Quantities can be filtered by metadata only ${NEEDS_CUSTOMERS}: the running aggregates of all customers keep no events' metadata.`,
+    );
+  const customerFunc = options.customerAggregation;
+  if (customerFunc !== null && !derivableFromBuckets(meter.aggregation.func, customerFunc))
+    throw fieldError(
+      ['query', 'customer_aggregation_function'],
+      `'${customerFunc}' of per-customer '${meter.aggregation.func}' quantities is supported only ${NEEDS_CUSTOMERS}; ` +
+        "for all customers, 'sum' of a count or sum meter and 'max' ('min') of a max (min) meter are.",
+    );
+  if (boundaries.some((at) => at % HOUR_MS !== 0))
+    throw fieldError(
+      ['query', 'timezone'],
+      `This time zone's periods do not start on a whole UTC hour, which all customers' aggregates are kept by; it is supported ${NEEDS_CUSTOMERS}.`,
+    );
 }
 
 /**
  * A meter's series: per period, the meter's aggregation over the events whose timestamp falls in it, and the same
  * over the whole range. For all customers it adds up the hourly aggregates (periods are whole hours, so an event
  * counts in its hour's period even when the range starts or ends inside that hour); for given customers it reads
- * their events, which an index on (customer, timestamp) bounds to theirs in the range.
+ * their events, which an index on (customer, timestamp) bounds to theirs in the range, so any zone, metadata filter
+ * or per-customer aggregation applies to them.
  */
 export async function meterQuantities(
   db: Db,
   meter: Meter,
-  range: { start: number; end: number; interval: TimeInterval },
+  range: QuantitiesRange,
   customers: readonly Customer[] | null,
+  options: QuantitiesOptions = { customerAggregation: null, metadata: {} },
 ): Promise<MeterQuantitiesWire> {
-  const periods = periodsBetween(range.start, range.end, range.interval);
+  const zone = range.timezone;
+  const periods = periodsBetween(range.start, range.end, range.interval, zone);
   const from = periods[0]!;
-  const to = nextPeriod(periods[periods.length - 1]!, range.interval);
+  const to = nextPeriod(periods[periods.length - 1]!, range.interval, zone);
   const indexOf = (at: number): number => {
     let low = 0;
     let high = periods.length - 1;
@@ -78,47 +80,65 @@ export async function meterQuantities(
     }
     return low;
   };
+  const series = (quantities: number[], total: number): MeterQuantitiesWire => ({
+    quantities: periods.map((period, i) => ({ timestamp: isoInZone(period, zone), quantity: quantities[i]! })),
+    total,
+  });
+  const func = meter.aggregation.func;
   const states: AggregateState[] = periods.map(() => emptyAggregate());
   const values: Array<Set<string>> = periods.map(() => new Set());
   const aggregates = meterAggregatesRepository(db);
-  const unique = meter.aggregation.func === 'unique';
   if (customers === null) {
+    refuseUnanswerable(meter, [...periods, to], options);
+    // A derivable customer aggregation is the meter's own aggregation of all events (derivableFromBuckets).
     for (const bucket of await aggregates.buckets(meter.id, from, to)) {
       const i = indexOf(bucket.bucket);
       states[i] = combineAggregates(states[i]!, { ...bucket, distinct: 0 });
     }
-    if (unique)
+    if (func === 'unique')
       for (const row of await aggregates.bucketValues(meter.id, from, to)) values[indexOf(row.bucket)]!.add(row.value);
   } else {
     const compiled = compileMeter(meter);
-    const events = await aggregates.eventsOfCustomers(meter.organizationId, customers, from, to);
-    for (const event of events) {
-      if (subjectOf(event) === null || !compiled.matches(event)) continue;
+    const matched: AggregatedEvent[] = [];
+    for (const event of await aggregates.eventsOfCustomers(meter.organizationId, customers, from, to))
+      if (subjectOf(event) !== null && compiled.matches(event) && matchesMetadata(event.metadata, options.metadata))
+        matched.push(event);
+    if (options.customerAggregation !== null) {
+      const byExternalId = new Map<string, string>();
+      for (const customer of customers)
+        if (customer.externalId !== null) byExternalId.set(customer.externalId, customer.id);
+      const perCustomer = customerSeries({
+        meterFunc: func,
+        customerFunc: options.customerAggregation,
+        periods: periods.length,
+        events: matched.flatMap((event) => {
+          const owner = ownerOf(event, byExternalId);
+          if (owner === null) return [];
+          const value = compiled.aggregation.number(event);
+          return [{ owner, period: indexOf(event.timestamp), value, distinct: compiled.aggregation.distinct(event) }];
+        }),
+      });
+      return series(perCustomer.quantities, perCustomer.total);
+    }
+    for (const event of matched) {
       const i = indexOf(event.timestamp);
       const value = compiled.aggregation.number(event);
-      states[i] = combineAggregates(states[i]!, {
-        events: 1,
-        valueCount: value === null ? 0 : 1,
-        valueSum: value ?? 0,
-        valueMin: value,
-        valueMax: value,
-        distinct: 0,
-      });
+      states[i] = combineAggregates(states[i]!, eventAggregate(value));
       const distinct = compiled.aggregation.distinct(event);
       if (distinct !== null) values[i]!.add(distinct);
     }
   }
   let total = emptyAggregate();
   const all = new Set<string>();
-  const quantities = periods.map((period, i) => {
+  const quantities = periods.map((_, i) => {
     const state = states[i]!;
-    if (unique) {
+    if (func === 'unique') {
       state.distinct = values[i]!.size;
       for (const value of values[i]!) all.add(value);
     }
     total = combineAggregates(total, state);
-    return { timestamp: new Date(period).toISOString(), quantity: quantityOf(meter.aggregation.func, state) };
+    return quantityOf(func, state);
   });
   total.distinct = all.size;
-  return { quantities, total: quantityOf(meter.aggregation.func, total) };
+  return series(quantities, quantityOf(func, total));
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { customerSchema } from '../customers/schemas.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource, metadataInput, metadataOutput, organizationIdInput } from '../polar-api/schemas.js';
+import { canonicalZone } from '../kernel/time-zones.js';
 
 /** The /v1 wire shapes of meters, their quantities and customer meters (Polar's schemas, SDK 0.47 parses them). */
 
@@ -69,6 +70,10 @@ export const aggregationSchema = z
   .meta({ id: 'Aggregation' });
 
 export type Aggregation = z.infer<typeof aggregationSchema>;
+
+/** Polar's AggregationFunction: a meter's aggregation, and how quantities combine customers' (quantities.ts). */
+export const AGGREGATION_FUNCTIONS = ['count', 'sum', 'max', 'min', 'avg', 'unique'] as const;
+export type AggregationFunction = (typeof AGGREGATION_FUNCTIONS)[number];
 
 export const METER_UNITS = ['scalar', 'token', 'custom'] as const;
 export type MeterUnit = (typeof METER_UNITS)[number];
@@ -161,9 +166,18 @@ export const meterQuantitiesQuery = z.object({
   start_timestamp: datetime,
   end_timestamp: datetime,
   interval: z.enum(TIME_INTERVALS),
-  timezone: z.literal('UTC').default('UTC'),
+  // Any IANA zone Intl knows (Polar lists them in its Timezone enum); periods start at its local midnight.
+  timezone: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((zone) => canonicalZone(zone) !== null, { message: 'Input should be a valid IANA time zone' })
+    .transform((zone) => canonicalZone(zone)!)
+    .default('UTC'),
   customer_id: uuidFilter().optional(),
   external_customer_id: repeated(z.string().max(256)).optional(),
+  customer_aggregation_function: z.enum(AGGREGATION_FUNCTIONS).optional(),
+  // `metadata[key]=value` is read from the raw query by metadataQuery (the route), as GET /v1/events does.
 });
 
 export type MeterQuantitiesQuery = z.output<typeof meterQuantitiesQuery>;
@@ -195,13 +209,26 @@ export const customerMeterSchema = z
 export type CustomerMeterWire = z.infer<typeof customerMeterSchema>;
 export const customerMeterListSchema = listResource(customerMeterSchema, 'ListResource_CustomerMeter_');
 
+/** Polar's CustomerMeterSortProperty (figures.ts orders by the figures themselves; ties fall back to the row id). */
+export const CUSTOMER_METER_SORTING = [
+  'created_at',
+  'modified_at',
+  'customer_id',
+  'customer_name',
+  'meter_id',
+  'meter_name',
+  'consumed_units',
+  'credited_units',
+  'balance',
+] as const;
+
 export const customerMeterListQuery = z.object({
   organization_id: repeated(z.string().max(64)).optional(),
   customer_id: uuidFilter().optional(),
   external_customer_id: repeated(z.string().max(256)).optional(),
   meter_id: uuidFilter().optional(),
   ...pageQuery,
-  sorting: sortingQuery(['created_at', 'modified_at', 'customer_id', 'meter_id'], ['-modified_at']),
+  sorting: sortingQuery(CUSTOMER_METER_SORTING, ['-modified_at']),
 });
 
 /** The portal's customer meter (Polar's CustomerCustomerMeter): the meter as the customer sees it. */
@@ -231,5 +258,8 @@ export const portalMeterListQuery = z.object({
   meter_id: uuidFilter().optional(),
   query: z.string().max(256).optional(),
   ...pageQuery,
-  sorting: sortingQuery(['created_at', 'modified_at', 'meter_id'], ['-modified_at']),
+  sorting: sortingQuery(
+    CUSTOMER_METER_SORTING.filter((field) => field !== 'customer_id' && field !== 'customer_name'),
+    ['-modified_at'],
+  ),
 });

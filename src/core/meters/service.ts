@@ -151,7 +151,12 @@ export function createMeterService(deps: { db: Db; clock: Clock; changing: Chang
       });
     },
 
-    async quantities(actor: MerchantActor, id: string, query: MeterQuantitiesQuery): Promise<MeterQuantitiesWire> {
+    async quantities(
+      actor: MerchantActor,
+      id: string,
+      query: MeterQuantitiesQuery,
+      metadata: MetadataQuery = {},
+    ): Promise<MeterQuantitiesWire> {
       const meter = await find(actor, id, 'read');
       const wantsCustomers = query.customer_id !== undefined || query.external_customer_id !== undefined;
       const customers = wantsCustomers
@@ -160,8 +165,14 @@ export function createMeterService(deps: { db: Db; clock: Clock; changing: Chang
       return meterQuantities(
         db,
         meter,
-        { start: Date.parse(query.start_timestamp), end: Date.parse(query.end_timestamp), interval: query.interval },
+        {
+          start: Date.parse(query.start_timestamp),
+          end: Date.parse(query.end_timestamp),
+          interval: query.interval,
+          timezone: query.timezone,
+        },
         customers,
+        { customerAggregation: query.customer_aggregation_function ?? null, metadata },
       );
     },
 
@@ -237,6 +248,10 @@ export function createMeterService(deps: { db: Db; clock: Clock; changing: Chang
         const figure = figures.get(meter.id)!;
         if (field === 'created_at') return figure.createdAt.getTime();
         if (field === 'meter_id') return meter.id;
+        if (field === 'meter_name') return meter.name;
+        if (field === 'consumed_units') return figure.consumed;
+        if (field === 'credited_units') return figure.credited;
+        if (field === 'balance') return figure.credited - figure.consumed;
         return figure.modifiedAt?.getTime() ?? 0;
       };
       meters.sort((a, b) => {

@@ -3,27 +3,14 @@
  * found by asking the zone's offset at a guess and correcting once for a change of offset in between.
  */
 
+import { formatterOf } from '../kernel/time-zones.js';
+
 export const INTERVALS = ['hour', 'day', 'week', 'month', 'year'] as const;
 export type Interval = (typeof INTERVALS)[number];
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 function offsetMs(timeZone: string, at: number): number {
   if (timeZone === 'UTC') return 0;
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, format);
-  }
+  const format = formatterOf(timeZone);
   const parts: Record<string, number> = {};
   for (const part of format.formatToParts(new Date(at)))
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { repeated, uuidFilter } from '../kernel/pagination.js';
+import { canonicalZone } from '../kernel/time-zones.js';
 import { INTERVALS } from './periods.js';
 
 /** The metrics Till serves, in Polar's order, with Polar's slugs, names and types. */
@@ -59,15 +60,6 @@ const isoDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Input should be a valid date in the format YYYY-MM-DD' })
   .refine(isDate, { message: 'Input should be a valid date' });
 
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const metricsQuery = z.object({
   start_date: isoDate,
   end_date: isoDate,
@@ -76,8 +68,11 @@ export const metricsQuery = z.object({
     .string()
     .min(1)
     .max(64)
-    .default('UTC')
-    .refine(isTimeZone, { message: 'Input should be a valid IANA time zone, such as UTC or Europe/Paris' }),
+    .refine((zone) => canonicalZone(zone) !== null, {
+      message: 'Input should be a valid IANA time zone, such as UTC or Europe/Paris',
+    })
+    .transform((zone) => canonicalZone(zone)!)
+    .default('UTC'),
   organization_id: repeated(z.string()).optional(),
   product_id: uuidFilter().optional(),
   billing_type: repeated(z.enum(['one_time', 'recurring'])).optional(),

@@ -37,6 +37,7 @@ export function registerMeterCommands(program: Command): void {
       .option('--interval <interval>', 'hour, day, week, month or year', 'day')
       .option('--start <datetime>', 'from (ISO 8601; default: 30 intervals ago)')
       .option('--end <datetime>', 'to (ISO 8601; default: now)')
-      .option('--customer <id>', 'only this customer'),
+      .option('--customer <id>', 'only this customer')
+      .option('--timezone <zone>', 'where periods start (an IANA zone, such as Europe/Paris; default: UTC)'),
   ).action(lazy(async () => (await import('./quantities.js')).run));
 }

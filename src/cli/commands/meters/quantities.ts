@@ -10,6 +10,7 @@ interface Options {
   start?: string;
   end?: string;
   customer?: string;
+  timezone?: string;
   json?: boolean;
 }
 
@@ -39,6 +40,7 @@ export async function run({ args, opts, globals }: Invocation<Options>): Promise
     interval,
   });
   if (opts.customer) query.set('customer_id', opts.customer);
+  if (opts.timezone) query.set('timezone', opts.timezone);
   const series = await call<MeterQuantitiesWire>(
     signedIn(globals),
     'GET',

@@ -86,13 +86,14 @@ export function registerMetersRoutes(api: V1Api, core: CoreContext): void {
       path: '/v1/meters/:id/quantities',
       operationId: 'meters:quantities',
       tag: 'meters',
-      summary: "A meter's quantities over time (hour, day, week, month or year; all customers or some)",
+      summary:
+        "A meter's quantities over time (hour to year, in a time zone; all customers or some; per-customer aggregation and metadata filters for given customers)",
       scopes: read,
       params: idParams,
       query: meterQuantitiesQuery,
       response: meterQuantitiesSchema,
     },
-    ({ actor, params, query }) => service.quantities(actor, params.id, query),
+    ({ actor, params, query, ctx }) => service.quantities(actor, params.id, query, metadataQuery(ctx.query)),
   );
   api.op(
     {
