@@ -45,6 +45,7 @@ import * as eventsByMinute from './20270103000000_events_by_minute.js';
 import * as meterTotalsHeldThrough from './20270104000000_meter_totals_held_through.js';
 import * as eventCustomerIndexByEpoch from './20270105000000_event_customer_index_by_epoch.js';
 import * as changeMarks from './20270106000000_change_marks.js';
+import * as eventTypeLabelSelector from './20270107000000_event_type_label_selector.js';
 
 /**
  * What a migration may need beyond the database. A data migration that seals values at rest needs the daemon's
@@ -113,4 +114,5 @@ export const migrations: Array<{ name: string; module: TillMigration }> = [
   { name: '20270104000000_meter_totals_held_through', module: meterTotalsHeldThrough },
   { name: '20270105000000_event_customer_index_by_epoch', module: eventCustomerIndexByEpoch },
   { name: '20270106000000_change_marks', module: changeMarks },
+  { name: '20270107000000_event_type_label_selector', module: eventTypeLabelSelector },
 ];

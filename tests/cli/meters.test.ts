@@ -79,6 +79,19 @@ describe('till events and meters', () => {
     expect(fromStdin.exitCode).toBe(1);
     expect(fromStdin.stderr).toContain('line 2');
 
+    const structured = {
+      name: 'llm',
+      external_customer_id: 'u1',
+      metadata: {
+        _llm: { vendor: 'openai', model: 'gpt-5', input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+        _cost: { amount: '0.25', currency: 'usd' },
+      },
+    };
+    const llmCall = await cli.run(['events', 'ingest', '--file', '-'], { input: `${JSON.stringify(structured)}\n` });
+    expect(llmCall.exitCode, llmCall.stderr).toBe(0);
+    const newest = await cli.run(['events', 'list', '--limit', '1']);
+    expect(newest.stdout).toContain('_llm={openai/gpt-5, 15 tokens} _cost={0.25 cents usd}');
+
     const listed = await cli.run(['events', 'list', '--limit', '3', '--json']);
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(listed.json).toHaveLength(3);

@@ -66,6 +66,39 @@ const variants: Array<Record<string, unknown>> = [
   { metadata: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) },
   { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
   { metadata: JSON.parse('{"__proto__": 1}') },
+  // Polar's structured keys: `_cost` (an amount in cents, a number or a decimal string, in usd) and `_llm`.
+  { metadata: { _cost: { amount: 12.5, currency: 'usd' }, region: 'eu' } },
+  { metadata: { _cost: { amount: '-0.000000000001', currency: 'usd' } } },
+  { metadata: { _cost: { amount: '99999.5', currency: 'usd' } } },
+  { metadata: { _cost: { amount: '123456', currency: 'usd' } } },
+  { metadata: { _cost: { amount: 100000, currency: 'usd' } } },
+  { metadata: { _cost: { amount: '1.0000000000001', currency: 'usd' } } },
+  { metadata: { _cost: { amount: '+.', currency: 'usd' } } },
+  { metadata: { _cost: { amount: 1, currency: 'eur' } } },
+  { metadata: { _cost: { amount: 1 } } },
+  { metadata: { _cost: { amount: true, currency: 'usd' } } },
+  { metadata: { _cost: 5 } },
+  { metadata: { _cost: { amount: 1, currency: 'usd', note: 'dropped' } } },
+  { metadata: { _llm: { vendor: 'openai', model: 'gpt-5', input_tokens: 10, output_tokens: 5, total_tokens: 15 } } },
+  {
+    metadata: {
+      _llm: {
+        vendor: 'openai',
+        model: 'gpt-5',
+        prompt: null,
+        response: 'Hi',
+        input_tokens: 10,
+        cached_input_tokens: 4,
+        output_tokens: 5,
+        total_tokens: 15,
+      },
+    },
+  },
+  { metadata: { _llm: { vendor: 'openai', model: 'gpt-5', input_tokens: 10, output_tokens: 5 } } },
+  { metadata: { _llm: { vendor: 'openai', model: 'gpt-5', input_tokens: 1.5, output_tokens: 5, total_tokens: 6 } } },
+  { metadata: { _llm: { vendor: 7, model: 'gpt-5', input_tokens: 1, output_tokens: 5, total_tokens: 6 } } },
+  { metadata: { _llm: 'gpt-5' } },
+  { metadata: { _other: { a: 1 } } },
 ];
 
 describe('the hand-written check of an ingestion body', () => {
@@ -86,8 +119,11 @@ describe('the hand-written check of an ingestion body', () => {
         expect(fast).toEqual(schema.data);
       }
     }
-    // Only a `__proto__` metadata key is left to the schema on purpose (alone and among valid events).
-    expect(slow).toEqual(Array.from({ length: 2 }, () => JSON.stringify({ metadata: JSON.parse('{"__proto__": 1}') })));
+    // Left to the schema on purpose (alone and among valid events): a `__proto__` metadata key, and a structured
+    // key's field the schema drops.
+    const proto = JSON.stringify({ metadata: JSON.parse('{"__proto__": 1}') });
+    const dropped = JSON.stringify({ metadata: { _cost: { amount: 1, currency: 'usd', note: 'dropped' } } });
+    expect(slow).toEqual([proto, proto, dropped, dropped]);
   });
 
   it('leaves bodies of the wrong shape to the schema', () => {

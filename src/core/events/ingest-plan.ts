@@ -9,6 +9,7 @@ import { holdsTotals } from '../meters/pending-totals.js';
 import { customerIssues, eventTypes, resolveParents, type Indexed, type Lookups } from './ingest-lookups.js';
 import { eventsRepository, type StoredEvent } from './repository.js';
 import type { EventsIngestResponse } from './schemas.js';
+import { storedMetadata } from './structured-metadata.js';
 
 /**
  * An ingestion group from its batches to its statements (ingest.ts runs them): which batches are taken together,
@@ -96,7 +97,7 @@ export async function plan(
         ingestedAt,
         externalId: input.external_id ?? null,
         parentId: input.parent_id ? parents.get(input.parent_id)! : null,
-        metadata: input.metadata ?? {},
+        metadata: input.metadata ? storedMetadata(input.metadata) : {},
       };
     });
     accepted.push({ position, rows, size: pending.batch.length });

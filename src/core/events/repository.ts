@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { MINUTE } from '../kernel/clock.js';
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, rawRows, toDate, toDateOrNull, whereContains } from '../database/index.js';
+import { dialect, parseJson, rawRows, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
@@ -79,21 +79,6 @@ function fromRow(row: Record<string, unknown>): StoredEvent {
   };
 }
 
-function eventTypeFromRow(row: Record<string, unknown>): EventType {
-  return {
-    id: String(row.id),
-    organizationId: String(row.organization_id),
-    name: String(row.name),
-    label: String(row.label),
-    source: row.source as EventSource,
-    occurrences: Number(row.occurrences),
-    firstSeen: Number(row.first_seen),
-    lastSeen: Number(row.last_seen),
-    createdAt: toDate(row.created_at),
-    modifiedAt: toDateOrNull(row.modified_at),
-  };
-}
-
 export interface EventFilters {
   organizationIds: string[];
   /** Customers' ids, with the external ids their pending events were sent under. */
@@ -106,12 +91,77 @@ export interface EventFilters {
   query?: string;
   parentId?: string;
   metadata?: MetadataQuery;
+  /** Only events without a parent. */
+  rootsOnly?: boolean;
+  /** Polar's `depth`, below `anchorId` (which replaces `parentId`) or below the roots. */
+  tree?: { depth: number; anchorId?: string };
   where?: (query: Knex.QueryBuilder) => void;
 }
 
 /** A PostgreSQL array literal of text values (each quoted, its quotes and backslashes escaped). */
 function postgresArray(values: readonly string[]): string {
   return `{${values.map((value) => `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
+/**
+ * Narrows a query on `events` (unaliased) to the events `filters` name: the events list's conditions, shared by the
+ * event names and event types when they count a customer's or a subtree's events.
+ */
+export function whereEvents(db: Db, query: Knex.QueryBuilder, filters: EventFilters): void {
+  if (filters.customers) {
+    const { ids, externalIds } = filters.customers;
+    const byCustomer = customerIndexRepository(db);
+    byCustomer.whereOrganizations(query, filters.organizationIds);
+    query.where((who) => {
+      who.where(byCustomer.ofCustomers(ids));
+      if (externalIds.length > 0)
+        who.orWhere((pending) => {
+          pending
+            .whereIn('organization_id', filters.organizationIds)
+            .whereNull('customer_id')
+            .whereIn('external_customer_id', externalIds);
+        });
+    });
+  } else query.whereIn('organization_id', filters.organizationIds);
+  if (filters.externalCustomerIds) query.whereIn('external_customer_id', filters.externalCustomerIds);
+  if (filters.names) query.whereIn('name', filters.names);
+  if (filters.sources) query.whereIn('source', filters.sources);
+  const byMinute = dialect(db) === 'sqlite';
+  if (filters.from !== undefined) {
+    query.where('timestamp', '>=', filters.from);
+    if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} >= ?`, [Math.trunc(filters.from / MINUTE)]);
+  }
+  if (filters.to !== undefined) {
+    query.where('timestamp', '<=', filters.to);
+    if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} <= ?`, [Math.trunc(filters.to / MINUTE)]);
+  }
+  if (filters.query) whereContains(query, ['name'], filters.query);
+  if (filters.parentId) query.where('parent_id', filters.parentId);
+  if (filters.metadata) whereMetadata(db, query, filters.metadata);
+  if (filters.where) filters.where(query);
+  if (filters.rootsOnly) query.whereNull('events.parent_id');
+  if (filters.tree) whereInTree(query, filters.tree);
+}
+
+/**
+ * Polar's `depth`: with an anchor, its descendants down to `depth` levels, not the anchor itself (as Polar's
+ * ancestors filter: position 1 to `depth`), read down from it by the parent index (a subtree is small); without, the events at most `depth` levels below a root. Those are read up,
+ * each event's ancestors looked up by id (at most 5), since reading down from every root of an organization reads
+ * them all.
+ */
+function whereInTree(query: Knex.QueryBuilder, tree: { depth: number; anchorId?: string }): void {
+  if (tree.anchorId !== undefined) {
+    query.whereRaw(
+      'events.id IN (WITH RECURSIVE tree(id, level) AS (SELECT id, 0 FROM events WHERE id = ? UNION ALL SELECT child.id, tree.level + 1 FROM events AS child JOIN tree ON child.parent_id = tree.id WHERE tree.level < ?) SELECT id FROM tree WHERE level > 0)',
+      [tree.anchorId, tree.depth],
+    );
+    return;
+  }
+  // The ancestor `depth + 1` levels up is null exactly when the event is at most `depth` levels below a root.
+  let ancestor = 'events.parent_id';
+  for (let level = 1; level <= tree.depth; level++)
+    ancestor = `(SELECT a${level}.parent_id FROM events AS a${level} WHERE a${level}.id = ${ancestor})`;
+  query.whereRaw(`${ancestor} IS NULL`);
 }
 
 export function eventsRepository(db: Db) {
@@ -220,7 +270,10 @@ export function eventsRepository(db: Db) {
       return found;
     },
 
-    /** Adds a batch's occurrences to its event types (a new name gets its row). */
+    /**
+     * Adds a batch's occurrences to its event types (a new name gets its row). A conflict moves only the counts: the
+     * label, its selector and modified_at are the merchant's once set (`PATCH /v1/event-types/{id}`).
+     */
     deferCountTypes(types: readonly EventType[]): Deferred | null {
       if (types.length === 0) return null;
       const at = types[0]!.createdAt;
@@ -248,37 +301,8 @@ export function eventsRepository(db: Db) {
 
     async list(filters: EventFilters, options: ListOptions) {
       const query = db('events');
-      if (filters.customers) {
-        const { ids, externalIds } = filters.customers;
-        const byCustomer = customerIndexRepository(db);
-        byCustomer.whereOrganizations(query, filters.organizationIds);
-        query.where((who) => {
-          who.where(byCustomer.ofCustomers(ids));
-          if (externalIds.length > 0)
-            who.orWhere((pending) => {
-              pending
-                .whereIn('organization_id', filters.organizationIds)
-                .whereNull('customer_id')
-                .whereIn('external_customer_id', externalIds);
-            });
-        });
-      } else query.whereIn('organization_id', filters.organizationIds);
-      if (filters.externalCustomerIds) query.whereIn('external_customer_id', filters.externalCustomerIds);
-      if (filters.names) query.whereIn('name', filters.names);
-      if (filters.sources) query.whereIn('source', filters.sources);
+      whereEvents(db, query, filters);
       const byMinute = dialect(db) === 'sqlite';
-      if (filters.from !== undefined) {
-        query.where('timestamp', '>=', filters.from);
-        if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} >= ?`, [Math.trunc(filters.from / MINUTE)]);
-      }
-      if (filters.to !== undefined) {
-        query.where('timestamp', '<=', filters.to);
-        if (byMinute) query.whereRaw(`${TIMESTAMP_MINUTE} <= ?`, [Math.trunc(filters.to / MINUTE)]);
-      }
-      if (filters.query) whereContains(query, ['name'], filters.query);
-      if (filters.parentId) query.where('parent_id', filters.parentId);
-      if (filters.metadata) whereMetadata(db, query, filters.metadata);
-      if (filters.where) filters.where(query);
       const countRow = (await query.clone().count({ n: '*' }).first()) as { n: number | string } | undefined;
       const total = Number(countRow?.n ?? 0);
       const ordered = query.clone();
@@ -308,30 +332,6 @@ export function eventsRepository(db: Db) {
         .select('parent_id', db.raw('count(*) as n'))) as Array<{ parent_id: string; n: number | string }>;
       for (const row of rows) counts.set(row.parent_id, Number(row.n));
       return counts;
-    },
-
-    async listTypes(
-      filters: { organizationIds: string[]; query?: string; source?: EventSource },
-      options: ListOptions,
-    ) {
-      const query = db('event_types').whereIn('organization_id', filters.organizationIds);
-      if (filters.query) whereContains(query, ['name', 'label'], filters.query);
-      if (filters.source) query.where('source', filters.source);
-      const countRow = (await query.clone().count({ n: '*' }).first()) as { n: number | string } | undefined;
-      const total = Number(countRow?.n ?? 0);
-      const ordered = query.clone();
-      for (const criterion of options.sorting) {
-        const descending = criterion.startsWith('-');
-        ordered.orderBy(descending ? criterion.slice(1) : criterion, descending ? 'desc' : 'asc');
-      }
-      ordered.orderBy('id');
-      const rows = (await ordered.limit(options.limit).offset(options.limit * (options.page - 1))) as Array<
-        Record<string, unknown>
-      >;
-      return {
-        items: rows.map(eventTypeFromRow),
-        pagination: { total_count: total, max_page: Math.ceil(total / options.limit) },
-      };
     },
 
     dialect: () => dialect(db),

@@ -2,14 +2,26 @@ import { z } from 'zod';
 import { customerSchema } from '../customers/schemas.js';
 import { pageQuery, repeated, sortingQuery, uuidFilter } from '../kernel/pagination.js';
 import { datetime, listResource, organizationIdInput } from '../polar-api/schemas.js';
+import { costMetadataInput, llmMetadata, validStructured } from './structured-metadata.js';
 
 /** The /v1 wire shapes of events and event types (Polar's schemas; SDK 0.47 parses them strictly). */
 
 export const MAX_EVENTS_PER_INGEST = 1000;
 
-/** Polar's EventMetadataInput limits: up to 50 keys of 1–40 characters; strings of 1–500 characters. */
+const metadataValue = z.union([z.string().min(1).max(500), z.number(), z.boolean()]);
+
+/**
+ * Polar's EventMetadataInput limits: up to 50 keys of 1–40 characters; strings of 1–500 characters; `_cost` and
+ * `_llm` structured (structured-metadata.ts).
+ */
 export const eventMetadataInput = z
-  .record(z.string().min(1).max(40), z.union([z.string().min(1).max(500), z.number(), z.boolean()]))
+  .object({ _cost: costMetadataInput.optional(), _llm: llmMetadata.optional() })
+  .catchall(metadataValue)
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value))
+      if (key.length < 1 || key.length > 40)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'A metadata key has 1 to 40 characters.', input: key });
+  })
   .refine((value) => Object.keys(value).length <= 50, { message: 'Metadata can have at most 50 keys' })
   .meta({ id: 'EventMetadataInput' });
 
@@ -62,6 +74,12 @@ export type EventsIngestResponse = z.infer<typeof eventsIngestResponseSchema>;
 export const EVENT_SOURCES = ['system', 'user'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
+/** Polar's `depth` on the events list: levels of descendants below the roots (or below `parent_id`), at most 5. */
+export const MAX_EVENT_DEPTH = 5;
+
+/** Query booleans arrive as text (`?root_events=true`). */
+const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
 const eventMetadataOutput = z.record(z.string(), z.unknown());
 
 export const eventSchema = z
@@ -98,6 +116,7 @@ export const eventListQuery = z.object({
   source: repeated(z.enum(EVENT_SOURCES)).optional(),
   query: z.string().max(256).optional(),
   parent_id: z.uuid({ message: 'Input should be a valid UUID' }).optional(),
+  depth: z.coerce.number().int().min(0).max(MAX_EVENT_DEPTH).optional(),
   ...pageQuery,
   sorting: sortingQuery(['timestamp'], ['-timestamp']),
 });
@@ -125,11 +144,68 @@ export const eventTypeListSchema = listResource(eventTypeSchema, 'ListResource_E
 
 export const eventTypeListQuery = z.object({
   organization_id: repeated(z.string().max(64)).optional(),
+  customer_id: uuidFilter().optional(),
+  external_customer_id: repeated(z.string().max(256)).optional(),
   query: z.string().max(256).optional(),
+  root_events: queryBoolean.default(false),
+  parent_id: z.uuid({ message: 'Input should be a valid UUID' }).optional(),
   source: z.enum(EVENT_SOURCES).optional(),
   ...pageQuery,
   sorting: sortingQuery(['name', 'label', 'occurrences', 'first_seen', 'last_seen'], ['-last_seen']),
 });
+
+export type EventTypeListQuery = z.output<typeof eventTypeListQuery>;
+
+/** What `PATCH /v1/event-types/{id}` answers: the type without its counts (Polar's EventType). */
+export const eventTypeUpdatedSchema = eventTypeSchema
+  .pick({
+    id: true,
+    created_at: true,
+    modified_at: true,
+    name: true,
+    label: true,
+    label_property_selector: true,
+    organization_id: true,
+  })
+  .meta({ id: 'EventType' });
+
+export type EventTypeUpdatedWire = z.infer<typeof eventTypeUpdatedSchema>;
+
+export const eventTypeUpdateSchema = z
+  .object({
+    label: z.string().min(1).max(128),
+    label_property_selector: z.string().min(1).max(256).nullable().optional(),
+  })
+  .meta({ id: 'EventTypeUpdate' });
+
+export type EventTypeUpdateInput = z.output<typeof eventTypeUpdateSchema>;
+
+/** One event name with its counts, over the organization's events or over a customer's (Polar's EventName). */
+export const eventNameSchema = z
+  .object({
+    name: z.string(),
+    label: z.string(),
+    source: z.enum(EVENT_SOURCES),
+    occurrences: z.number().int(),
+    first_seen: datetime,
+    last_seen: datetime,
+  })
+  .meta({ id: 'EventName' });
+
+export type EventNameWire = z.infer<typeof eventNameSchema>;
+export const eventNameListSchema = listResource(eventNameSchema, 'ListResource_EventName_');
+
+export const eventNameListQuery = z.object({
+  organization_id: repeated(z.string().max(64)).optional(),
+  customer_id: uuidFilter().optional(),
+  external_customer_id: repeated(z.string().max(256)).optional(),
+  source: repeated(z.enum(EVENT_SOURCES)).optional(),
+  query: z.string().max(256).optional(),
+  ...pageQuery,
+  sorting: sortingQuery(['name', 'occurrences', 'first_seen', 'last_seen'], ['-last_seen']),
+});
+
+export type EventNameListQuery = z.output<typeof eventNameListQuery>;
 
 // zod's z.uuid(): RFC 9562 versions 1–8 and variant 10, or the nil and max UUIDs.
 const STRICT_UUID =
@@ -161,7 +237,9 @@ function validMetadata(value: unknown): boolean {
     if (!Object.hasOwn(value, key)) return false;
     if (++keys > 50 || key.length < 1 || key.length > 40 || key === '__proto__') return false;
     const entry = (value as Record<string, unknown>)[key];
-    if (typeof entry === 'string' ? !text(entry, 500) : typeof entry !== 'number' && typeof entry !== 'boolean')
+    if (key === '_cost' || key === '_llm') {
+      if (!validStructured(key, entry)) return false;
+    } else if (typeof entry === 'string' ? !text(entry, 500) : typeof entry !== 'number' && typeof entry !== 'boolean')
       return false;
   }
   return Object.getPrototypeOf(value) === Object.prototype;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialect, type Db } from '../database/index.js';
+import { metadataPath } from './filter.js';
 import type { Filter, FilterClause } from './schemas.js';
 
 /**
@@ -37,21 +38,23 @@ function escapeLike(value: string): string {
 function clauseSql(postgres: boolean, clause: FilterClause): Sql {
   const { property, operator, value } = clause;
   const column = property === 'name' || property === 'source' ? property : null;
-  const key = property.startsWith('metadata.') ? property.slice('metadata.'.length) : property;
+  const keys = metadataPath(property);
   // The value's JSON type ('number', 'string', 'boolean' on PostgreSQL; 'integer', 'real', 'text', 'true', 'false'
-  // on SQLite) and its text.
-  const type = postgres ? `jsonb_typeof(metadata::jsonb -> ?)` : `json_type(metadata, ?)`;
-  const path = postgres ? key : `$."${key.replace(/"/g, '""')}"`;
+  // on SQLite) and its text, at the path as an array of keys (PostgreSQL's #> and #>>) or a JSON path (SQLite's).
+  const type = postgres ? `jsonb_typeof(metadata::jsonb #> ?::text[])` : `json_type(metadata, ?)`;
+  const path = postgres
+    ? `{${keys.map((key) => `"${key.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+    : `$${keys.map((key) => `."${key.replace(/"/g, '""')}"`).join('')}`;
   const text =
     column ??
     (postgres
-      ? `(metadata::jsonb ->> ?)`
+      ? `(metadata::jsonb #>> ?::text[])`
       : `CASE json_type(metadata, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(metadata, ?) AS TEXT) END`);
   const textBindings = column ? [] : postgres ? [path] : [path, path];
   if (typeof value === 'number') {
     if (column) return { text: '1 = 0', bindings: [] };
     const isNumber = postgres ? `${type} = 'number'` : `${type} IN ('integer', 'real')`;
-    const number = postgres ? `(metadata::jsonb ->> ?)::double precision` : `json_extract(metadata, ?)`;
+    const number = postgres ? `(metadata::jsonb #>> ?::text[])::double precision` : `json_extract(metadata, ?)`;
     if (operator === 'like' || operator === 'not_like')
       return {
         text: `${isNumber} AND ${operator === 'like' ? '' : 'NOT '}(${text} LIKE ? ESCAPE '\\')`,
@@ -63,7 +66,7 @@ function clauseSql(postgres: boolean, clause: FilterClause): Sql {
     if (column || (operator !== 'eq' && operator !== 'ne')) return { text: '1 = 0', bindings: [] };
     if (postgres)
       return {
-        text: `${type} = 'boolean' AND (metadata::jsonb ->> ?) ${COMPARISON[operator]} ?`,
+        text: `${type} = 'boolean' AND (metadata::jsonb #>> ?::text[]) ${COMPARISON[operator]} ?`,
         bindings: [path, path, String(value)],
       };
     return {

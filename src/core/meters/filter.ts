@@ -22,11 +22,33 @@ export interface MeteredEvent {
 export type Predicate = (event: MeteredEvent) => boolean;
 type Reader = (event: MeteredEvent) => unknown;
 
+/** Polar's structured metadata keys (EventMetadataInput): objects, where every other key holds a scalar. */
+export const STRUCTURED_METADATA_KEYS = ['_llm', '_cost'] as const;
+
+/**
+ * The metadata path a property names. Polar reads a dotted property as a path (`_llm.total_tokens`); only the
+ * structured keys hold objects, so a dot elsewhere is part of the key (`gpt.tokens` is one key), which reads the
+ * same as Polar for any path that can hold a value there and keeps meters on dotted keys working.
+ */
+export function metadataPath(property: string): string[] {
+  const key = property.startsWith('metadata.') ? property.slice('metadata.'.length) : property;
+  const dot = key.indexOf('.');
+  if (dot > 0 && (STRUCTURED_METADATA_KEYS as readonly string[]).includes(key.slice(0, dot)))
+    return [key.slice(0, dot), key.slice(dot + 1)];
+  return [key];
+}
+
 export function propertyReader(property: string): Reader {
   if (property === 'name') return (event) => event.name;
   if (property === 'source') return (event) => event.source;
-  const key = property.startsWith('metadata.') ? property.slice('metadata.'.length) : property;
-  return (event) => event.metadata[key];
+  const [key, field] = metadataPath(property) as [string, string | undefined];
+  if (field === undefined) return (event) => event.metadata[key];
+  return (event) => {
+    const structured = event.metadata[key];
+    return typeof structured === 'object' && structured !== null
+      ? (structured as Record<string, unknown>)[field]
+      : undefined;
+  };
 }
 
 export function compileFilter(filter: Filter): Predicate {

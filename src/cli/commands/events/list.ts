@@ -39,9 +39,19 @@ export async function run({ opts, globals }: Invocation<Options>): Promise<void>
       event.name,
       event.customer_id ?? `external:${event.external_customer_id ?? ''}`,
       Object.entries(event.metadata)
-        .map(([key, value]) => `${key}=${String(value)}`)
+        .map(([key, value]) => `${key}=${metadataText(key, value)}`)
         .join(' '),
       event.id,
     ]),
   );
+}
+
+/** A metadata value in a table cell: Polar's structured keys in short (an LLM call's prompt and response left out). */
+function metadataText(key: string, value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  const fields = value as Record<string, unknown>;
+  if (key === '_llm')
+    return `{${String(fields.vendor)}/${String(fields.model)}, ${String(fields.total_tokens)} tokens}`;
+  if (key === '_cost') return `{${String(fields.amount)} cents ${String(fields.currency)}}`;
+  return JSON.stringify(value);
 }

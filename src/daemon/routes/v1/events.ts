@@ -6,8 +6,12 @@ import {
   eventsIngestResponseSchema,
   eventsIngestSchema,
   fastEventsIngest,
+  eventNameListQuery,
+  eventNameListSchema,
   eventTypeListQuery,
   eventTypeListSchema,
+  eventTypeUpdatedSchema,
+  eventTypeUpdateSchema,
 } from '../../../core/events/schemas.js';
 import { metadataQuery } from '../../../core/polar-api/metadata-query.js';
 import { idParams } from '../../../core/polar-api/schemas.js';
@@ -39,12 +43,27 @@ export function registerEventsRoutes(api: V1Api, core: CoreContext): void {
       path: '/v1/events/',
       operationId: 'events:list',
       tag: 'events',
-      summary: 'List events (filters: customer, external customer, name, source, meter, time range, metadata, filter)',
+      summary:
+        'List events (filters: customer, external customer, name, source, meter, time range, metadata, filter, parent, depth)',
       scopes: read,
       query: eventListQuery,
       response: eventListSchema,
     },
     ({ actor, query, ctx }) => service.list(actor, query, metadataQuery(ctx.query)),
+  );
+  // Before `/v1/events/:id`, which would take `names` for an id.
+  api.op(
+    {
+      method: 'get',
+      path: '/v1/events/names',
+      operationId: 'events:list_names',
+      tag: 'events',
+      summary: 'List event names with their occurrences and first and last timestamps (filters: customer, source)',
+      scopes: read,
+      query: eventNameListQuery,
+      response: eventNameListSchema,
+    },
+    ({ actor, query }) => service.listNames(actor, query),
   );
   api.op(
     {
@@ -65,11 +84,26 @@ export function registerEventsRoutes(api: V1Api, core: CoreContext): void {
       path: '/v1/event-types/',
       operationId: 'event-types:list',
       tag: 'event-types',
-      summary: 'List event types with their occurrences and first and last timestamps',
+      summary:
+        'List event types with their occurrences and first and last timestamps (filters: customer, root events, parent)',
       scopes: read,
       query: eventTypeListQuery,
       response: eventTypeListSchema,
     },
     ({ actor, query }) => service.listTypes(actor, query),
+  );
+  api.op(
+    {
+      method: 'patch',
+      path: '/v1/event-types/:id',
+      operationId: 'event-types:update',
+      tag: 'event-types',
+      summary: "Update an event type's label (kept through later ingestion)",
+      scopes: writeScopes('events'),
+      params: idParams,
+      body: eventTypeUpdateSchema,
+      response: eventTypeUpdatedSchema,
+    },
+    ({ actor, params, body }) => service.updateType(actor, params.id, body),
   );
 }
