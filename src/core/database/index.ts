@@ -34,7 +34,16 @@ export {
   isUniqueViolationOf,
   retryingDeadlocks,
 } from './errors.js';
-export { epochHoursSql, parseJson, rawRows, toBool, toDate, toDateOrNull, toStringOrNull } from './rows.js';
+export {
+  epochHoursSql,
+  parseJson,
+  postgresArray,
+  rawRows,
+  toBool,
+  toDate,
+  toDateOrNull,
+  toStringOrNull,
+} from './rows.js';
 export { migrateLatest, pendingMigrations, type MigrationContext } from './migrate.js';
 export { orWhereContains, orWhereStartsWith, whereContains } from './search.js';
 export { literalInsert } from './bulk.js';

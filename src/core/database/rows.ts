@@ -42,3 +42,8 @@ export function epochHoursSql(dialect: 'sqlite' | 'postgres', column: string): s
     ? `(${column} / 3600000)`
     : `CAST(FLOOR(EXTRACT(EPOCH FROM ${column}) / 3600) AS INTEGER)`;
 }
+
+/** A PostgreSQL array literal of text values (each quoted, its quotes and backslashes escaped), to bind as `?::text[]`. */
+export function postgresArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}

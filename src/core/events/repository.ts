@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { MINUTE } from '../kernel/clock.js';
 import type { Db, Deferred } from '../database/index.js';
-import { dialect, parseJson, rawRows, whereContains } from '../database/index.js';
+import { dialect, parseJson, postgresArray, rawRows, whereContains } from '../database/index.js';
 import type { ListOptions } from '../kernel/pagination.js';
 import { whereMetadata } from '../polar-api/metadata-filter.js';
 import type { MetadataQuery } from '../polar-api/metadata-query.js';
@@ -96,11 +96,6 @@ export interface EventFilters {
   /** Polar's `depth`, below `anchorId` (which replaces `parentId`) or below the roots. */
   tree?: { depth: number; anchorId?: string };
   where?: (query: Knex.QueryBuilder) => void;
-}
-
-/** A PostgreSQL array literal of text values (each quoted, its quotes and backslashes escaped). */
-function postgresArray(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 
 /**

@@ -86,6 +86,18 @@ export function createEventService(deps: { db: Db; clock: Clock; background: Bac
     };
   }
 
+  /** The organizations' events of the customers a query names, by id and by external id (any if it names none). */
+  async function customerEvents(
+    organizationIds: string[],
+    query: { customer_id?: string[]; external_customer_id?: string[] },
+  ): Promise<EventFilters> {
+    return {
+      organizationIds,
+      externalCustomerIds: query.external_customer_id,
+      ...(query.customer_id ? { customers: await customersFilter(organizationIds, query.customer_id) } : {}),
+    };
+  }
+
   return {
     ingest: ingestion.ingest,
 
@@ -133,13 +145,7 @@ export function createEventService(deps: { db: Db; clock: Clock; background: Bac
       // Filters on the events count those events; without one, the counts ingestion keeps in each type's row.
       const counted = Boolean(query.customer_id || query.external_customer_id || query.root_events || query.parent_id);
       const events: EventFilters | undefined = counted
-        ? {
-            organizationIds,
-            externalCustomerIds: query.external_customer_id,
-            rootsOnly: query.root_events,
-            parentId: query.parent_id,
-            ...(query.customer_id ? { customers: await customersFilter(organizationIds, query.customer_id) } : {}),
-          }
+        ? { ...(await customerEvents(organizationIds, query)), rootsOnly: query.root_events, parentId: query.parent_id }
         : undefined;
       const page = await eventTypesRepository(db).list(
         { organizationIds, query: query.query, source: query.source, events },
@@ -151,13 +157,7 @@ export function createEventService(deps: { db: Db; clock: Clock; background: Bac
     async listNames(actor: MerchantActor, query: EventNameListQuery): Promise<Page<EventNameWire>> {
       const organizationIds = organizationFilter(actor, query.organization_id);
       const events: EventFilters | undefined =
-        query.customer_id || query.external_customer_id
-          ? {
-              organizationIds,
-              externalCustomerIds: query.external_customer_id,
-              ...(query.customer_id ? { customers: await customersFilter(organizationIds, query.customer_id) } : {}),
-            }
-          : undefined;
+        query.customer_id || query.external_customer_id ? await customerEvents(organizationIds, query) : undefined;
       const page = await eventTypesRepository(db).listNames(
         { organizationIds, query: query.query, sources: query.source, events },
         query,

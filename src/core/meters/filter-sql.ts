@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialect, type Db } from '../database/index.js';
+import { dialect, postgresArray, type Db } from '../database/index.js';
 import { metadataPath } from './filter.js';
 import type { Filter, FilterClause } from './schemas.js';
 
@@ -42,9 +42,7 @@ function clauseSql(postgres: boolean, clause: FilterClause): Sql {
   // The value's JSON type ('number', 'string', 'boolean' on PostgreSQL; 'integer', 'real', 'text', 'true', 'false'
   // on SQLite) and its text, at the path as an array of keys (PostgreSQL's #> and #>>) or a JSON path (SQLite's).
   const type = postgres ? `jsonb_typeof(metadata::jsonb #> ?::text[])` : `json_type(metadata, ?)`;
-  const path = postgres
-    ? `{${keys.map((key) => `"${key.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
-    : `$${keys.map((key) => `."${key.replace(/"/g, '""')}"`).join('')}`;
+  const path = postgres ? postgresArray(keys) : `$${keys.map((key) => `."${key.replace(/"/g, '""')}"`).join('')}`;
   const text =
     column ??
     (postgres
